@@ -1,0 +1,110 @@
+/**
+ * Authentication and grant checks (decisions §1 steps 2–3, §3). Key and grant
+ * records are cached per public id and dropped whenever the store's `access`
+ * version moves (see runtime/watcher.ts), so a revocation or suspension made
+ * anywhere takes effect within one poll, and an unchanged key costs no query.
+ */
+import { digestKey, digestsEqual, parseKey } from '../domain/keys.js';
+import { type Entitlement, expandScopes } from '../domain/scopes.js';
+import { ApiError } from '../http/errors.js';
+import type { GrantRecord, KeyRecord, Store } from '../storage/store.js';
+
+export interface AccessContext {
+  key: KeyRecord;
+  grant: GrantRecord;
+  /** Canonical entitlements of the key (its own, or its grant's when it has none). */
+  keyScopes: ReadonlySet<Entitlement>;
+  grantScopes: ReadonlySet<Entitlement>;
+}
+
+interface CacheEntry {
+  key: KeyRecord;
+  grant: GrantRecord;
+  keyScopes: ReadonlySet<Entitlement>;
+  grantScopes: ReadonlySet<Entitlement>;
+}
+
+/** Unknown public ids are remembered too, so random guesses stop reaching the store. */
+const NEGATIVE_CACHE_LIMIT = 10_000;
+// A digest nothing hashes to: an unknown public id costs the same compare as a known one.
+const DUMMY_DIGEST = '0'.repeat(64);
+
+export type KeyHeaders = { authorization?: string | string[]; 'x-api-key'?: string | string[] };
+
+export class Authenticator {
+  private cache = new Map<string, Promise<CacheEntry | null>>();
+  private negatives = 0;
+
+  constructor(private readonly store: Store) {}
+
+  /** Drops every cached record; called when the access version changes. */
+  invalidate(): void {
+    this.cache = new Map();
+    this.negatives = 0;
+  }
+
+  /** Extracts the presented key; throws the 401 of decisions §1 step 2 when absent or ambiguous. */
+  static presentedKey(headers: KeyHeaders): string {
+    const auth = headers.authorization;
+    const xKey = headers['x-api-key'];
+    if (Array.isArray(auth) || Array.isArray(xKey)) throw invalid();
+    let bearer: string | undefined;
+    if (auth !== undefined) {
+      const m = /^Bearer +(\S+) *$/i.exec(auth);
+      if (!m) throw invalid();
+      bearer = m[1];
+    }
+    const header = xKey?.trim();
+    if (bearer === undefined && (header === undefined || header === '')) {
+      throw new ApiError(401, 'missing_api_key', undefined, { 'www-authenticate': 'Bearer' });
+    }
+    if (bearer !== undefined && header !== undefined && header !== '' && header !== bearer) throw invalid();
+    return (bearer ?? header)!;
+  }
+
+  async authenticate(headers: KeyHeaders, now: number): Promise<AccessContext> {
+    const presented = Authenticator.presentedKey(headers);
+    const parsed = parseKey(presented);
+    if (!parsed) throw invalid();
+    const entry = await this.lookup(parsed.publicId);
+    const digest = digestKey(presented);
+    if (!digestsEqual(digest, entry?.key.digest ?? DUMMY_DIGEST) || !entry) throw invalid();
+    const { key, grant } = entry;
+    if (key.status !== 'active') throw new ApiError(401, 'revoked_api_key', undefined, bearerError());
+    if (key.expiresAt !== null && now >= key.expiresAt) {
+      throw new ApiError(401, 'expired_api_key', undefined, bearerError());
+    }
+    if (grant.status !== 'active' || now < grant.validFrom || now >= grant.validUntil) {
+      throw new ApiError(403, 'grant_inactive');
+    }
+    return entry;
+  }
+
+  private lookup(publicId: string): Promise<CacheEntry | null> {
+    let hit = this.cache.get(publicId);
+    if (hit) return hit;
+    hit = this.load(publicId);
+    this.cache.set(publicId, hit);
+    // A failed load is not cached: the next request retries the store.
+    hit.then(
+      (entry) => {
+        if (entry === null && ++this.negatives > NEGATIVE_CACHE_LIMIT) this.invalidate();
+      },
+      () => this.cache.delete(publicId),
+    );
+    return hit;
+  }
+
+  private async load(publicId: string): Promise<CacheEntry | null> {
+    const key = await this.store.getKey(publicId);
+    if (!key) return null;
+    const grant = await this.store.getGrant(key.grantId);
+    if (!grant) return null;
+    const grantScopes = new Set(expandScopes(grant.scopes));
+    const keyScopes = key.scopes === null ? grantScopes : new Set(expandScopes(key.scopes));
+    return { key, grant, keyScopes, grantScopes };
+  }
+}
+
+const bearerError = () => ({ 'www-authenticate': 'Bearer error="invalid_token"' });
+const invalid = () => new ApiError(401, 'invalid_api_key', undefined, bearerError());

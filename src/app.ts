@@ -1,0 +1,149 @@
+/**
+ * Builds the Fastify application from running services. It knows HTTP only:
+ * the process (listening, signals, TLS) is server.ts's business, and the
+ * services are assembled in runtime/assemble.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ApiError, errorBody } from './http/errors.js';
+import { cleanDocument, registerOpenApi } from './http/openapi.js';
+import { pipeline, QUOTA_HEADERS, unavailable } from './http/pipeline.js';
+import { JSON_TYPE } from './http/respond.js';
+import { assetsRoutes } from './http/routes/assets.js';
+import { goldRoutes } from './http/routes/gold.js';
+import { healthRoutes } from './http/routes/health.js';
+import { meRoutes } from './http/routes/me.js';
+import { premiumRoutes } from './http/routes/premium.js';
+import { ratesRoutes } from './http/routes/rates.js';
+import type { Services } from './runtime/services.js';
+
+export interface AppOptions {
+  logger?: Logger | false;
+  /** PEM certificate and key: serve HTTPS (TLS 1.2+) with HSTS (decisions §10). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** URLs longer than this get 414 (decisions §10). */
+  maxUrlLength?: number;
+}
+
+const MAX_URL_LENGTH = 4096;
+/** Statuses that carry the quota headers (specification, Errors). */
+const WITH_QUOTA = new Set([200, 304, 400, 404, 429]);
+
+/**
+ * Request ids: a random per-process prefix and a counter. Unique across
+ * instances and restarts, and far cheaper than a UUID per request.
+ */
+function requestIds(): () => string {
+  const prefix = `req_${randomBytes(6).toString('base64url')}_`;
+  let n = 0;
+  return () => prefix + (n++).toString(36);
+}
+
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
+  const maxUrl = options.maxUrlLength ?? MAX_URL_LENGTH;
+  const app = Fastify({
+    loggerInstance: options.logger || undefined,
+    logger: options.logger === false ? false : undefined,
+    genReqId: requestIds(),
+    requestIdHeader: false,
+    requestIdLogLabel: 'requestId',
+    disableRequestLogging: true,
+    exposeHeadRoutes: true,
+    return503OnClosing: true,
+    bodyLimit: 1024,
+    // Slow or idle clients are cut off (decisions §10).
+    requestTimeout: 15_000,
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    http: { headersTimeout: 10_000, maxHeaderSize: 16_384 },
+    ...(options.tls ? { https: { ...options.tls, minVersion: 'TLSv1.2' as const } } : {}),
+  }) as unknown as FastifyInstance;
+
+  // GET routes only: remember their paths so other methods get 405, not 404.
+  const getPaths = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.includes('GET')) getPaths.add(route.url);
+  });
+
+  app.decorateRequest('access', null);
+  app.decorateRequest('limits', null);
+
+  const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (hsts) reply.header('strict-transport-security', hsts);
+    if (request.url.length > maxUrl) throw new ApiError(414, 'uri_too_long');
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url.length > 512 ? `${request.url.slice(0, 512)}…` : request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        grantId: request.access?.grant.id,
+        keyId: request.access?.key.publicId,
+      },
+      'request',
+    );
+  });
+
+  app.setValidatorCompiler(() => () => true);
+
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    let api = unavailable(err);
+    if (!api) {
+      const status = (err as FastifyError).statusCode;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        api = new ApiError(400, 'invalid_parameter', undefined, undefined, 'The request is malformed.');
+      } else {
+        request.log.error({ err }, 'unhandled error');
+        api = new ApiError(500, 'internal_error');
+      }
+    }
+    if (api.status >= 500 && request.limits && request.access) {
+      // The unit was consumed for a request we failed to answer: give it back.
+      void services.limiter.refund(request.access.grant, services.now()).catch(() => {});
+    }
+    if (!WITH_QUOTA.has(api.status)) for (const h of QUOTA_HEADERS) reply.removeHeader(h);
+    if (api.headers) reply.headers(api.headers);
+    reply.code(api.status).header('content-type', JSON_TYPE).send(errorBody(api, request.id));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const q = request.url.indexOf('?');
+    const path = q === -1 ? request.url : request.url.slice(0, q);
+    const err = getPaths.has(path)
+      ? new ApiError(405, 'method_not_allowed', undefined, { allow: 'GET, HEAD' })
+      : new ApiError(404, 'route_not_found');
+    if (err.headers) reply.headers(err.headers);
+    reply.code(err.status).header('content-type', JSON_TYPE).send(errorBody(err, request.id));
+  });
+
+  await registerOpenApi(app);
+
+  healthRoutes(app, services);
+  let document: string | undefined;
+  app.get('/openapi.json', async (_request, reply) => {
+    document ??= JSON.stringify(cleanDocument(app.swagger()));
+    reply.header('content-type', JSON_TYPE);
+    return document;
+  });
+
+  await app.register(
+    async (v1) => {
+      v1.addHook('preHandler', pipeline(services));
+      assetsRoutes(v1, services);
+      ratesRoutes(v1, services);
+      premiumRoutes(v1, services);
+      goldRoutes(v1, services);
+      meRoutes(v1, services);
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import { detectFormat, type ImportFormat, type ImportKind, parseImport } from '../../domain/import-parse.js';
+import type { ImportSummary } from '../../domain/types.js';
+import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
+import { describeStore, openStore } from '../../storage/open.js';
+import type { ImportBatch, Store } from '../../storage/store.js';
+import type { Command } from '../main.js';
+import { CliError } from '../output.js';
+
+const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
+const FORMATS: readonly ImportFormat[] = ['ndjson', 'csv', 'json'];
+
+export async function withStore<T>(url: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(url);
+  try {
+    await store.migrate();
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function summaryLine(s: ImportSummary): string {
+  return `${s.kind}: ${s.received} received, ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged`;
+}
+
+/**
+ * All or nothing: the whole input is parsed and checked before the store is
+ * touched, then written in one transaction. Every problem is reported.
+ */
+export async function importText(
+  store: Store,
+  kind: ImportKind,
+  text: string,
+  format: ImportFormat,
+): Promise<ImportSummary> {
+  const parsed = parseImport(kind, text, format);
+  const problems = [...parsed.problems];
+  if (parsed.kind === 'rates' && problems.length === 0) {
+    const unknown = new Set(await store.unknownAssets(parsed.records.map((r) => r.currency)));
+    if (unknown.size > 0) {
+      parsed.records.forEach((r, i) => {
+        if (unknown.has(r.currency)) {
+          problems.push({
+            line: (parsed as { lines?: number[] }).lines?.[i] ?? i + 1,
+            message: `currency: ${r.currency} is not in the asset directory (import it with \`mds import assets\` first)`,
+          });
+        }
+      });
+    }
+  }
+  if (problems.length > 0) {
+    throw new CliError(`import refused: ${problems.length} problem(s), nothing was written`, 1, problems);
+  }
+  return store.import(parsed as ImportBatch);
+}
+
+export const dataCommands: Command[] = [
+  {
+    name: ['migrate'],
+    usage: 'migrate',
+    async run({ out, databaseUrl }) {
+      const store = openStore(databaseUrl);
+      try {
+        const applied = await store.migrate();
+        out.result(
+          { applied, store: describeStore(databaseUrl ?? store.dialect) },
+          applied.length ? `applied: ${applied.join(', ')}` : 'already up to date',
+        );
+      } finally {
+        await store.close();
+      }
+    },
+  },
+  {
+    name: ['import'],
+    usage: 'import assets|rates|gold <file|-> [--format ndjson|csv|json]',
+    options: { format: { type: 'string' } },
+    positionals: { min: 2, max: 2 },
+    async run({ values, positionals, out, databaseUrl }) {
+      const [kind, file] = positionals as [string, string];
+      if (!KINDS.includes(kind as ImportKind))
+        throw new CliError(`import: kind must be one of ${KINDS.join(', ')}`, 2);
+      const format = values.format as string | undefined;
+      if (format !== undefined && !FORMATS.includes(format as ImportFormat)) {
+        throw new CliError(`--format: must be one of ${FORMATS.join(', ')}`, 2);
+      }
+      let text: string;
+      try {
+        text = readFileSync(file === '-' ? 0 : file, 'utf8');
+      } catch (err) {
+        throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+      }
+      const started = performance.now();
+      const summary = await withStore(databaseUrl, (store) =>
+        importText(
+          store,
+          kind as ImportKind,
+          text,
+          (format as ImportFormat | undefined) ?? detectFormat(text, file === '-' ? undefined : file),
+        ),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      out.result(
+        { ...summary, seconds: Math.round(seconds * 1000) / 1000 },
+        `${summaryLine(summary)} in ${seconds.toFixed(2)} s`,
+      );
+    },
+  },
+  {
+    name: ['seed', 'sample'],
+    usage: 'seed sample [--end-date YYYY-MM-DD] [--days N]',
+    options: { 'end-date': { type: 'string' }, days: { type: 'string' } },
+    async run({ values, out, databaseUrl }) {
+      const endDate = (values['end-date'] as string | undefined) ?? new Date().toISOString().slice(0, 10);
+      const days = values.days === undefined ? undefined : Number(values.days);
+      if (days !== undefined && !Number.isInteger(days))
+        throw new CliError('--days: must be a whole number', 2);
+      let sample: ReturnType<typeof generateSample>;
+      try {
+        sample = generateSample({ endDate, days });
+      } catch (err) {
+        throw new CliError((err as Error).message, 2);
+      }
+      const summaries = await withStore(databaseUrl, (store) => seedSample(store, sample));
+      out.result({ notice: SAMPLE_NOTICE, endDate, summaries }, [
+        `${SAMPLE_NOTICE}`,
+        ...summaries.map(summaryLine),
+      ]);
+    },
+  },
+];
+
+export async function seedSample(
+  store: Store,
+  sample: ReturnType<typeof generateSample>,
+): Promise<ImportSummary[]> {
+  const batches: ImportBatch[] = [
+    { kind: 'assets', records: sample.assets },
+    { kind: 'rates', records: sample.rates },
+    { kind: 'gold', records: sample.gold },
+  ];
+  const out: ImportSummary[] = [];
+  for (const b of batches) out.push(await store.import(b));
+  return out;
+}

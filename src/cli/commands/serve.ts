@@ -1,0 +1,99 @@
+import { createAccount, createGrant, createKey } from '../../access/admin.js';
+import { ENTITLEMENTS } from '../../domain/scopes.js';
+import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
+import { createLogger, startServer, stopOnSignals } from '../../server.js';
+import { openStore } from '../../storage/open.js';
+import type { Store } from '../../storage/store.js';
+import type { Command } from '../main.js';
+import { CliError } from '../output.js';
+import { seedSample } from './data.js';
+
+interface FirstRun {
+  seeded: boolean;
+  key?: string;
+}
+
+/**
+ * First run on the embedded default (issues #2, #3): an empty store gets the
+ * sample data set, and a store without accounts gets a demo account whose key
+ * is printed once. Never on PostgreSQL: a shared store is provisioned on purpose.
+ */
+async function firstRun(store: Store): Promise<FirstRun> {
+  await store.migrate();
+  const result: FirstRun = { seeded: false };
+  if ((await store.listAssets()).length === 0) {
+    // End yesterday: today's observations would otherwise carry times still in the future.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await seedSample(store, generateSample({ endDate: yesterday }));
+    result.seeded = true;
+  }
+  if ((await store.countAccounts()) === 0) {
+    const account = await createAccount(store, { name: 'Demo account' });
+    const grant = await createGrant(store, {
+      accountId: account.id,
+      plan: 'demo',
+      scopes: [...ENTITLEMENTS],
+      monthlyRequestLimit: 1_000_000,
+      requestsPerMinute: 600,
+    });
+    result.key = (await createKey(store, { grantId: grant.id, label: 'first-run demo key' })).key;
+  }
+  return result;
+}
+
+export const serveCommand: Command = {
+  name: ['serve'],
+  usage: 'serve [--host 127.0.0.1] [--port 8080] [--first-run]',
+  options: { host: { type: 'string' }, port: { type: 'string' }, 'first-run': { type: 'boolean' } },
+  async run({ values, out, databaseUrl }) {
+    const host = (values.host as string | undefined) ?? process.env.MDS_HOST ?? '127.0.0.1';
+    const portText = (values.port as string | undefined) ?? process.env.MDS_PORT ?? '8080';
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)
+      throw new CliError('--port: must be 0 to 65535', 2);
+    const redisUrl = process.env.MDS_REDIS_URL || undefined;
+
+    let setup: FirstRun = { seeded: false };
+    if (values['first-run']) {
+      const store = openStore(databaseUrl);
+      try {
+        if (store.dialect === 'sqlite') setup = await firstRun(store);
+      } finally {
+        await store.close();
+      }
+    }
+
+    const logger = createLogger();
+    const server = await startServer(
+      {
+        host,
+        port: Number(portText),
+        databaseUrl,
+        redisUrl,
+        tlsCert: process.env.MDS_TLS_CERT,
+        tlsKey: process.env.MDS_TLS_KEY,
+      },
+      logger,
+    );
+    stopOnSignals(server, logger);
+
+    const example = setup.key
+      ? `curl -s -H "Authorization: Bearer ${setup.key}" "${server.url}/v1/rates/latest?currency=EUR,USD"`
+      : `curl -s -H "Authorization: Bearer <your key>" "${server.url}/v1/rates/latest?currency=EUR,USD"`;
+    out.result({ url: server.url, seeded: setup.seeded, ...(setup.key ? { key: setup.key } : {}), example }, [
+      `Market Data Service listening on ${server.url}`,
+      ...(setup.seeded ? [`Loaded the sample data set (${SAMPLE_NOTICE}).`] : []),
+      ...(setup.key
+        ? ['', 'Demo API key (shown once, store it now):', `  ${setup.key}`, '']
+        : values['first-run']
+          ? [
+              '',
+              'The store already has accounts: create a key with `npm run mds -- keys create --grant <id>`.',
+              '',
+            ]
+          : []),
+      'Try:',
+      `  ${example}`,
+      `API reference: ${server.url}/openapi.json`,
+    ]);
+  },
+};

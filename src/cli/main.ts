@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+/**
+ * `mds`: the operator's interface (decisions §11). Each command declares its
+ * options; parsing is strict, so a mistyped option is an error, not a no-op.
+ */
+import { parseArgs } from 'node:util';
+import { AdminError } from '../access/admin.js';
+import { accessCommands } from './commands/access.js';
+import { dataCommands } from './commands/data.js';
+import { serveCommand } from './commands/serve.js';
+import { CliError, output } from './output.js';
+
+type OptionSpec = { type: 'string' | 'boolean'; short?: string };
+
+export interface Command {
+  /** Words that name it, e.g. ['keys', 'create']. */
+  name: string[];
+  usage: string;
+  options?: Record<string, OptionSpec>;
+  /** How many positionals follow the name. */
+  positionals?: { min: number; max: number };
+  run(ctx: CommandContext): Promise<void>;
+}
+
+export interface CommandContext {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+  out: ReturnType<typeof output>;
+  databaseUrl: string | undefined;
+}
+
+const COMMON: Record<string, OptionSpec> = {
+  json: { type: 'boolean' },
+  db: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const commands: Command[] = [serveCommand, ...dataCommands, ...accessCommands];
+
+function usage(): string {
+  return [
+    'usage: mds <command> [options]   (every command accepts --json and --db <url>)',
+    '',
+    ...commands.map((c) => `  mds ${c.usage}`),
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const command = commands
+    .filter((c) => c.name.every((w, i) => argv[i] === w))
+    .sort((a, b) => b.name.length - a.name.length)[0];
+  const json = argv.includes('--json');
+  const out = output(json);
+  if (!command) {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      process.stdout.write(`${usage()}\n`);
+      return 0;
+    }
+    return fail(json, new CliError(`unknown command: ${argv.slice(0, 2).join(' ')}\n\n${usage()}`, 2));
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv.slice(command.name.length),
+      options: { ...COMMON, ...command.options },
+      strict: true,
+      allowPositionals: true,
+    });
+    if (values.help) {
+      process.stdout.write(`usage: mds ${command.usage}\n`);
+      return 0;
+    }
+    const { min, max } = command.positionals ?? { min: 0, max: 0 };
+    if (positionals.length < min || positionals.length > max) {
+      throw new CliError(`usage: mds ${command.usage}`, 2);
+    }
+    await command.run({
+      values: values as CommandContext['values'],
+      positionals,
+      out,
+      databaseUrl: (values.db as string | undefined) ?? process.env.MDS_DATABASE_URL,
+    });
+    return 0;
+  } catch (err) {
+    return fail(json, err);
+  }
+}
+
+function fail(json: boolean, err: unknown): number {
+  const known =
+    err instanceof CliError ||
+    err instanceof AdminError ||
+    (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  const message = err instanceof Error ? err.message : String(err);
+  const problems = err instanceof CliError ? err.problems : undefined;
+  if (json) {
+    process.stderr.write(`${JSON.stringify({ error: { message, ...(problems ? { problems } : {}) } })}\n`);
+  } else {
+    process.stderr.write(`mds: ${known ? message : `unexpected error: ${message}`}\n`);
+    for (const p of problems ?? []) process.stderr.write(`  line ${p.line}: ${p.message}\n`);
+  }
+  return err instanceof CliError ? err.exitCode : known ? 2 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // Long-running commands (serve) never resolve here with a code to exit on.
+    if (code !== 0 || process.argv[2] !== 'serve') process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`mds: ${String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

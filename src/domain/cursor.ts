@@ -1,0 +1,37 @@
+/**
+ * Opaque pagination cursors (decisions §7). A cursor carries only the keyset
+ * position; its MAC also covers the endpoint and filters, so a cursor replayed
+ * with other filters, or edited, fails verification without any lookup.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const MAX_CURSOR_LENGTH = 500;
+const MAC_BYTES = 16;
+
+export interface CursorCodec {
+  encode(scope: string, position: readonly number[]): string;
+  /** The position, or null for a cursor this service did not issue for `scope`. */
+  decode(scope: string, cursor: string): number[] | null;
+}
+
+export function cursorCodec(secret: string): CursorCodec {
+  const mac = (scope: string, body: string) =>
+    createHmac('sha256', secret).update(scope).update('\n').update(body).digest().subarray(0, MAC_BYTES);
+  return {
+    encode(scope, position) {
+      const body = position.map((n) => n.toString(36)).join('.');
+      return `${body}~${mac(scope, body).toString('base64url')}`;
+    },
+    decode(scope, cursor) {
+      if (cursor.length > MAX_CURSOR_LENGTH) return null;
+      const at = cursor.indexOf('~');
+      if (at <= 0) return null;
+      const body = cursor.slice(0, at);
+      const given = Buffer.from(cursor.slice(at + 1), 'base64url');
+      const expected = mac(scope, body);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      const position = body.split('.').map((p) => Number.parseInt(p, 36));
+      return position.every(Number.isSafeInteger) ? position : null;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/** Calendar arithmetic in UTC. All instants are epoch milliseconds. */
+
+export const DAY_MS = 86_400_000;
+export const MINUTE_MS = 60_000;
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Epoch ms of 00:00:00.000Z on a `YYYY-MM-DD` date, or null if the text is not a real date. */
+export function parseDate(text: string): number | null {
+  const m = DATE.exec(text);
+  if (!m) return null;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (mo < 1 || mo > 12 || d < 1 || d > 31) return null;
+  const ms = Date.UTC(y, mo - 1, d);
+  const back = new Date(ms);
+  // Date.UTC rolls 2025-02-30 over to March; a real date survives the round trip.
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return null;
+  return ms;
+}
+
+export function startOfDay(ms: number): number {
+  return ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+}
+
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The calendar month in UTC that contains `ms` (decisions §5). */
+export function monthPeriod(ms: number): { start: number; end: number; key: string } {
+  const d = new Date(ms);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth();
+  return {
+    start: Date.UTC(y, m, 1),
+    end: Date.UTC(y, m + 1, 1),
+    key: `${y}-${String(m + 1).padStart(2, '0')}`,
+  };
+}
+
+/** The fixed 60-second window aligned to the UTC minute that contains `ms`. */
+export function minuteWindow(ms: number): { start: number; end: number } {
+  const start = ms - (ms % MINUTE_MS);
+  return { start, end: start + MINUTE_MS };
+}
+
+/** Whole seconds from `now` until `end`, at least 1 (header semantics). */
+export function secondsUntil(end: number, now: number): number {
+  return Math.max(1, Math.ceil((end - now) / 1000));
+}

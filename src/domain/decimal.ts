@@ -1,0 +1,62 @@
+/**
+ * Exact decimal handling for rates. Values are carried as integer micro-units
+ * (six decimal places), which covers every quote we serve (JPY ≈ 0.9 DZD,
+ * BTC ≈ 2e7 DZD) while staying far inside Number.MAX_SAFE_INTEGER (≈ 9e9 DZD).
+ *
+ * Dividing an integer by 1e6 is correctly rounded by IEEE 754, so the number we
+ * emit is the double closest to the stored decimal and JSON.stringify prints the
+ * short decimal back: 112.8, never 112.80000000000001.
+ */
+
+export const SCALE_DIGITS = 6;
+export const SCALE = 1_000_000;
+/** Upper bound for an accepted amount, in DZD (keeps micro-units exact). */
+export const MAX_AMOUNT = 1_000_000_000;
+
+const DECIMAL = /^(?:0|[1-9]\d{0,9})(?:\.(\d{1,6}))?$/;
+
+/**
+ * Parses a non-negative decimal given as a string or a JSON number into micro-units.
+ * Returns null when the value is not a plain decimal with at most six places.
+ */
+export function parseMicros(value: unknown): number | null {
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) return null;
+    // The shortest round-trip representation is what the author wrote.
+    text = String(value);
+    if (text.includes('e')) return null;
+  } else if (typeof value === 'string') {
+    text = value.trim();
+  } else {
+    return null;
+  }
+  const match = DECIMAL.exec(text);
+  if (!match) return null;
+  const [whole, frac = ''] = text.split('.') as [string, string?];
+  const micros = Number(whole) * SCALE + Number(frac.padEnd(SCALE_DIGITS, '0'));
+  if (micros > MAX_AMOUNT * SCALE) return null;
+  return micros;
+}
+
+export function microsToNumber(micros: number): number {
+  return micros / SCALE;
+}
+
+/**
+ * (a − b) / b × 100 rounded half away from zero to 4 decimals, computed on
+ * integers so that the rounding decision is exact (decisions §8).
+ */
+export function percentChange(parallelMicros: number, officialMicros: number): number {
+  if (officialMicros === 0) throw new RangeError('official rate is zero');
+  const diff = BigInt(parallelMicros - officialMicros);
+  const base = BigInt(officialMicros);
+  // percent × 10^4 = diff × 100 × 10^4 / base; round half away from zero.
+  const scaled = diff * 1_000_000n;
+  const negative = scaled < 0n;
+  const abs = negative ? -scaled : scaled;
+  let q = abs / base;
+  if ((abs % base) * 2n >= base) q += 1n;
+  const result = Number(negative ? -q : q) / 10_000;
+  return result === 0 ? 0 : result;
+}

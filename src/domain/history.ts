@@ -1,0 +1,102 @@
+/**
+ * History windows and cursors (decisions §7, §9). A first page resolves the
+ * window from `from`/`to` and today's date; the cursor then carries that resolved
+ * window, so a client paging across midnight keeps a consistent window. The
+ * cursor's MAC binds it to the endpoint and the filters as the client sent them.
+ */
+import type { ErrorDetail } from '../http/errors.js';
+import type { CursorCodec } from './cursor.js';
+import { DAY_MS, parseDate, startOfDay } from './dates.js';
+
+export const MAX_WINDOW_DAYS = 366;
+export const DEFAULT_WINDOW_DAYS = 30;
+
+export interface HistoryWindow {
+  /** 00:00:00.000Z of the first day. */
+  from: number;
+  /** 23:59:59.999Z of the last day. */
+  to: number;
+  /** Keyset position from the cursor, if any. */
+  position: number[] | null;
+}
+
+export interface WindowParams {
+  from?: string;
+  to?: string;
+  cursor?: string;
+}
+
+/**
+ * Resolves the window; pushes problems for bad dates, an inverted or oversized
+ * window, or a cursor that this endpoint did not issue for these filters.
+ * `scope` names the endpoint and its filters; `positionLength` is the cursor's arity.
+ */
+export function resolveWindow(
+  params: WindowParams,
+  scope: string,
+  codec: CursorCodec,
+  positionLength: number,
+  now: number,
+  problems: ErrorDetail[],
+): HistoryWindow | null {
+  const before = problems.length;
+  const bound = `${scope}|${params.from ?? ''}|${params.to ?? ''}`;
+  let from: number | null = null;
+  let to: number | null = null;
+  if (params.from !== undefined) {
+    from = parseDate(params.from);
+    if (from === null) pushOnce(problems, 'from', 'must be a real calendar date as YYYY-MM-DD');
+  }
+  if (params.to !== undefined) {
+    to = parseDate(params.to);
+    if (to === null) pushOnce(problems, 'to', 'must be a real calendar date as YYYY-MM-DD');
+  }
+  if (problems.length > before) return null;
+
+  if (params.cursor !== undefined) {
+    const decoded = codec.decode(bound, params.cursor);
+    if (!decoded || decoded.length !== positionLength + 2) {
+      problems.push({
+        parameter: 'cursor',
+        message: 'must be a cursor returned in meta.nextCursor for the same filters',
+      });
+      return null;
+    }
+    const [f, t, ...position] = decoded as [number, number, ...number[]];
+    return { from: f, to: t, position };
+  }
+
+  const lastDay = to ?? startOfDay(now);
+  const firstDay = from ?? lastDay - DEFAULT_WINDOW_DAYS * DAY_MS;
+  if (firstDay > lastDay) {
+    problems.push({ parameter: 'from', message: 'must not be after `to`' });
+    return null;
+  }
+  if ((lastDay - firstDay) / DAY_MS + 1 > MAX_WINDOW_DAYS) {
+    problems.push({
+      parameter: 'from',
+      message: `the window from \`from\` to \`to\` must not exceed ${MAX_WINDOW_DAYS} days`,
+    });
+    return null;
+  }
+  return { from: firstDay, to: lastDay + DAY_MS - 1, position: null };
+}
+
+/** The cursor for the page after the one ending at `position`. */
+export function nextCursor(
+  params: WindowParams,
+  scope: string,
+  codec: CursorCodec,
+  window: HistoryWindow,
+  position: number[],
+): string {
+  return codec.encode(`${scope}|${params.from ?? ''}|${params.to ?? ''}`, [
+    window.from,
+    window.to,
+    ...position,
+  ]);
+}
+
+function pushOnce(problems: ErrorDetail[], parameter: string, message: string) {
+  if (!problems.some((p) => p.parameter === parameter)) problems.push({ parameter, message });
+}

@@ -1,0 +1,156 @@
+/**
+ * The market snapshot: everything "latest" the API serves, built once per data
+ * change and shared by every request until the next one. Records are kept
+ * pre-serialised, so a request for the latest rates only joins strings and
+ * writes its own `meta` (issue #5: do per request only what must be).
+ */
+import { microsToNumber, percentChange } from './decimal.js';
+import {
+  type Asset,
+  type AssetType,
+  GOLD_UNIT,
+  type GoldObservation,
+  PURITIES,
+  QUOTE,
+  type RateObservation,
+  SOURCES,
+  type Source,
+} from './types.js';
+
+export interface SourceView {
+  /** Codes with an observation for this source, in code order. */
+  codes: string[];
+  /** Serialised latest record per code. */
+  records: Map<string, string>;
+  /** `[…]` of every record, in code order, and its count. */
+  allJson: string;
+  /** `["EUR",…]` of every code, for `meta.currencies` without a filter. */
+  codesJson: string;
+}
+
+export interface PremiumEntry {
+  json: string;
+}
+
+export class MarketSnapshot {
+  readonly assetsByCode: Map<string, Asset>;
+  readonly bySource: Record<Source, SourceView>;
+  readonly premium: Map<string, string>;
+  /** Serialised `/v1/assets` data arrays, per filter ('' = all). */
+  readonly assetsJson: Map<string, { json: string; count: number }>;
+  readonly goldLatestJson: string;
+  readonly goldLatestCount: number;
+
+  constructor(
+    readonly version: number,
+    assets: Asset[],
+    latest: RateObservation[],
+    gold: GoldObservation[],
+  ) {
+    this.assetsByCode = new Map(assets.map((a) => [a.code, a]));
+
+    this.assetsJson = new Map();
+    for (const filter of ['', 'currency', 'metal', 'crypto'] as const) {
+      const list = filter === '' ? assets : assets.filter((a) => a.type === (filter as AssetType));
+      this.assetsJson.set(filter, { json: JSON.stringify(list), count: list.length });
+    }
+
+    const latestBy = new Map<string, RateObservation>();
+    for (const r of latest) latestBy.set(`${r.source}:${r.currency}`, r);
+
+    const bySource = {} as Record<Source, SourceView>;
+    for (const source of SOURCES) {
+      const records = new Map<string, string>();
+      const rows = latest
+        .filter((r) => r.source === source && this.assetsByCode.has(r.currency))
+        .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+      for (const r of rows) {
+        const asset = this.assetsByCode.get(r.currency)!;
+        records.set(
+          r.currency,
+          JSON.stringify({
+            currency: r.currency,
+            names: asset.names,
+            type: asset.type,
+            source,
+            quote: QUOTE,
+            buy: microsToNumber(r.buy),
+            sell: microsToNumber(r.sell),
+            updatedAt: new Date(r.updatedAt).toISOString(),
+          }),
+        );
+      }
+      const codes = rows.map((r) => r.currency);
+      bySource[source] = {
+        codes,
+        records,
+        allJson: `[${[...records.values()].join(',')}]`,
+        codesJson: JSON.stringify(codes),
+      };
+    }
+    this.bySource = bySource;
+
+    this.premium = new Map();
+    for (const code of bySource.parallel.codes) {
+      const p = latestBy.get(`parallel:${code}`);
+      const o = latestBy.get(`official:${code}`);
+      if (p && o && o.buy > 0 && o.sell > 0) this.premium.set(code, JSON.stringify(premiumItem(code, p, o)));
+    }
+
+    const goldRows = PURITIES.flatMap((purity) => gold.filter((g) => g.purity === purity));
+    this.goldLatestJson = `[${goldRows.map(goldJson).join(',')}]`;
+    this.goldLatestCount = goldRows.length;
+  }
+
+  /** A series "exists" once it has had at least one observation (decisions §7). */
+  hasSeries(currency: string, source: Source): boolean {
+    return this.bySource[source].records.has(currency);
+  }
+
+  static empty(): MarketSnapshot {
+    return new MarketSnapshot(0, [], [], []);
+  }
+}
+
+function side(r: RateObservation) {
+  return {
+    buy: microsToNumber(r.buy),
+    sell: microsToNumber(r.sell),
+    updatedAt: new Date(r.updatedAt).toISOString(),
+  };
+}
+
+/** Amounts are differences of integer micro-units: exact, then scaled once. */
+export function premiumItem(currency: string, parallel: RateObservation, official: RateObservation) {
+  return {
+    currency,
+    quote: QUOTE,
+    parallel: side(parallel),
+    official: side(official),
+    premium: {
+      buy: {
+        amount: microsToNumber(parallel.buy - official.buy),
+        percent: percentChange(parallel.buy, official.buy),
+      },
+      sell: {
+        amount: microsToNumber(parallel.sell - official.sell),
+        percent: percentChange(parallel.sell, official.sell),
+      },
+    },
+  };
+}
+
+export function goldJson(g: GoldObservation): string {
+  return JSON.stringify({
+    purity: g.purity,
+    quote: QUOTE,
+    unit: GOLD_UNIT,
+    buy: microsToNumber(g.buy),
+    sell: microsToNumber(g.sell),
+    updatedAt: new Date(g.updatedAt).toISOString(),
+  });
+}
+
+export function historyRateJson(r: RateObservation): string {
+  return `{"currency":${JSON.stringify(r.currency)},"source":"${r.source}","quote":"DZD","buy":${microsToNumber(r.buy)},"sell":${microsToNumber(r.sell)},"updatedAt":"${new Date(r.updatedAt).toISOString()}"}`;
+}

@@ -1,0 +1,93 @@
+/**
+ * The error vocabulary of the API (decisions §1–2). Everything the pipeline or
+ * a handler refuses is an ApiError; the error handler turns it into the one
+ * documented body shape.
+ */
+
+export interface ErrorDetail {
+  parameter?: string;
+  entitlement?: string;
+  message?: string;
+}
+
+export type ErrorCode =
+  | 'route_not_found'
+  | 'method_not_allowed'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'revoked_api_key'
+  | 'expired_api_key'
+  | 'grant_inactive'
+  | 'invalid_parameter'
+  | 'invalid_cursor'
+  | 'insufficient_scope'
+  | 'rate_limited'
+  | 'quota_exceeded'
+  | 'not_found'
+  | 'service_unavailable'
+  | 'internal_error'
+  | 'uri_too_long'
+  | 'headers_too_large'
+  | 'too_many_requests';
+
+const MESSAGES: Record<ErrorCode, string> = {
+  route_not_found: 'No such endpoint.',
+  method_not_allowed: 'Only GET and HEAD are supported.',
+  missing_api_key: 'An API key is required: send Authorization: Bearer <key> or X-API-Key.',
+  invalid_api_key: 'The API key is not valid.',
+  revoked_api_key: 'The API key has been revoked.',
+  expired_api_key: 'The API key has expired.',
+  grant_inactive: 'The access grant of this key is not active.',
+  invalid_parameter: 'One or more query parameters are invalid.',
+  invalid_cursor: 'The cursor is not valid for this request.',
+  insufficient_scope: 'The key is not entitled to this operation.',
+  rate_limited: 'Per-minute request limit exceeded.',
+  quota_exceeded: 'Monthly request quota exceeded.',
+  not_found: 'The requested resource was not found.',
+  service_unavailable: 'The service is temporarily unavailable. Retry later.',
+  internal_error: 'An unexpected error occurred.',
+  uri_too_long: 'The request URL is too long.',
+  headers_too_large: 'The request headers are too large.',
+  too_many_requests: 'Too many invalid attempts from this address.',
+};
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string | number>,
+    message?: string,
+  ) {
+    super(message ?? MESSAGES[code]);
+    this.name = 'ApiError';
+  }
+}
+
+export const invalidParameters = (details: ErrorDetail[]) =>
+  new ApiError(
+    400,
+    details.some((d) => d.parameter === 'cursor') && details.every((d) => d.parameter === 'cursor')
+      ? 'invalid_cursor'
+      : 'invalid_parameter',
+    details,
+  );
+
+export const notFound = (message?: string) => new ApiError(404, 'not_found', undefined, undefined, message);
+
+export const serviceUnavailable = (retryAfter = 5) =>
+  new ApiError(503, 'service_unavailable', undefined, { 'retry-after': retryAfter });
+
+/** Serialised by hand: error bodies are hot under attack and have one shape. */
+export function errorBody(err: ApiError, requestId: string): string {
+  return JSON.stringify({
+    data: null,
+    error: {
+      status: err.status,
+      code: err.code,
+      message: err.message,
+      ...(err.details ? { details: err.details } : {}),
+    },
+    meta: { requestId },
+  });
+}

@@ -1,0 +1,33 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../runtime/services.js';
+import { AssetsQuery, AssetsResponse } from '../../schemas/market.js';
+import { responses } from '../../schemas/responses.js';
+import { compileQuery } from '../query.js';
+import { envelope } from '../respond.js';
+
+export function assetsRoutes(app: FastifyInstance, { market }: Services): void {
+  app.get(
+    '/assets',
+    {
+      schema: {
+        summary: 'Asset directory',
+        description: 'Every asset with its localized names, in stable code order. Requires `assets:read`.',
+        tags: ['Assets'],
+        querystring: AssetsQuery,
+        response: responses(AssetsResponse, 'The asset directory', [400, 401, 403, 429, 503]),
+      },
+      config: { v1: { validate: compileQuery(AssetsQuery), entitlement: () => 'assets:read' } },
+    },
+    async (request, reply) => {
+      const { type } = request.query as Static<typeof AssetsQuery>;
+      const entry = market.snapshot.assetsJson.get(type ?? '')!;
+      return envelope(
+        reply,
+        request.id,
+        entry.json,
+        `"count":${entry.count},"type":${type ? `"${type}"` : 'null'}`,
+      );
+    },
+  );
+}

@@ -1,0 +1,97 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { HistoryWindow } from '../../domain/history.js';
+import { nextCursor } from '../../domain/history.js';
+import { goldJson } from '../../domain/market.js';
+import { PURITIES } from '../../domain/types.js';
+import type { Services } from '../../runtime/services.js';
+import { GoldHistoryQuery, GoldHistoryResponse, GoldLatestResponse } from '../../schemas/market.js';
+import { responses } from '../../schemas/responses.js';
+import { notFound } from '../errors.js';
+import { compileQuery } from '../query.js';
+import { envelope } from '../respond.js';
+import { windowRefinement } from './rates.js';
+
+type HistoryQuery = Static<typeof GoldHistoryQuery> & { window: HistoryWindow };
+const SCOPE = 'gold/history';
+
+/** Routes that take no parameters ignore a query string (decisions §6). */
+export const ignoreQuery = () => ({ value: {} });
+
+export function goldRoutes(app: FastifyInstance, services: Services): void {
+  const { market, store, cursors } = services;
+
+  app.get(
+    '/gold/latest',
+    {
+      schema: {
+        summary: 'Latest gold references',
+        description:
+          'The newest per-gram DZD reference of each purity present, in the order 18K, 21K, 24K. `buy` is what a ' +
+          'dealer pays per gram, `sell` what a dealer charges. Requires `gold:latest:read`.',
+        tags: ['Gold'],
+        response: responses(GoldLatestResponse, 'Latest gold records', [401, 403, 404, 429, 503]),
+      },
+      config: { v1: { validate: ignoreQuery, entitlement: () => 'gold:latest:read' } },
+    },
+    async (request, reply) => {
+      const snap = market.snapshot;
+      if (snap.goldLatestCount === 0) throw notFound('No gold reference is stored.');
+      return envelope(
+        reply,
+        request.id,
+        snap.goldLatestJson,
+        `"count":${snap.goldLatestCount},"quote":"DZD","unit":"gram"`,
+      );
+    },
+  );
+
+  app.get(
+    '/gold/history',
+    {
+      schema: {
+        summary: 'Gold reference history',
+        description:
+          'Gold records newest first (ties in purity order), cursor-paginated; the window is at most 366 days. ' +
+          'Requires `gold:history:read`.',
+        tags: ['Gold'],
+        querystring: GoldHistoryQuery,
+        response: responses(GoldHistoryResponse, 'One page of gold records', [400, 401, 403, 429, 503]),
+      },
+      config: {
+        v1: {
+          validate: compileQuery<HistoryQuery>(
+            GoldHistoryQuery,
+            windowRefinement<HistoryQuery>(services, () => SCOPE, 2),
+          ),
+          entitlement: () => 'gold:history:read',
+        },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as HistoryQuery;
+      const limit = q.limit ?? 250;
+      const { window } = q;
+      const position = window.position;
+      const rows = await store.goldHistory({
+        from: window.from,
+        to: window.to,
+        after: position ? { updatedAt: position[0]!, purity: PURITIES[position[1]!] ?? '24K' } : undefined,
+        limit: limit + 1,
+      });
+      const more = rows.length > limit;
+      if (more) rows.length = limit;
+      const last = rows.at(-1);
+      const cursor =
+        more && last
+          ? nextCursor(q, SCOPE, cursors, window, [last.updatedAt, PURITIES.indexOf(last.purity)])
+          : null;
+      return envelope(
+        reply,
+        request.id,
+        `[${rows.map(goldJson).join(',')}]`,
+        `"count":${rows.length},"quote":"DZD","unit":"gram","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
+      );
+    },
+  );
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../runtime/services.js';
+import { envelopeOf } from '../respond.js';
+
+/** Outside /v1: no key, no quota. `/readyz` is what a load balancer should watch. */
+export function healthRoutes(app: FastifyInstance, services: Services): void {
+  app.get('/healthz', async (request, reply) => envelopeOf(reply, request.id, { status: 'ok' }));
+
+  app.get('/readyz', async (request, reply) => {
+    const [store, limiter] = await Promise.all([
+      services.store.ping().then(
+        () => true,
+        () => false,
+      ),
+      services.limiter.ping().then(
+        () => true,
+        () => false,
+      ),
+    ]);
+    const ready = store && limiter;
+    reply.code(ready ? 200 : 503);
+    if (!ready) reply.header('retry-after', 5);
+    return envelopeOf(reply, request.id, { status: ready ? 'ready' : 'not_ready', store, limiter });
+  });
+}

@@ -1,0 +1,178 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type HistoryWindow, nextCursor, resolveWindow } from '../../domain/history.js';
+import { historyRateJson } from '../../domain/market.js';
+import { ratesEntitlement } from '../../domain/scopes.js';
+import type { Source } from '../../domain/types.js';
+import type { Services } from '../../runtime/services.js';
+import { MAX_CODES } from '../../schemas/common.js';
+import {
+  RatesHistoryQuery,
+  RatesHistoryResponse,
+  RatesLatestQuery,
+  RatesLatestResponse,
+} from '../../schemas/market.js';
+import { responses } from '../../schemas/responses.js';
+import { type ErrorDetail, notFound } from '../errors.js';
+import { compileQuery } from '../query.js';
+import { dedupe, envelope } from '../respond.js';
+
+type LatestQuery = Static<typeof RatesLatestQuery>;
+type HistoryQuery = Static<typeof RatesHistoryQuery> & { window: HistoryWindow };
+
+/** Shared by every `currency` list parameter: the 25-code cap counts distinct codes. */
+export function checkCodeCount(list: string | undefined, problems: ErrorDetail[]): void {
+  if (list !== undefined && dedupe(list).length > MAX_CODES) {
+    problems.push({ parameter: 'currency', message: `must list at most ${MAX_CODES} distinct codes` });
+  }
+}
+
+/** Window rules apply only once `from`, `to` and `cursor` each passed their own rule. */
+export function windowRefinement<
+  T extends { from?: string; to?: string; cursor?: string; window?: HistoryWindow },
+>(services: Services, scope: (q: T) => string, positionLength: number) {
+  return (q: T, problems: ErrorDetail[]) => {
+    if (problems.length > 0) return;
+    const window = resolveWindow(q, scope(q), services.cursors, positionLength, services.now(), problems);
+    if (window) q.window = window;
+  };
+}
+
+const historyScope = (q: { currency: string; source?: Source }) =>
+  `rates/history|${q.currency}|${q.source ?? 'parallel'}`;
+
+export function ratesRoutes(app: FastifyInstance, services: Services): void {
+  const { market, store, cursors } = services;
+
+  app.get(
+    '/rates/latest',
+    {
+      schema: {
+        summary: 'Latest rates',
+        description:
+          'The newest stored observation per asset for one source. Requires `rates:<source>:latest:read`. ' +
+          'An unknown but well-formed code yields no record and no error.',
+        tags: ['Rates'],
+        querystring: RatesLatestQuery,
+        response: responses(
+          RatesLatestResponse,
+          'Latest observations, in code order',
+          [400, 401, 403, 429, 503],
+        ),
+      },
+      config: {
+        v1: {
+          validate: compileQuery<LatestQuery>(RatesLatestQuery, (q, problems) =>
+            checkCodeCount(q.currency, problems),
+          ),
+          entitlement: (q: LatestQuery) => ratesEntitlement(q.source ?? 'parallel', 'latest'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as LatestQuery;
+      const source = q.source ?? 'parallel';
+      const view = market.snapshot.bySource[source];
+      if (q.currency === undefined) {
+        return envelope(
+          reply,
+          request.id,
+          view.allJson,
+          `"count":${view.codes.length},"source":"${source}","quote":"DZD","currencies":${view.codesJson}`,
+        );
+      }
+      const requested = dedupe(q.currency);
+      const found = requested.filter((c) => view.records.has(c)).sort();
+      const data = found.map((c) => view.records.get(c)).join(',');
+      return envelope(
+        reply,
+        request.id,
+        `[${data}]`,
+        `"count":${found.length},"source":"${source}","quote":"DZD","currencies":${JSON.stringify(requested)}`,
+      );
+    },
+  );
+
+  const validateHistory = compileQuery<HistoryQuery>(
+    RatesHistoryQuery,
+    windowRefinement<HistoryQuery>(services, historyScope, 1),
+  );
+
+  const history = async (request: FastifyRequest, reply: FastifyReply) => {
+    const q = request.query as HistoryQuery;
+    const source = q.source ?? 'parallel';
+    const limit = q.limit ?? 250;
+    if (!market.snapshot.hasSeries(q.currency, source)) {
+      throw notFound(`No ${source} rate series for ${q.currency}.`);
+    }
+    const { window } = q;
+    const rows = await store.rateHistory({
+      currency: q.currency,
+      source,
+      from: window.from,
+      to: window.to,
+      before: window.position?.[0],
+      limit: limit + 1,
+    });
+    const more = rows.length > limit;
+    if (more) rows.length = limit;
+    const cursor = more ? nextCursor(q, historyScope(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
+    return envelope(
+      reply,
+      request.id,
+      `[${rows.map(historyRateJson).join(',')}]`,
+      `"count":${rows.length},"currency":"${q.currency}","source":"${source}","quote":"DZD","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
+    );
+  };
+
+  const historySchema = {
+    tags: ['Rates'],
+    querystring: RatesHistoryQuery,
+    response: responses(
+      RatesHistoryResponse,
+      'One page of observations, newest first',
+      [400, 401, 403, 404, 429, 503],
+    ),
+  };
+  const historyConfig = {
+    v1: {
+      validate: validateHistory,
+      entitlement: (q: HistoryQuery) => ratesEntitlement(q.source ?? 'parallel', 'history'),
+    },
+  };
+
+  app.get(
+    '/rates/history',
+    {
+      schema: {
+        ...historySchema,
+        summary: 'Rate history',
+        description:
+          'Observations of one asset and source, newest first, cursor-paginated. Requires `rates:<source>:history:read`. ' +
+          'The window is at most 366 days. 404 when the asset is unknown or has never had an observation for the source.',
+      },
+      config: historyConfig,
+    },
+    history,
+  );
+
+  app.get(
+    '/rates/historical',
+    {
+      schema: {
+        ...historySchema,
+        summary: 'Rate history (deprecated alias)',
+        description:
+          'Deprecated alias of `/v1/rates/history`: same parameters, behaviour and response, plus `Deprecation: true` ' +
+          'and `Link: </v1/rates/history>; rel="successor-version"`.',
+        deprecated: true,
+      },
+      config: historyConfig,
+      onSend: async (_request, reply) => {
+        reply.header('deprecation', 'true');
+        reply.header('link', '</v1/rates/history>; rel="successor-version"');
+      },
+    },
+    history,
+  );
+}

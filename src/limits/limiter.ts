@@ -1,0 +1,53 @@
+/**
+ * Limits (decisions §5): per grant, a fixed 60-second window aligned to the UTC
+ * minute, then a calendar-month quota. Two implementations: in-process for the
+ * embedded default (memory.ts) and Redis for scale-out (redis.ts).
+ */
+
+export interface GrantLimits {
+  id: string;
+  requestsPerMinute: number;
+  monthlyRequestLimit: number;
+}
+
+export interface LimitState {
+  minuteLimit: number;
+  /** After this request. */
+  minuteRemaining: number;
+  /** Epoch ms when the current minute window ends. */
+  minuteResetAt: number;
+  monthLimit: number;
+  monthRemaining: number;
+  monthStart: number;
+  monthResetAt: number;
+  monthUsed: number;
+}
+
+export interface LimitDecision extends LimitState {
+  allowed: boolean;
+  reason?: 'rate_limited' | 'quota_exceeded';
+  /** Epoch ms when the refusing window accepts a request again. */
+  retryAt?: number;
+}
+
+export interface Limiter {
+  readonly kind: 'memory' | 'redis';
+  /**
+   * Checks both limits and, if both allow, consumes one unit of each in one
+   * atomic step. Resolves only once the monthly unit is durable.
+   */
+  consume(grant: GrantLimits, now: number): Promise<LimitDecision>;
+  /** Current values without consuming (for the headers of a 400). */
+  peek(grant: GrantLimits, now: number): Promise<LimitState>;
+  /** Gives back a unit consumed by a request that then failed with a 5xx. */
+  refund(grant: GrantLimits, now: number): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class LimiterUnavailableError extends Error {
+  constructor(cause?: unknown) {
+    super('limiter unavailable', { cause });
+    this.name = 'LimiterUnavailableError';
+  }
+}

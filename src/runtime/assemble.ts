@@ -1,0 +1,81 @@
+/**
+ * Assembles a running instance from configuration: the store, the limiter, the
+ * caches and the watcher that keeps them fresh. Used by `mds serve` and by the
+ * tests, so both run exactly the same wiring.
+ */
+import { Authenticator } from '../access/authenticator.js';
+import { KeyActivity } from '../access/key-activity.js';
+import { cursorCodec } from '../domain/cursor.js';
+import type { Limiter } from '../limits/limiter.js';
+import { MemoryLimiter } from '../limits/memory.js';
+import { UsageRecorder } from '../limits/usage-recorder.js';
+import { openStore } from '../storage/open.js';
+import type { Store } from '../storage/store.js';
+import { MarketData } from './market-data.js';
+import type { Services } from './services.js';
+import { Watcher } from './watcher.js';
+
+export interface AssembleOptions {
+  databaseUrl?: string;
+  redisUrl?: string;
+  /** Prefix for every Redis key (tests use one per run). */
+  redisPrefix?: string;
+  now?: () => number;
+  /** How often to poll the store's change counters. */
+  pollMs?: number;
+  /** An already-open store (tests); it is migrated and closed like an owned one. */
+  store?: Store;
+}
+
+export interface Runtime {
+  services: Services;
+  recorder: UsageRecorder;
+  /** Flushes usage and activity, stops polling, closes connections. */
+  close(): Promise<void>;
+}
+
+export async function assemble(options: AssembleOptions = {}): Promise<Runtime> {
+  const now = options.now ?? Date.now;
+  const store = options.store ?? openStore(options.databaseUrl);
+  await store.migrate();
+  const secret = await store.setting('cursor_secret');
+  if (!secret) throw new Error('the store has no cursor secret: run `mds migrate`');
+
+  const recorder = new UsageRecorder(store, now);
+  let limiter: Limiter;
+  if (options.redisUrl) {
+    const { RedisLimiter } = await import('../limits/redis.js');
+    limiter = RedisLimiter.connect(options.redisUrl, store, recorder, options.redisPrefix);
+  } else {
+    limiter = new MemoryLimiter(store, recorder);
+  }
+
+  const market = new MarketData(store);
+  await market.refresh();
+  const authenticator = new Authenticator(store);
+  const activity = new KeyActivity(store);
+  const watcher = new Watcher(store, market, authenticator, activity, options.pollMs ?? 500);
+  await watcher.start();
+
+  const services: Services = {
+    store,
+    limiter,
+    authenticator,
+    market,
+    cursors: cursorCodec(secret),
+    activity,
+    now,
+  };
+
+  return {
+    services,
+    recorder,
+    async close() {
+      watcher.stop();
+      await recorder.flush().catch(() => {});
+      await activity.flush().catch(() => {});
+      await limiter.close().catch(() => {});
+      await store.close();
+    },
+  };
+}

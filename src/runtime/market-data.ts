@@ -1,0 +1,36 @@
+/**
+ * Holds the current MarketSnapshot and rebuilds it when the store's `data`
+ * version moves. Requests never wait for a rebuild: they read the snapshot that
+ * is current when they run.
+ */
+import { MarketSnapshot } from '../domain/market.js';
+import type { Store } from '../storage/store.js';
+
+export class MarketData {
+  private current = MarketSnapshot.empty();
+  private loading: Promise<void> | null = null;
+
+  constructor(private readonly store: Store) {}
+
+  get snapshot(): MarketSnapshot {
+    return this.current;
+  }
+
+  /** Reloads if `version` differs from the loaded one (or always, without a version). */
+  async refresh(version?: number): Promise<void> {
+    if (version !== undefined && version === this.current.version) return;
+    if (this.loading) return this.loading;
+    this.loading = (async () => {
+      const v = version ?? (await this.store.versions()).data;
+      const [assets, latest, gold] = await Promise.all([
+        this.store.listAssets(),
+        this.store.latestRates(),
+        this.store.latestGold(),
+      ]);
+      this.current = new MarketSnapshot(v, assets, latest, gold);
+    })().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+}

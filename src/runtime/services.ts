@@ -1,0 +1,21 @@
+/**
+ * What a running instance is made of. `buildApp` receives it; the server and the
+ * tests assemble it (runtime/assemble.ts) from a store URL and a limiter choice.
+ */
+import type { Authenticator } from '../access/authenticator.js';
+import type { KeyActivity } from '../access/key-activity.js';
+import type { CursorCodec } from '../domain/cursor.js';
+import type { Limiter } from '../limits/limiter.js';
+import type { Store } from '../storage/store.js';
+import type { MarketData } from './market-data.js';
+
+export interface Services {
+  store: Store;
+  limiter: Limiter;
+  authenticator: Authenticator;
+  market: MarketData;
+  cursors: CursorCodec;
+  activity: KeyActivity;
+  /** Injectable clock: tests move time instead of sleeping. */
+  now: () => number;
+}

@@ -1,0 +1,111 @@
+/**
+ * Building blocks shared by every route schema. These TypeBox schemas are the
+ * single source of truth: they validate queries (http/query.ts), type the
+ * handlers and generate the OpenAPI document (http/openapi.ts).
+ *
+ * `errorMessage` is our own annotation: the sentence a client reads in
+ * `error.details[].message` when the parameter breaks its rule.
+ */
+import { type TSchema, Type } from '@sinclair/typebox';
+import { ASSET_TYPES, PURITIES, SOURCES } from '../domain/types.js';
+
+export const ASSET_CODE_PATTERN = '^[A-Z0-9]{2,10}$';
+export const MAX_CODES = 25;
+export const MAX_CURRENCY_LENGTH = 274;
+
+export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T09:00:00.000Z'] });
+export const Quote = Type.Literal('DZD');
+export const SourceName = Type.Union(
+  SOURCES.map((s) => Type.Literal(s)),
+  { description: 'Rate source family' },
+);
+export const AssetTypeName = Type.Union(ASSET_TYPES.map((t) => Type.Literal(t)));
+export const PurityName = Type.Union(PURITIES.map((p) => Type.Literal(p)));
+export const LocalizedNames = Type.Object(
+  { en: Type.String(), fr: Type.String(), ar: Type.String() },
+  { additionalProperties: false },
+);
+
+// ---- Query parameters -------------------------------------------------------
+
+export const CurrencyCodeParam = Type.String({
+  pattern: ASSET_CODE_PATTERN,
+  maxLength: MAX_CURRENCY_LENGTH,
+  description: 'One uppercase asset code',
+  examples: ['EUR'],
+  errorMessage: 'must be one uppercase asset code (2 to 10 of A-Z, 0-9)',
+});
+
+export const CurrencyListParam = Type.String({
+  pattern: `^[A-Z0-9]{2,10}(,[A-Z0-9]{2,10})*$`,
+  maxLength: MAX_CURRENCY_LENGTH,
+  description: `Comma-separated uppercase asset codes; duplicates are removed; at most ${MAX_CODES} after de-duplication`,
+  examples: ['EUR,USD'],
+  errorMessage: 'must be a comma-separated list of uppercase asset codes (2 to 10 of A-Z, 0-9)',
+});
+
+export const SourceParam = Type.Union(
+  SOURCES.map((s) => Type.Literal(s)),
+  {
+    default: 'parallel',
+    description: 'Rate source family',
+    errorMessage: `must be one of ${SOURCES.join(', ')}`,
+  },
+);
+
+export const DateParam = (description: string) =>
+  Type.String({
+    format: 'date',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+    description,
+    examples: ['2026-11-21'],
+    errorMessage: 'must be a real calendar date as YYYY-MM-DD',
+  });
+
+export const LimitParam = Type.Integer({
+  minimum: 1,
+  maximum: 1000,
+  default: 250,
+  description: 'Page size',
+  errorMessage: 'must be an integer from 1 to 1000',
+});
+
+export const CursorParam = Type.String({
+  maxLength: 500,
+  description: 'Opaque continuation value from meta.nextCursor; reuse it only with the same filters',
+  errorMessage: 'must be a cursor returned in meta.nextCursor for the same filters',
+});
+
+export const HistoryWindowQuery = {
+  from: Type.Optional(DateParam('Inclusive start date (UTC); default 30 days before `to`')),
+  to: Type.Optional(DateParam('Inclusive end date (UTC); default today')),
+  limit: Type.Optional(LimitParam),
+  cursor: Type.Optional(CursorParam),
+};
+
+// ---- Envelope ---------------------------------------------------------------
+
+export const RequestId = Type.String({ description: 'Same value as the X-Request-Id header' });
+
+export const ErrorDetail = Type.Object({
+  parameter: Type.Optional(Type.String()),
+  entitlement: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+
+export const ErrorBody = Type.Object(
+  {
+    data: Type.Null(),
+    error: Type.Object({
+      status: Type.Integer(),
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Optional(Type.Array(ErrorDetail)),
+    }),
+    meta: Type.Object({ requestId: RequestId }),
+  },
+  { $id: 'ErrorResponse', description: 'Every non-2xx answer' },
+);
+
+export const Envelope = <D extends TSchema, M extends TSchema>(data: D, meta: M) =>
+  Type.Object({ data, meta }, { additionalProperties: false });

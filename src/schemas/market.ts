@@ -1,0 +1,177 @@
+/** Request and response schemas of the market-data endpoints. */
+import { Type } from '@sinclair/typebox';
+import {
+  AssetTypeName,
+  CurrencyCodeParam,
+  CurrencyListParam,
+  Envelope,
+  HistoryWindowQuery,
+  LocalizedNames,
+  PurityName,
+  Quote,
+  RequestId,
+  SourceName,
+  SourceParam,
+  Timestamp,
+} from './common.js';
+
+// ---- /v1/assets --------------------------------------------------------------
+
+export const AssetsQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.Union(
+        ['currency', 'metal', 'crypto'].map((t) => Type.Literal(t)),
+        { errorMessage: 'must be one of currency, metal, crypto' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Asset = Type.Object(
+  { code: Type.String(), symbol: Type.String(), names: LocalizedNames, type: AssetTypeName },
+  { $id: 'Asset' },
+);
+
+export const AssetsResponse = Envelope(
+  Type.Array(Asset),
+  Type.Object({
+    requestId: RequestId,
+    count: Type.Integer(),
+    type: Type.Union([AssetTypeName, Type.Null()]),
+  }),
+);
+
+// ---- /v1/rates/latest --------------------------------------------------------
+
+export const RatesLatestQuery = Type.Object(
+  { currency: Type.Optional(CurrencyListParam), source: Type.Optional(SourceParam) },
+  { additionalProperties: false },
+);
+
+export const LatestRate = Type.Object(
+  {
+    currency: Type.String(),
+    names: LocalizedNames,
+    type: AssetTypeName,
+    source: SourceName,
+    quote: Quote,
+    buy: Type.Number(),
+    sell: Type.Number(),
+    updatedAt: Timestamp,
+  },
+  { $id: 'LatestRate' },
+);
+
+export const RatesLatestResponse = Envelope(
+  Type.Array(LatestRate),
+  Type.Object({
+    requestId: RequestId,
+    count: Type.Integer(),
+    source: SourceName,
+    quote: Quote,
+    currencies: Type.Array(Type.String()),
+  }),
+);
+
+// ---- /v1/rates/history -------------------------------------------------------
+
+export const RatesHistoryQuery = Type.Object(
+  { currency: CurrencyCodeParam, source: Type.Optional(SourceParam), ...HistoryWindowQuery },
+  { additionalProperties: false },
+);
+
+export const HistoryRate = Type.Object(
+  {
+    currency: Type.String(),
+    source: SourceName,
+    quote: Quote,
+    buy: Type.Number(),
+    sell: Type.Number(),
+    updatedAt: Timestamp,
+  },
+  { $id: 'HistoryRate' },
+);
+
+const PageMeta = {
+  requestId: RequestId,
+  count: Type.Integer(),
+  quote: Quote,
+  from: Timestamp,
+  to: Timestamp,
+  limit: Type.Integer(),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+};
+
+export const RatesHistoryResponse = Envelope(
+  Type.Array(HistoryRate),
+  Type.Object({ ...PageMeta, currency: Type.String(), source: SourceName }),
+);
+
+// ---- /v1/market/premium ------------------------------------------------------
+
+export const PremiumQuery = Type.Object(
+  {
+    currency: Type.Optional(
+      Type.String({ ...CurrencyListParam, default: 'EUR,USD,GBP,CAD', examples: ['EUR,USD,GBP,CAD'] }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const SidePoint = Type.Object({ buy: Type.Number(), sell: Type.Number(), updatedAt: Timestamp });
+const Difference = Type.Object({
+  amount: Type.Number({ description: 'parallel − official, exact decimal' }),
+  percent: Type.Number({
+    description: '(parallel − official) / official × 100, 4 decimals, half away from zero',
+  }),
+});
+
+export const PremiumItem = Type.Object(
+  {
+    currency: Type.String(),
+    quote: Quote,
+    parallel: SidePoint,
+    official: SidePoint,
+    premium: Type.Object({ buy: Difference, sell: Difference }),
+  },
+  { $id: 'PremiumItem' },
+);
+
+export const PremiumResponse = Envelope(
+  Type.Array(PremiumItem),
+  Type.Object({
+    requestId: RequestId,
+    count: Type.Integer(),
+    quote: Quote,
+    currencies: Type.Array(Type.String()),
+    missingCurrencies: Type.Array(Type.String()),
+  }),
+);
+
+// ---- /v1/gold ----------------------------------------------------------------
+
+export const GoldRecord = Type.Object(
+  {
+    purity: PurityName,
+    quote: Quote,
+    unit: Type.Literal('gram'),
+    buy: Type.Number({ description: 'What a dealer pays per gram' }),
+    sell: Type.Number({ description: 'What a dealer charges per gram' }),
+    updatedAt: Timestamp,
+  },
+  { $id: 'GoldRecord' },
+);
+
+export const GoldLatestResponse = Envelope(
+  Type.Array(GoldRecord),
+  Type.Object({ requestId: RequestId, count: Type.Integer(), quote: Quote, unit: Type.Literal('gram') }),
+);
+
+export const GoldHistoryQuery = Type.Object({ ...HistoryWindowQuery }, { additionalProperties: false });
+
+export const GoldHistoryResponse = Envelope(
+  Type.Array(GoldRecord),
+  Type.Object({ ...PageMeta, unit: Type.Literal('gram') }),
+);

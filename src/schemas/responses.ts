@@ -1,0 +1,83 @@
+/**
+ * Response documentation shared by every /v1 route: the quota headers and the
+ * error envelope, spread into each route so the OpenAPI document states exactly
+ * which statuses a route can answer (decisions §1–2).
+ */
+import { type TSchema, Type } from '@sinclair/typebox';
+import { ErrorBody } from './common.js';
+
+const int = (description: string, minimum: number) => Type.Integer({ minimum, description });
+
+export const QuotaHeaders = {
+  'RateLimit-Limit': int('Requests allowed in the burst window', 1),
+  'RateLimit-Remaining': int('Requests left in the window after this one', 0),
+  'RateLimit-Reset': int('Seconds until the window resets', 1),
+  'RateLimit-Policy': Type.String({ description: 'Policy, shaped `<limit>;w=60`', examples: ['120;w=60'] }),
+  'X-Monthly-Quota-Limit': int('Monthly allowance', 1),
+  'X-Monthly-Quota-Remaining': int('Requests left in the month after this one', 0),
+  'X-Monthly-Quota-Reset': Type.String({
+    format: 'date-time',
+    description: 'When the monthly quota resets (UTC)',
+  }),
+  'X-Request-Id': Type.String({ description: 'Request identifier, equal to meta.requestId' }),
+};
+
+const RequestIdHeader = { 'X-Request-Id': QuotaHeaders['X-Request-Id'] };
+const RetryAfter = { 'Retry-After': int('Seconds until a request can be accepted', 1) };
+
+const error = (description: string, headers: Record<string, TSchema>, example: object) =>
+  Type.Object(ErrorBody.properties, { description, headers, examples: [example] });
+
+const example = (status: number, code: string, message: string, details?: object[]) => ({
+  data: null,
+  error: { status, code, message, ...(details ? { details } : {}) },
+  meta: { requestId: 'req_3f9k2m1x_1a' },
+});
+
+export const ErrorResponses = {
+  400: error(
+    'One or more query parameters are invalid (`invalid_parameter`, `invalid_cursor`). Consumes no quota.',
+    QuotaHeaders,
+    example(400, 'invalid_parameter', 'One or more query parameters are invalid.', [
+      { parameter: 'limit', message: 'must be an integer from 1 to 1000' },
+    ]),
+  ),
+  401: error(
+    'Key missing (`missing_api_key`), invalid (`invalid_api_key`), revoked (`revoked_api_key`) or expired (`expired_api_key`).',
+    RequestIdHeader,
+    example(401, 'missing_api_key', 'An API key is required: send Authorization: Bearer <key> or X-API-Key.'),
+  ),
+  403: error(
+    'Grant inactive (`grant_inactive`) or key lacks the entitlement (`insufficient_scope`).',
+    RequestIdHeader,
+    example(403, 'insufficient_scope', 'The key is not entitled to this operation.', [
+      { entitlement: 'rates:official:latest:read' },
+    ]),
+  ),
+  404: error(
+    'The requested resource was not found (`not_found`). Consumes one unit.',
+    QuotaHeaders,
+    example(404, 'not_found', 'The requested resource was not found.'),
+  ),
+  429: error(
+    'Per-minute limit (`rate_limited`) or monthly quota (`quota_exceeded`) exhausted.',
+    { ...QuotaHeaders, ...RetryAfter },
+    example(429, 'rate_limited', 'Per-minute request limit exceeded.'),
+  ),
+  503: error(
+    'Temporarily unavailable (`service_unavailable`).',
+    { ...RequestIdHeader, ...RetryAfter },
+    example(503, 'service_unavailable', 'The service is temporarily unavailable. Retry later.'),
+  ),
+} as const;
+
+type Status = keyof typeof ErrorResponses;
+
+/** The 200 response with its headers, plus the listed error statuses. */
+export function responses(ok: TSchema, description: string, statuses: Status[]) {
+  const out: Record<number, TSchema> = {
+    200: { ...ok, description, headers: QuotaHeaders } as TSchema,
+  };
+  for (const s of statuses) out[s] = ErrorResponses[s];
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * Versioned migrations: one history for both dialects. Kysely's schema builder
+ * emits the right DDL for each; where the dialects must differ it is said here.
+ * Never edit a released migration: add the next one.
+ */
+import { randomBytes } from 'node:crypto';
+import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+
+const migrations: Record<string, Migration> = {
+  '0001_market_data': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('assets')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('symbol', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull().check(sql`type in ('currency','metal','crypto')`))
+        .addColumn('name_en', 'text', (c) => c.notNull())
+        .addColumn('name_fr', 'text', (c) => c.notNull())
+        .addColumn('name_ar', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('rates')
+        .addColumn('currency', 'text', (c) => c.notNull().references('assets.code'))
+        .addColumn('source', 'text', (c) =>
+          c.notNull().check(sql`source in ('parallel','official','transfer')`),
+        )
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('buy', 'bigint', (c) => c.notNull().check(sql`buy > 0`))
+        .addColumn('sell', 'bigint', (c) => c.notNull().check(sql`sell > 0`))
+        .addPrimaryKeyConstraint('rates_pk', ['currency', 'source', 'updated_at'])
+        .execute();
+      await db.schema
+        .createTable('gold')
+        .addColumn('purity', 'text', (c) => c.notNull().check(sql`purity in ('18K','21K','24K')`))
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('buy', 'bigint', (c) => c.notNull().check(sql`buy > 0`))
+        .addColumn('sell', 'bigint', (c) => c.notNull().check(sql`sell > 0`))
+        .addPrimaryKeyConstraint('gold_pk', ['purity', 'updated_at'])
+        .execute();
+      // Newest-first history pages walk this index backwards.
+      await db.schema.createIndex('gold_updated_at').on('gold').columns(['updated_at', 'purity']).execute();
+      await db.schema
+        .createTable('versions')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('settings')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+      await sql`insert into versions (name, value) values ('data', 1), ('access', 1)`.execute(db);
+      // Shared by every instance so that a cursor issued by one is honoured by all.
+      const secret = randomBytes(32).toString('base64url');
+      await sql`insert into settings (name, value) values ('cursor_secret', ${secret})`.execute(db);
+    },
+  },
+  '0002_access': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('accounts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text')
+        .addColumn('email', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('grants')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('plan', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) =>
+          c.notNull().check(sql`status in ('active','suspended','cancelled')`),
+        )
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('valid_from', 'bigint', (c) => c.notNull())
+        .addColumn('valid_until', 'bigint', (c) => c.notNull())
+        .addColumn('monthly_request_limit', 'bigint', (c) =>
+          c.notNull().check(sql`monthly_request_limit >= 1`),
+        )
+        .addColumn('requests_per_minute', 'bigint', (c) => c.notNull().check(sql`requests_per_minute >= 1`))
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('public_id', 'text', (c) => c.primaryKey())
+        .addColumn('grant_id', 'text', (c) => c.notNull().references('grants.id'))
+        .addColumn('environment', 'text', (c) => c.notNull().check(sql`environment in ('live','test')`))
+        .addColumn('digest', 'text', (c) => c.notNull())
+        .addColumn('label', 'text', (c) => c.notNull())
+        .addColumn('scopes', 'text')
+        .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('active','revoked')`))
+        .addColumn('expires_at', 'bigint')
+        .addColumn('last_used_at', 'bigint')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('api_keys_grant').on('api_keys').column('grant_id').execute();
+      await db.schema
+        .createTable('usage')
+        .addColumn('grant_id', 'text', (c) => c.notNull().references('grants.id'))
+        .addColumn('period', 'text', (c) => c.notNull())
+        .addColumn('used', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_pk', ['grant_id', 'period'])
+        .execute();
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return migrations;
+  },
+};

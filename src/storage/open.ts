@@ -1,0 +1,21 @@
+/**
+ * Chooses the backend from a URL (decisions §11): `postgres://…` or
+ * `postgresql://…` for PostgreSQL; a file path or `sqlite:<path>` for SQLite.
+ */
+import { PostgresStore } from './postgres.js';
+import { SqliteStore } from './sqlite.js';
+import type { Store } from './store.js';
+
+export const DEFAULT_DATABASE = './data/mds.sqlite';
+
+export function openStore(url: string = DEFAULT_DATABASE): Store {
+  if (/^postgres(ql)?:\/\//.test(url)) return PostgresStore.open(url);
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+  if (path === '') throw new Error('sqlite: needs a file path, e.g. sqlite:./data/mds.sqlite');
+  return SqliteStore.open(path);
+}
+
+/** What an operator may see of a database URL: never its password. */
+export function describeStore(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}

@@ -1,0 +1,124 @@
+/**
+ * Scale-out backend: PostgreSQL through a pg pool. BIGINT columns come back as
+ * strings from pg by default; every value we store fits a double exactly
+ * (micro-units and epoch ms), so this pool parses them as numbers.
+ */
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { ImportSummary } from '../domain/types.js';
+import { KyselyStore } from './kysely-store.js';
+import type { Database } from './schema.js';
+import type { ImportBatch, UsageIncrement } from './store.js';
+
+const INT8_OID = 20;
+const CHUNK = 20_000;
+
+export class PostgresStore extends KyselyStore {
+  readonly dialect = 'postgres' as const;
+
+  private constructor(
+    db: Kysely<Database>,
+    readonly pool: pg.Pool,
+  ) {
+    super(db);
+  }
+
+  static open(url: string, options: { max?: number } = {}): PostgresStore {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: 2_000,
+      // A query stuck behind a dead server must fail fast enough to answer 503.
+      query_timeout: 5_000,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID
+            ? (v: string) => Number(v)
+            : pg.types.getTypeParser(oid, format as 'text')) as never,
+      },
+    });
+    // An idle client losing its server must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    return new PostgresStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool);
+  }
+
+  protected async importObservations(
+    batch: Exclude<ImportBatch, { kind: 'assets' }>,
+  ): Promise<ImportSummary> {
+    const summary: ImportSummary = {
+      kind: batch.kind,
+      received: batch.records.length,
+      inserted: 0,
+      updated: 0,
+      unchanged: 0,
+    };
+    await this.db.transaction().execute(async (trx) => {
+      if (batch.kind === 'rates') {
+        await sql`create temp table stage_rates (currency text, source text, updated_at bigint, buy bigint, sell bigint) on commit drop`.execute(
+          trx,
+        );
+        for (let i = 0; i < batch.records.length; i += CHUNK) {
+          const part = batch.records.slice(i, i + CHUNK);
+          await sql`insert into stage_rates select * from unnest(
+              ${part.map((r) => r.currency)}::text[], ${part.map((r) => r.source)}::text[],
+              ${part.map((r) => r.updatedAt)}::bigint[], ${part.map((r) => r.buy)}::bigint[],
+              ${part.map((r) => r.sell)}::bigint[])`.execute(trx);
+        }
+        const { rows } = await sql<{ existing: number; same: number }>`
+          select count(r.currency)::bigint as existing,
+                 count(*) filter (where r.buy = s.buy and r.sell = s.sell)::bigint as same
+          from stage_rates s left join rates r
+            on r.currency = s.currency and r.source = s.source and r.updated_at = s.updated_at`.execute(trx);
+        await sql`insert into rates (currency, source, updated_at, buy, sell)
+          select currency, source, updated_at, buy, sell from stage_rates
+          on conflict (currency, source, updated_at) do update set buy = excluded.buy, sell = excluded.sell
+          where rates.buy <> excluded.buy or rates.sell <> excluded.sell`.execute(trx);
+        tally(summary, rows[0]);
+      } else {
+        await sql`create temp table stage_gold (purity text, updated_at bigint, buy bigint, sell bigint) on commit drop`.execute(
+          trx,
+        );
+        for (let i = 0; i < batch.records.length; i += CHUNK) {
+          const part = batch.records.slice(i, i + CHUNK);
+          await sql`insert into stage_gold select * from unnest(
+              ${part.map((g) => g.purity)}::text[], ${part.map((g) => g.updatedAt)}::bigint[],
+              ${part.map((g) => g.buy)}::bigint[], ${part.map((g) => g.sell)}::bigint[])`.execute(trx);
+        }
+        const { rows } = await sql<{ existing: number; same: number }>`
+          select count(g.purity)::bigint as existing,
+                 count(*) filter (where g.buy = s.buy and g.sell = s.sell)::bigint as same
+          from stage_gold s left join gold g on g.purity = s.purity and g.updated_at = s.updated_at`.execute(
+          trx,
+        );
+        await sql`insert into gold (purity, updated_at, buy, sell)
+          select purity, updated_at, buy, sell from stage_gold
+          on conflict (purity, updated_at) do update set buy = excluded.buy, sell = excluded.sell
+          where gold.buy <> excluded.buy or gold.sell <> excluded.sell`.execute(trx);
+        tally(summary, rows[0]);
+      }
+      if (summary.inserted + summary.updated > 0) await this.bump(trx, 'data');
+      // Other instances refresh on the version poll; NOTIFY only shortens the wait.
+      await sql`select pg_notify('mds_changes', 'data')`.execute(trx);
+    });
+    return summary;
+  }
+
+  override async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
+    if (increments.length === 0) return;
+    // One statement for the whole tick: the group commit of every request waiting on it.
+    await sql`insert into usage (grant_id, period, used, updated_at)
+      select g, p, c, ${now} from unnest(${increments.map((i) => i.grantId)}::text[],
+        ${increments.map((i) => i.period)}::text[], ${increments.map((i) => i.count)}::bigint[]) as t(g, p, c)
+      on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`.execute(
+      this.db,
+    );
+  }
+}
+
+function tally(summary: ImportSummary, row: { existing: number; same: number } | undefined): void {
+  const existing = Number(row?.existing ?? 0);
+  const same = Number(row?.same ?? 0);
+  summary.inserted = summary.received - existing;
+  summary.updated = existing - same;
+  summary.unchanged = same;
+}

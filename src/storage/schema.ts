@@ -1,0 +1,98 @@
+/**
+ * Table shapes as Kysely sees them. Both dialects store money as BIGINT
+ * micro-units and instants as BIGINT epoch milliseconds (see domain/decimal.ts):
+ * integers compare, sort and round-trip exactly on SQLite and PostgreSQL alike.
+ */
+import type { Generated } from 'kysely';
+
+export interface AssetsTable {
+  code: string;
+  symbol: string;
+  type: string;
+  name_en: string;
+  name_fr: string;
+  name_ar: string;
+}
+
+export interface RatesTable {
+  currency: string;
+  source: string;
+  updated_at: number;
+  buy: number;
+  sell: number;
+}
+
+export interface GoldTable {
+  purity: string;
+  updated_at: number;
+  buy: number;
+  sell: number;
+}
+
+/** Change counters polled by every instance to refresh its caches. */
+export interface VersionsTable {
+  name: string;
+  value: number;
+}
+
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
+export interface AccountsTable {
+  id: string;
+  name: string | null;
+  email: string | null;
+  created_at: number;
+}
+
+export interface GrantsTable {
+  id: string;
+  account_id: string;
+  provider: string;
+  plan: string;
+  status: string;
+  /** Comma-separated, as given to the CLI (legacy umbrellas included). */
+  scopes: string;
+  valid_from: number;
+  valid_until: number;
+  monthly_request_limit: number;
+  requests_per_minute: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  public_id: string;
+  grant_id: string;
+  environment: string;
+  digest: string;
+  label: string;
+  /** Null: the key follows its grant's scopes. */
+  scopes: string | null;
+  status: string;
+  expires_at: number | null;
+  last_used_at: number | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface UsageTable {
+  grant_id: string;
+  period: string;
+  used: number;
+  updated_at: Generated<number>;
+}
+
+export interface Database {
+  assets: AssetsTable;
+  rates: RatesTable;
+  gold: GoldTable;
+  versions: VersionsTable;
+  settings: SettingsTable;
+  accounts: AccountsTable;
+  grants: GrantsTable;
+  api_keys: ApiKeysTable;
+  usage: UsageTable;
+}

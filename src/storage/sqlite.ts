@@ -1,0 +1,122 @@
+/**
+ * Embedded default: one SQLite file in WAL mode. WAL with synchronous=NORMAL
+ * makes a committed transaction survive a crash of the process (kill -9); only a
+ * power loss can take the last commits, which the embedded mode accepts.
+ *
+ * Writes that the server performs while serving (usage, lastUsedAt) and the bulk
+ * import go straight to better-sqlite3: they are synchronous, so they cannot
+ * interleave with Kysely's queued queries on the shared connection.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
+import { KyselyStore } from './kysely-store.js';
+import type { Database } from './schema.js';
+import type { ImportBatch, UsageIncrement } from './store.js';
+
+export class SqliteStore extends KyselyStore {
+  readonly dialect = 'sqlite' as const;
+
+  private constructor(private readonly raw: BetterSqlite3.Database) {
+    super(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }));
+  }
+
+  static open(path: string, options: { readonly?: boolean } = {}): SqliteStore {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const raw = new BetterSqlite3(path, { readonly: options.readonly ?? false });
+    raw.pragma('busy_timeout = 5000');
+    if (!options.readonly) {
+      raw.pragma('journal_mode = WAL');
+      raw.pragma('synchronous = NORMAL');
+    }
+    raw.pragma('foreign_keys = ON');
+    return new SqliteStore(raw);
+  }
+
+  protected async importObservations(
+    batch: Exclude<ImportBatch, { kind: 'assets' }>,
+  ): Promise<ImportSummary> {
+    const summary: ImportSummary = {
+      kind: batch.kind,
+      received: batch.records.length,
+      inserted: 0,
+      updated: 0,
+      unchanged: 0,
+    };
+    const raw = this.raw;
+    const run =
+      batch.kind === 'rates'
+        ? () => {
+            const find = raw.prepare(
+              'select buy, sell from rates where currency = ? and source = ? and updated_at = ?',
+            );
+            const insert = raw.prepare(
+              'insert into rates (currency, source, updated_at, buy, sell) values (?, ?, ?, ?, ?)',
+            );
+            const update = raw.prepare(
+              'update rates set buy = ?, sell = ? where currency = ? and source = ? and updated_at = ?',
+            );
+            for (const r of batch.records as RateObservation[]) {
+              const old = find.get(r.currency, r.source, r.updatedAt) as
+                | { buy: number; sell: number }
+                | undefined;
+              if (!old) {
+                insert.run(r.currency, r.source, r.updatedAt, r.buy, r.sell);
+                summary.inserted++;
+              } else if (old.buy !== r.buy || old.sell !== r.sell) {
+                update.run(r.buy, r.sell, r.currency, r.source, r.updatedAt);
+                summary.updated++;
+              } else summary.unchanged++;
+            }
+          }
+        : () => {
+            const find = raw.prepare('select buy, sell from gold where purity = ? and updated_at = ?');
+            const insert = raw.prepare(
+              'insert into gold (purity, updated_at, buy, sell) values (?, ?, ?, ?)',
+            );
+            const update = raw.prepare(
+              'update gold set buy = ?, sell = ? where purity = ? and updated_at = ?',
+            );
+            for (const g of batch.records as GoldObservation[]) {
+              const old = find.get(g.purity, g.updatedAt) as { buy: number; sell: number } | undefined;
+              if (!old) {
+                insert.run(g.purity, g.updatedAt, g.buy, g.sell);
+                summary.inserted++;
+              } else if (old.buy !== g.buy || old.sell !== g.sell) {
+                update.run(g.buy, g.sell, g.purity, g.updatedAt);
+                summary.updated++;
+              } else summary.unchanged++;
+            }
+          };
+    raw.transaction(() => {
+      run();
+      if (summary.inserted + summary.updated > 0) {
+        raw.prepare("update versions set value = value + 1 where name = 'data'").run();
+      }
+    })();
+    return summary;
+  }
+
+  override async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
+    if (increments.length === 0) return;
+    const upsert = this.raw.prepare(
+      `insert into usage (grant_id, period, used, updated_at) values (?, ?, ?, ?)
+       on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
+    );
+    this.raw.transaction(() => {
+      for (const inc of increments) upsert.run(inc.grantId, inc.period, inc.count, now);
+    })();
+  }
+
+  override async touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void> {
+    if (uses.length === 0) return;
+    const touch = this.raw.prepare(
+      'update api_keys set last_used_at = ? where public_id = ? and (last_used_at is null or last_used_at < ?)',
+    );
+    this.raw.transaction(() => {
+      for (const u of uses) touch.run(u.at, u.publicId, u.at);
+    })();
+  }
+}

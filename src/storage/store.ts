@@ -1,0 +1,142 @@
+/**
+ * The one storage interface. Two backends implement it (SQLite for the embedded
+ * default, PostgreSQL for scale-out) and one contract suite tests both
+ * (test/storage.contract.test.ts).
+ */
+import type {
+  Asset,
+  GoldObservation,
+  ImportSummary,
+  Purity,
+  RateObservation,
+  Source,
+} from '../domain/types.js';
+
+export type StoreDialect = 'sqlite' | 'postgres';
+
+export const GRANT_STATUSES = ['active', 'suspended', 'cancelled'] as const;
+export type GrantStatus = (typeof GRANT_STATUSES)[number];
+export const KEY_STATUSES = ['active', 'revoked'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+
+export interface AccountRecord {
+  id: string;
+  name: string | null;
+  email: string | null;
+  createdAt: number;
+}
+
+export interface GrantRecord {
+  id: string;
+  accountId: string;
+  provider: string;
+  plan: string;
+  status: GrantStatus;
+  /** As stored: may hold legacy umbrellas and, from older writers, unknown strings. */
+  scopes: string[];
+  validFrom: number;
+  validUntil: number;
+  monthlyRequestLimit: number;
+  requestsPerMinute: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface KeyRecord {
+  publicId: string;
+  grantId: string;
+  environment: 'live' | 'test';
+  digest: string;
+  label: string;
+  /** Null: the key follows its grant's scopes. */
+  scopes: string[] | null;
+  status: KeyStatus;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface RateHistoryQuery {
+  currency: string;
+  source: Source;
+  from: number;
+  to: number;
+  /** Keyset position: only records strictly older than this instant. */
+  before?: number;
+  limit: number;
+}
+
+export interface GoldHistoryQuery {
+  from: number;
+  to: number;
+  /** Keyset position: the last record of the previous page. */
+  after?: { updatedAt: number; purity: Purity };
+  limit: number;
+}
+
+export type ImportBatch =
+  | { kind: 'assets'; records: Asset[] }
+  | { kind: 'rates'; records: RateObservation[] }
+  | { kind: 'gold'; records: GoldObservation[] };
+
+export interface UsageIncrement {
+  grantId: string;
+  period: string;
+  count: number;
+}
+
+export interface Versions {
+  data: number;
+  access: number;
+}
+
+export interface GrantPatch {
+  status?: GrantStatus;
+  scopes?: string[];
+  monthlyRequestLimit?: number;
+  requestsPerMinute?: number;
+  validUntil?: number;
+}
+
+export interface Store {
+  readonly dialect: StoreDialect;
+  /** Applies pending migrations; returns the names applied. */
+  migrate(): Promise<string[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** Change counters: `data` moves on every import, `access` on every account change. */
+  versions(): Promise<Versions>;
+  setting(name: string): Promise<string | undefined>;
+
+  // Market data
+  listAssets(): Promise<Asset[]>;
+  /** Newest observation of every (currency, source) series. */
+  latestRates(): Promise<RateObservation[]>;
+  rateHistory(query: RateHistoryQuery): Promise<RateObservation[]>;
+  /** Newest record of every purity. */
+  latestGold(): Promise<GoldObservation[]>;
+  goldHistory(query: GoldHistoryQuery): Promise<GoldObservation[]>;
+  /** Codes referenced by `records` that are not in the asset directory. */
+  unknownAssets(codes: readonly string[]): Promise<string[]>;
+  /** All or nothing, idempotent: the same record twice changes nothing. */
+  import(batch: ImportBatch): Promise<ImportSummary>;
+
+  // Accounts, grants, keys
+  createAccount(account: AccountRecord): Promise<void>;
+  getAccount(id: string): Promise<AccountRecord | undefined>;
+  createGrant(grant: GrantRecord): Promise<void>;
+  getGrant(id: string): Promise<GrantRecord | undefined>;
+  updateGrant(id: string, patch: GrantPatch, now: number): Promise<GrantRecord | undefined>;
+  createKey(key: KeyRecord): Promise<void>;
+  getKey(publicId: string): Promise<KeyRecord | undefined>;
+  listKeys(grantId?: string): Promise<KeyRecord[]>;
+  revokeKey(publicId: string, now: number): Promise<KeyRecord | undefined>;
+  /** Best-effort `lastUsedAt` updates; never moves a timestamp backwards. */
+  touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void>;
+  countAccounts(): Promise<number>;
+
+  // Durable usage
+  addUsage(increments: readonly UsageIncrement[], now: number): Promise<void>;
+  getUsage(grantId: string, period: string): Promise<number>;
+}

@@ -1,0 +1,596 @@
+import { describe, expect, it } from 'vitest';
+import { parseMicros } from '../src/domain/decimal.js';
+import { detectFormat, type ImportFormat, parseImport } from '../src/domain/import-parse.js';
+
+const T0 = '2026-01-10T09:00:00.000Z';
+const T0_MS = Date.UTC(2026, 0, 10, 9, 0, 0, 0);
+const T1 = '2026-01-10T10:00:00Z';
+const T1_MS = Date.UTC(2026, 0, 10, 10, 0, 0, 0);
+
+const MSG_CODE = 'must be an uppercase asset code (2-10 of A-Z, 0-9)';
+const MSG_AMOUNT = 'must be a positive decimal number with at most 6 decimal places';
+const MSG_TS = 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-21T09:00:00.000Z';
+
+const rate = (over: Record<string, unknown> = {}) => ({
+  currency: 'EUR',
+  source: 'parallel',
+  buy: '241.5',
+  sell: '243',
+  updatedAt: T0,
+  ...over,
+});
+
+const ndjson = (...rows: unknown[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
+
+/** Problems for a single rates NDJSON line built from `rate(over)`. */
+function rateProblems(over: Record<string, unknown>): string[] {
+  const r = parseImport('rates', ndjson(rate(over)), 'ndjson');
+  for (const p of r.problems) expect(p.line).toBe(1);
+  return r.problems.map((p) => p.message);
+}
+
+function tsProblems(updatedAt: unknown): string[] {
+  return rateProblems({ updatedAt });
+}
+
+describe('detectFormat', () => {
+  it('uses the file extension first', () => {
+    expect(detectFormat('{}', 'a.csv')).toBe('csv');
+    expect(detectFormat('a,b', 'rates.NDJSON')).toBe('ndjson');
+    expect(detectFormat('a,b', 'rates.jsonl')).toBe('ndjson');
+    expect(detectFormat('a,b', '/tmp/x/rates.json')).toBe('json');
+  });
+
+  it('falls back to the first non-blank character', () => {
+    expect(detectFormat('\uFEFF\n  [ {"a":1} ]')).toBe('json');
+    expect(detectFormat('\r\n{"a":1}\n', '-')).toBe('ndjson');
+    expect(detectFormat('currency,source\n', 'rates.txt')).toBe('csv');
+    expect(detectFormat('')).toBe('csv');
+  });
+});
+
+describe('rates', () => {
+  const expected = [
+    { currency: 'EUR', source: 'parallel', buy: 241_500_000, sell: 243_000_000, updatedAt: T0_MS },
+    { currency: 'USD', source: 'official', buy: 134_123_456, sell: 135_000_000, updatedAt: T1_MS },
+  ];
+
+  it('parses NDJSON (numbers and strings, blank lines, trailing newline)', () => {
+    const text = `${JSON.stringify(rate())}\n\n   \n${JSON.stringify(rate({ currency: 'USD', source: 'official', buy: 134.123456, sell: 135, updatedAt: T1 }))}\n`;
+    const r = parseImport('rates', text, 'ndjson');
+    expect(r).toEqual({ kind: 'rates', records: expected, problems: [] });
+  });
+
+  it('parses NDJSON with a BOM, CRLF line ends and no trailing newline', () => {
+    const text = `\uFEFF${JSON.stringify(rate())}\r\n\r\n${JSON.stringify(rate({ currency: 'USD', source: 'official', buy: '134.123456', sell: '135.000000', updatedAt: T1 }))}`;
+    const r = parseImport('rates', text, 'ndjson');
+    expect(r.problems).toEqual([]);
+    expect(r.records).toEqual(expected);
+  });
+
+  it('parses CSV with columns in any order, BOM and CRLF', () => {
+    const text = `\uFEFFupdatedAt,currency,sell,buy,source\r\n${T0},EUR,243,241.5,parallel\r\n\r\n${T1},USD,135,134.123456,official\r\n`;
+    const r = parseImport('rates', text, 'csv');
+    expect(r.problems).toEqual([]);
+    expect(r.records).toEqual(expected);
+  });
+
+  it('parses a JSON array', () => {
+    const text = `\uFEFF${JSON.stringify([rate(), rate({ currency: 'USD', source: 'official', buy: 134.123456, sell: 135, updatedAt: T1 })], null, 2)}`;
+    const r = parseImport('rates', text, 'json');
+    expect(r.problems).toEqual([]);
+    expect(r.records).toEqual(expected);
+  });
+
+  it('reports every rule for currency, source, buy and sell', () => {
+    expect(rateProblems({ currency: 'eur' })).toEqual([`currency: ${MSG_CODE}`]);
+    expect(rateProblems({ currency: 'E' })).toEqual([`currency: ${MSG_CODE}`]);
+    expect(rateProblems({ currency: 'ABCDEFGHIJK' })).toEqual([`currency: ${MSG_CODE}`]);
+    expect(rateProblems({ currency: 42 })).toEqual([`currency: ${MSG_CODE}`]);
+    expect(rateProblems({ currency: 'USDT10' })).toEqual([]);
+    expect(rateProblems({ source: 'black' })).toEqual([
+      'source: must be one of parallel, official, transfer',
+    ]);
+    expect(rateProblems({ source: 'transfer' })).toEqual([]);
+    for (const bad of [
+      0,
+      '0',
+      '0.000000',
+      -1,
+      '-1',
+      '1.1234567',
+      1.1234567,
+      '1e3',
+      1e-7,
+      '',
+      'abc',
+      null,
+      true,
+      '01',
+    ]) {
+      expect(rateProblems({ buy: bad }), String(bad)).toEqual([`buy: ${MSG_AMOUNT}`]);
+    }
+    expect(rateProblems({ sell: '1000000000.5' })).toEqual(['sell: must not exceed 1000000000']);
+    expect(rateProblems({ sell: '0.000001' })).toEqual([]);
+    expect(rateProblems({ sell: '1000000000' })).toEqual([]);
+  });
+
+  it('reports unknown and missing fields', () => {
+    const { sell: _, ...noSell } = rate();
+    const r = parseImport('rates', ndjson({ ...noSell, foo: 1, bar: 2 }), 'ndjson');
+    expect(r.problems).toEqual([
+      { line: 1, message: 'unknown field "foo"' },
+      { line: 1, message: 'unknown field "bar"' },
+      { line: 1, message: 'missing field "sell"' },
+    ]);
+    expect(r.records).toEqual([]);
+  });
+
+  it('reports every problem of a record together', () => {
+    expect(rateProblems({ currency: 'x', source: 'y', buy: -1, sell: 'z', updatedAt: '2026-01-01' })).toEqual(
+      [
+        `currency: ${MSG_CODE}`,
+        'source: must be one of parallel, official, transfer',
+        `buy: ${MSG_AMOUNT}`,
+        `sell: ${MSG_AMOUNT}`,
+        `updatedAt: ${MSG_TS}`,
+      ],
+    );
+  });
+
+  it('checks every record and sorts problems by line', () => {
+    const text = [
+      JSON.stringify(rate({ currency: 'usd' })),
+      JSON.stringify(rate({ currency: 'USD' })),
+      '',
+      '{"currency": "EUR", oops}',
+      '[1, 2]',
+      '42',
+      JSON.stringify(rate({ currency: 'GBP', buy: '1.1234567' })),
+    ].join('\n');
+    const r = parseImport('rates', text, 'ndjson');
+    expect(r.problems.map((p) => p.line)).toEqual([1, 4, 5, 6, 7]);
+    expect(r.problems[0]?.message).toBe(`currency: ${MSG_CODE}`);
+    expect(r.problems[1]?.message).toMatch(/^invalid JSON: /);
+    expect(r.problems[1]?.message).not.toContain('oops}'); // no echo of the input
+    expect(r.problems[2]?.message).toBe('record must be a JSON object');
+    expect(r.problems[3]?.message).toBe('record must be a JSON object');
+    expect(r.problems[4]?.message).toBe(`buy: ${MSG_AMOUNT}`);
+    expect(r.records.map((x) => x.currency)).toEqual(['USD']);
+  });
+
+  it('computes the same micro-units as parseMicros', () => {
+    const values: unknown[] = ['0.1', '7', '123456789', '123456789.123456', '999999999.999999', '1000000000'];
+    values.push(
+      '1000000000.000001',
+      '1234567890',
+      ' 12.5 ',
+      '12.50',
+      '0.000001',
+      '0.0000001',
+      '00.5',
+      '.5',
+      '5.',
+    );
+    values.push(0.1, 7, 123.456789, 999999999.999999, 1e9, 1e21, 1.5e-7, '+1', '1_0', '١٢');
+    for (let i = 0; i < 300; i++) {
+      const whole = Math.floor(Math.random() * 10 ** Math.floor(Math.random() * 11));
+      const frac = String(Math.floor(Math.random() * 1e8)).slice(0, Math.floor(Math.random() * 8));
+      values.push(frac ? `${whole}.${frac}` : String(whole), Number(frac ? `${whole}.${frac}` : whole));
+    }
+    for (const v of values) {
+      const expected = parseMicros(v);
+      const r = parseImport('rates', ndjson(rate({ buy: v })), 'ndjson');
+      if (expected !== null && expected > 0) {
+        expect(r.records[0]?.buy, String(v)).toBe(expected);
+      } else {
+        expect(r.records, String(v)).toEqual([]);
+        expect(r.problems[0]?.message, String(v)).toMatch(/^buy: /);
+      }
+    }
+  });
+});
+
+describe('updatedAt', () => {
+  it('accepts Z and offsets and converts to epoch ms exactly', () => {
+    const at = (updatedAt: string) =>
+      parseImport('rates', ndjson(rate({ updatedAt })), 'ndjson').records[0]?.updatedAt;
+    expect(at('2026-01-10T09:00:00Z')).toBe(T0_MS);
+    expect(at('2026-01-10T09:00:00.1Z')).toBe(T0_MS + 100);
+    expect(at('2026-01-10T09:00:00.12Z')).toBe(T0_MS + 120);
+    expect(at('2026-01-10T09:00:00.123Z')).toBe(T0_MS + 123);
+    expect(at('2026-01-10T10:00:00+01:00')).toBe(T0_MS);
+    expect(at('2026-01-10T04:30:00.007-04:30')).toBe(T0_MS + 7);
+    expect(at('2026-01-10T09:00:00-00:00')).toBe(T0_MS);
+    expect(at('2024-02-29T00:00:00Z')).toBe(Date.UTC(2024, 1, 29));
+    expect(at('2000-02-29T23:59:59.999Z')).toBe(Date.UTC(2000, 1, 29, 23, 59, 59, 999));
+    expect(at('1990-01-01T00:00:00Z')).toBe(Date.UTC(1990, 0, 1));
+  });
+
+  it('rejects malformed timestamps', () => {
+    for (const bad of [
+      '2026-01-10T09:00:00',
+      '2026-01-10T09:00Z',
+      '2026-01-10 09:00:00Z',
+      '2026-01-10t09:00:00z',
+      '2026-01-10T09:00:00.Z',
+      '2026-01-10T09:00:00+0100',
+      '2026-01-10T09:00:00+01',
+      '2026-1-10T09:00:00Z',
+      '2026-01-10T09:00:00ZZ',
+      '2026-01-10',
+      '',
+      1768035600000,
+      null,
+    ]) {
+      expect(tsProblems(bad), String(bad)).toEqual([`updatedAt: ${MSG_TS}`]);
+    }
+  });
+
+  it('rejects more than millisecond precision with its own message', () => {
+    expect(tsProblems('2026-01-10T09:00:00.1234Z')).toEqual([
+      'updatedAt: must not be more precise than milliseconds (at most 3 fractional digits)',
+    ]);
+  });
+
+  it('rejects dates and times that do not exist', () => {
+    expect(tsProblems('2025-02-30T00:00:00Z')).toEqual([
+      'updatedAt: 2025-02-30 is not a valid calendar date',
+    ]);
+    expect(tsProblems('2023-02-29T00:00:00Z')).toEqual([
+      'updatedAt: 2023-02-29 is not a valid calendar date',
+    ]);
+    expect(tsProblems('2100-02-29T00:00:00Z')).toHaveLength(1);
+    expect(tsProblems('2025-04-31T00:00:00Z')).toHaveLength(1);
+    expect(tsProblems('2025-13-01T00:00:00Z')).toHaveLength(1);
+    expect(tsProblems('2025-00-10T00:00:00Z')).toHaveLength(1);
+    expect(tsProblems('2025-01-00T00:00:00Z')).toHaveLength(1);
+    expect(tsProblems('2025-01-10T24:00:00Z')).toEqual(['updatedAt: 24:00:00 is not a valid time of day']);
+    expect(tsProblems('2025-01-10T23:60:00Z')).toHaveLength(1);
+    expect(tsProblems('2025-01-10T23:59:60Z')).toHaveLength(1);
+    expect(tsProblems('2025-01-10T23:59:59+24:00')).toEqual([
+      'updatedAt: +24:00 is not a valid time zone offset',
+    ]);
+  });
+
+  it('rejects years before 1990 and more than one day ahead', () => {
+    expect(tsProblems('1989-12-31T23:59:59.999Z')).toEqual(['updatedAt: must not be before 1990']);
+    expect(tsProblems('1990-01-01T00:30:00+01:00')).toEqual(['updatedAt: must not be before 1990']);
+    expect(tsProblems('0099-01-01T00:00:00Z')).toEqual(['updatedAt: must not be before 1990']);
+    const soon = new Date(Date.now() + 23 * 3_600_000).toISOString();
+    expect(tsProblems(soon)).toEqual([]);
+    const later = new Date(Date.now() + 25 * 3_600_000).toISOString();
+    expect(tsProblems(later)).toEqual(['updatedAt: must not be more than 1 day in the future']);
+  });
+});
+
+describe('gold', () => {
+  const expected = [
+    { purity: '18K', buy: 14_000_000_000, sell: 14_500_000_000, updatedAt: T0_MS },
+    { purity: '24K', buy: 18_650_250_000, sell: 19_000_000_000, updatedAt: T0_MS },
+  ];
+  const rows = [
+    { purity: '18K', buy: 14000, sell: '14500', updatedAt: T0 },
+    { purity: '24K', buy: '18650.25', sell: 19000, updatedAt: T0 },
+  ];
+
+  it('parses NDJSON, CSV and JSON', () => {
+    expect(parseImport('gold', ndjson(...rows), 'ndjson')).toEqual({
+      kind: 'gold',
+      records: expected,
+      problems: [],
+    });
+    const csv = `purity,buy,sell,updatedAt\n18K,14000,14500,${T0}\n24K,18650.25,19000,${T0}\n`;
+    expect(parseImport('gold', csv, 'csv')).toEqual({ kind: 'gold', records: expected, problems: [] });
+    expect(parseImport('gold', JSON.stringify(rows), 'json')).toEqual({
+      kind: 'gold',
+      records: expected,
+      problems: [],
+    });
+  });
+
+  it('validates purity, amounts and fields', () => {
+    const r = parseImport(
+      'gold',
+      ndjson({ purity: '22K', buy: '0', sell: 1, updatedAt: T0, currency: 'XAU' }, { purity: '21K', buy: 1 }),
+      'ndjson',
+    );
+    expect(r.problems).toEqual([
+      { line: 1, message: 'unknown field "currency"' },
+      { line: 1, message: 'purity: must be one of 18K, 21K, 24K' },
+      { line: 1, message: `buy: ${MSG_AMOUNT}` },
+      { line: 2, message: 'missing field "sell"' },
+      { line: 2, message: 'missing field "updatedAt"' },
+    ]);
+  });
+
+  it('collapses identical duplicates and reports conflicting ones', () => {
+    const r = parseImport(
+      'gold',
+      ndjson(
+        { purity: '18K', buy: 1, sell: 2, updatedAt: T0 },
+        { purity: '18K', buy: '1.0', sell: '2', updatedAt: '2026-01-10T10:00:00+01:00' },
+        { purity: '21K', buy: 1, sell: 2, updatedAt: T0 },
+        { purity: '18K', buy: 1, sell: 3, updatedAt: T0 },
+      ),
+      'ndjson',
+    );
+    expect(r.records).toHaveLength(2);
+    expect(r.problems).toEqual([{ line: 4, message: 'duplicate of line 1 with different values' }]);
+  });
+});
+
+describe('assets', () => {
+  const usd = {
+    code: 'USD',
+    symbol: '$',
+    names: { en: 'US dollar', fr: 'Dollar américain', ar: 'دولار أمريكي' },
+    type: 'currency',
+  };
+  const xau = {
+    code: 'XAU',
+    symbol: 'oz',
+    names: { en: 'Gold, "troy"', fr: 'Or', ar: 'ذهب' },
+    type: 'metal',
+  };
+
+  it('parses NDJSON and JSON', () => {
+    expect(parseImport('assets', ndjson(usd, xau), 'ndjson')).toEqual({
+      kind: 'assets',
+      records: [usd, xau],
+      problems: [],
+    });
+    expect(parseImport('assets', JSON.stringify([usd, xau], null, 4), 'json').records).toEqual([usd, xau]);
+  });
+
+  it('parses CSV with quoted fields (commas, doubled quotes, newlines)', () => {
+    const text = [
+      'code,symbol,type,name_en,name_fr,name_ar',
+      'USD,$,currency,US dollar,Dollar américain,دولار أمريكي',
+      'XAU,oz,metal,"Gold, ""troy""",Or,"ذهب"',
+      'BTC,₿,crypto,"Bit',
+      'coin",Bitcoin,بيتكوين',
+      'bad,x,crypto,a,b,c',
+    ].join('\r\n');
+    const r = parseImport('assets', text, 'csv');
+    expect(r.records).toEqual([
+      usd,
+      xau,
+      {
+        code: 'BTC',
+        symbol: '₿',
+        names: { en: 'Bit\r\ncoin', fr: 'Bitcoin', ar: 'بيتكوين' },
+        type: 'crypto',
+      },
+    ]);
+    // The quoted newline spans lines 4-5, so the bad row is on line 6.
+    expect(r.problems).toEqual([{ line: 6, message: `code: ${MSG_CODE}` }]);
+  });
+
+  it('validates symbol, names and type', () => {
+    const r = parseImport(
+      'assets',
+      ndjson(
+        { ...usd, symbol: '' },
+        { ...usd, code: 'EUR', symbol: 'x'.repeat(17), type: 'fiat' },
+        { ...usd, code: 'GBP', names: { en: '', fr: 'y'.repeat(201), de: 'Pfund' } },
+        { ...usd, code: 'CHF', names: 'Swiss franc' },
+        { code: 'JPY' },
+        { ...usd, code: 'CNY', symbol: '¥'.repeat(16), names: { ...usd.names, ar: '  ' } },
+      ),
+      'ndjson',
+    );
+    expect(r.problems).toEqual([
+      { line: 1, message: 'symbol: must be a non-empty string of at most 16 characters' },
+      { line: 2, message: 'symbol: must be a non-empty string of at most 16 characters' },
+      { line: 2, message: 'type: must be one of currency, metal, crypto' },
+      { line: 3, message: 'unknown field "names.de"' },
+      { line: 3, message: 'names.en: must be a non-empty string of at most 200 characters' },
+      { line: 3, message: 'names.fr: must be a non-empty string of at most 200 characters' },
+      { line: 3, message: 'missing field "names.ar"' },
+      { line: 4, message: 'names: must be an object with en, fr and ar' },
+      { line: 5, message: 'missing field "symbol"' },
+      { line: 5, message: 'missing field "names"' },
+      { line: 5, message: 'missing field "type"' },
+      { line: 6, message: 'names.ar: must be a non-empty string of at most 200 characters' },
+    ]);
+  });
+
+  it('names CSV columns in messages', () => {
+    const r = parseImport(
+      'assets',
+      `code,symbol,type,name_en,name_fr,name_ar\nUSD,$,currency,,Dollar,دولار\n`,
+      'csv',
+    );
+    expect(r.problems).toEqual([
+      { line: 2, message: 'name_en: must be a non-empty string of at most 200 characters' },
+    ]);
+  });
+
+  it('collapses identical duplicates and reports conflicting ones', () => {
+    const r = parseImport('assets', ndjson(usd, xau, usd, { ...usd, symbol: 'US$' }), 'ndjson');
+    expect(r.records).toEqual([usd, xau]);
+    expect(r.problems).toEqual([{ line: 4, message: 'duplicate of line 1 with different values' }]);
+  });
+});
+
+describe('CSV', () => {
+  const header = 'currency,source,buy,sell,updatedAt';
+
+  it('requires exactly the listed columns: one problem on line 1 and no records', () => {
+    const unknown = parseImport('rates', `${header},note\nEUR,parallel,1,2,${T0},x\n`, 'csv');
+    expect(unknown.records).toEqual([]);
+    expect(unknown.problems).toHaveLength(1);
+    expect(unknown.problems[0]?.line).toBe(1);
+    expect(unknown.problems[0]?.message).toContain('unknown column "note"');
+
+    const missing = parseImport('rates', `currency,source,buy,updatedAt\nEUR,parallel,1,${T0}\n`, 'csv');
+    expect(missing.records).toEqual([]);
+    expect(missing.problems).toHaveLength(1);
+    expect(missing.problems[0]?.line).toBe(1);
+    expect(missing.problems[0]?.message).toContain('missing column "sell"');
+
+    const dup = parseImport('gold', 'purity,buy,sell,updatedAt,buy\n', 'csv');
+    expect(dup.problems).toHaveLength(1);
+    expect(dup.problems[0]?.message).toContain('duplicate column "buy"');
+
+    expect(parseImport('gold', '', 'csv').problems).toEqual([
+      { line: 1, message: 'missing header row (expected purity,buy,sell,updatedAt)' },
+    ]);
+  });
+
+  it('reports rows with the wrong number of fields and malformed quoting', () => {
+    const text = [
+      header,
+      `EUR,parallel,1,2`,
+      `"EUR"x,parallel,1,2,${T0}`,
+      `EUR,par"allel,1,2,${T0}`,
+      `"USD","official","1,5",2,${T0}`,
+      `GBP,parallel,1,2,${T0}`,
+      `CHF,"parallel,1,2,${T0}`,
+    ].join('\n');
+    const r = parseImport('rates', text, 'csv');
+    expect(r.problems).toEqual([
+      { line: 2, message: 'expected 5 fields, found 4' },
+      { line: 3, message: 'malformed CSV: unexpected character after a closing quote' },
+      { line: 4, message: 'malformed CSV: quote inside an unquoted field' },
+      { line: 5, message: `buy: ${MSG_AMOUNT}` },
+      { line: 7, message: 'malformed CSV: unterminated quoted field' },
+    ]);
+    expect(r.records.map((x) => x.currency)).toEqual(['GBP']);
+  });
+
+  it('handles quoted empty fields, a quoted last field and no final newline', () => {
+    const r = parseImport(
+      'rates',
+      `${header}\n"EUR","parallel","1","2","${T0}"\r\n"",parallel,1,2,"${T0}"`,
+      'csv',
+    );
+    expect(r.records).toHaveLength(1);
+    expect(r.problems).toEqual([{ line: 3, message: `currency: ${MSG_CODE}` }]);
+  });
+
+  it('reports duplicates with their lines', () => {
+    const text = [
+      header,
+      `EUR,parallel,1,2,${T1}`,
+      `EUR,parallel,1,2,${T0}`,
+      `EUR,official,1,2,${T0}`,
+      `EUR,parallel,1.000,2.0,${T0}`,
+      `EUR,parallel,1,2.5,2026-01-10T11:00:00+02:00`,
+    ].join('\n');
+    const r = parseImport('rates', text, 'csv');
+    expect(r.records).toHaveLength(3);
+    expect(r.problems).toEqual([{ line: 6, message: 'duplicate of line 3 with different values' }]);
+  });
+});
+
+describe('JSON array', () => {
+  it('locates bad elements of a pretty-printed array by their first line', () => {
+    const rows = [
+      rate(),
+      rate({ currency: 'usd' }),
+      { note: 'a "[tricky]", {string}\\' },
+      7,
+      rate({ buy: '-1' }),
+    ];
+    const text = JSON.stringify(rows, null, 2);
+    const lines = text.split('\n');
+    const startOf = (n: number) => {
+      // The n-th element (0-based) starts at the n-th line indented by exactly two spaces + a value.
+      let seen = -1;
+      for (let i = 0; i < lines.length; i++) {
+        if (/^ {2}[^ \]}]/.test(lines[i] as string) && ++seen === n) return i + 1;
+      }
+      throw new Error('not found');
+    };
+    const r = parseImport('rates', text, 'json');
+    expect(r.problems).toEqual([
+      { line: startOf(1), message: `currency: ${MSG_CODE}` },
+      { line: startOf(2), message: 'unknown field "note"' },
+      { line: startOf(2), message: 'missing field "currency"' },
+      { line: startOf(2), message: 'missing field "source"' },
+      { line: startOf(2), message: 'missing field "buy"' },
+      { line: startOf(2), message: 'missing field "sell"' },
+      { line: startOf(2), message: 'missing field "updatedAt"' },
+      { line: startOf(3), message: 'array element must be a JSON object' },
+      { line: startOf(4), message: `buy: ${MSG_AMOUNT}` },
+    ]);
+    expect(startOf(1)).toBe(9);
+    expect(r.records).toHaveLength(1);
+  });
+
+  it('handles hand-formatted arrays with nested values and elements sharing a line', () => {
+    const text = `\uFEFF\r\n[\r\n  ${JSON.stringify(rate())}, ${JSON.stringify(rate({ currency: 'x' }))},\r\n\r\n  [1, {"a": [2]}],\r\n  ${JSON.stringify(rate({ source: 's' }))}\r\n]\r\n`;
+    const r = parseImport('rates', text, 'json');
+    expect(r.problems).toEqual([
+      { line: 3, message: `currency: ${MSG_CODE}` },
+      { line: 5, message: 'array element must be a JSON object' },
+      { line: 6, message: 'source: must be one of parallel, official, transfer' },
+    ]);
+  });
+
+  it('reports every element of a single-line array on line 1', () => {
+    const r = parseImport('rates', JSON.stringify([rate({ buy: 0 }), rate({ sell: 0 })]), 'json');
+    expect(r.problems).toEqual([
+      { line: 1, message: `buy: ${MSG_AMOUNT}` },
+      { line: 1, message: `sell: ${MSG_AMOUNT}` },
+    ]);
+  });
+
+  it('reports invalid JSON and a non-array document', () => {
+    const bad = parseImport('rates', '[\n  {"currency": "EUR"},\n  {"currency": }\n]', 'json');
+    expect(bad.records).toEqual([]);
+    expect(bad.problems).toHaveLength(1);
+    expect(bad.problems[0]?.message).toMatch(/^invalid JSON: /);
+    expect(bad.problems[0]?.line).toBe(3);
+    expect(bad.problems[0]?.message).not.toContain('position');
+    const lineOf = (text: string) => parseImport('rates', text, 'json').problems.map((p) => p.line);
+    expect(lineOf('[\n  {"a": 1},\n  {"a": "x\\"}"},\n  {"a" 1}\n]')).toEqual([4]);
+    expect(lineOf('[\n  {"a": 1},\n  {"a": 2}\n  {"a": 3}\n]')).toEqual([4]);
+    expect(lineOf('[\n  {"a": 1},\n  {"a": 2},\n]')).toEqual([4]);
+    expect(lineOf('[\n  {"a": 1}\n] x')).toEqual([3]);
+    expect(lineOf('')).toEqual([1]);
+    expect(parseImport('rates', '\n{"currency": "EUR"}', 'json').problems).toEqual([
+      { line: 2, message: 'the document must be a JSON array of objects' },
+    ]);
+    expect(parseImport('rates', '[]', 'json')).toEqual({ kind: 'rates', records: [], problems: [] });
+  });
+});
+
+describe('duplicates out of order', () => {
+  it('finds duplicates when a series goes back in time', () => {
+    const rows = [T1, T0, '2026-01-10T11:00:00Z', T0, T1].map((updatedAt, i) =>
+      rate({ updatedAt, buy: i === 4 ? '9' : '241.5' }),
+    );
+    const r = parseImport('rates', ndjson(...rows), 'ndjson');
+    expect(r.records.map((x) => x.updatedAt)).toEqual([T1_MS, T0_MS, Date.UTC(2026, 0, 10, 11)]);
+    expect(r.problems).toEqual([{ line: 5, message: 'duplicate of line 1 with different values' }]);
+  });
+});
+
+describe('scale', () => {
+  it.each(['ndjson', 'csv'] as ImportFormat[])('parses 200k %s rate lines quickly', (format) => {
+    const n = 200_000;
+    const base = Date.UTC(2025, 0, 1);
+    const parts: string[] = format === 'csv' ? ['currency,source,buy,sell,updatedAt'] : [];
+    const currencies = ['USD', 'EUR', 'GBP', 'CAD'];
+    for (let i = 0; i < n; i++) {
+      const c = currencies[i % 4] as string;
+      const t = new Date(base + Math.floor(i / 4) * 60_000).toISOString();
+      const buy = (100 + (i % 1000) / 100).toFixed(2);
+      parts.push(
+        format === 'csv'
+          ? `${c},parallel,${buy},250,${t}`
+          : JSON.stringify({ currency: c, source: 'parallel', buy, sell: '250', updatedAt: t }),
+      );
+    }
+    const text = `${parts.join('\n')}\n`;
+    const started = performance.now();
+    const r = parseImport('rates', text, format);
+    const elapsed = performance.now() - started;
+    expect(r.problems).toEqual([]);
+    expect(r.records).toHaveLength(n);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+});
