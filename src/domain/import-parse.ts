@@ -195,11 +195,16 @@ function parseTimestamp(value: unknown, latest: number): number | string {
  * decimals, nothing else), where it computes the same exact integer; every other input goes
  * to `parseMicros` itself.
  */
-export function toMicros(value: unknown): number | null {
+function toMicros(value: unknown): number | null {
   let text: string;
   if (typeof value === 'string') text = value;
-  else if (typeof value === 'number' && value >= 0 && value < MAX_AMOUNT) text = String(value);
-  else return parseMicros(value);
+  else if (typeof value === 'number' && value >= 0 && value < MAX_AMOUNT) {
+    // The double nearest to m·10⁻⁶ prints with at most 6 decimals, which is what parseMicros
+    // accepts; below 1e9 the product is within 0.2 of m, so the rounding finds m exactly.
+    const m = Math.round(value * SCALE);
+    if (m / SCALE === value) return m;
+    return parseMicros(value);
+  } else return parseMicros(value);
   const n = text.length;
   let i = 0;
   let whole = 0;
@@ -272,9 +277,67 @@ interface KindSpec<T> {
  * times are only indexed once a record arrives out of order.
  */
 interface Series {
+  /** Small integer naming the series in the `TimeIndex`. */
+  id: number;
   last: number;
-  indices: number[];
-  byTime: Map<number, number> | null;
+  /** Records of the series while it is in time order; null once indexed. */
+  indices: number[] | null;
+}
+
+/**
+ * Open-addressing hash table from (series id, epoch ms) to a record index: typed arrays, no
+ * per-entry allocation, so that even a shuffled million-line import stays fast.
+ */
+class TimeIndex {
+  private mask = 1023;
+  private size = 0;
+  private times = new Float64Array(1024);
+  private ids = new Int32Array(1024);
+  private values = new Int32Array(1024).fill(-1);
+
+  private slot(id: number, time: number): number {
+    let h = (time | 0) ^ Math.imul((time / 4_294_967_296) | 0, 0x9e3779b1) ^ Math.imul(id, 0x85ebca6b);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x45d9f3b);
+    h ^= h >>> 16;
+    return h & this.mask;
+  }
+
+  /** The value stored for the key, or -1 after storing `value` for it. */
+  getOrInsert(id: number, time: number, value: number): number {
+    let i = this.slot(id, time);
+    for (;;) {
+      const v = this.values[i] as number;
+      if (v === -1) break;
+      if (this.times[i] === time && this.ids[i] === id) return v;
+      i = (i + 1) & this.mask;
+    }
+    this.times[i] = time;
+    this.ids[i] = id;
+    this.values[i] = value;
+    if (++this.size * 2 > this.mask) this.grow();
+    return -1;
+  }
+
+  private grow(): void {
+    const { times, ids, values } = this;
+    const capacity = (this.mask + 1) * 2;
+    this.mask = capacity - 1;
+    this.times = new Float64Array(capacity);
+    this.ids = new Int32Array(capacity);
+    this.values = new Int32Array(capacity).fill(-1);
+    for (let j = 0; j < values.length; j++) {
+      const v = values[j] as number;
+      if (v === -1) continue;
+      const id = ids[j] as number;
+      const time = times[j] as number;
+      let i = this.slot(id, time);
+      while (this.values[i] !== -1) i = (i + 1) & this.mask;
+      this.times[i] = time;
+      this.ids[i] = id;
+      this.values[i] = v;
+    }
+  }
 }
 
 interface RecordSink extends Sink {
@@ -285,6 +348,8 @@ class Collector<T> implements RecordSink {
   readonly records: T[] = [];
   readonly problems: ImportProblem[] = [];
   private readonly series = new Map<string, Map<string, Series>>();
+  private seriesCount = 0;
+  private readonly index = new TimeIndex();
   private readonly lines: number[] = [];
   readonly latest: number;
   lastTimestamp: string | null = null;
@@ -335,25 +400,21 @@ class Collector<T> implements RecordSink {
     }
     const series = inner.get(sub);
     if (series === undefined) {
-      inner.set(sub, { last: t, indices: [next], byTime: null });
+      inner.set(sub, { id: this.seriesCount++, last: t, indices: [next] });
       return -1;
     }
-    let byTime = series.byTime;
-    if (byTime === null) {
+    const indices = series.indices;
+    if (indices !== null) {
       if (t > series.last) {
         series.last = t;
-        series.indices.push(next);
+        indices.push(next);
         return -1;
       }
-      byTime = new Map();
-      for (const i of series.indices) byTime.set(spec.time(this.records[i] as T), i);
-      series.byTime = byTime;
-      series.indices = [];
+      // Out of order: index the series from now on.
+      for (const i of indices) this.index.getOrInsert(series.id, spec.time(this.records[i] as T), i);
+      series.indices = null;
     }
-    const found = byTime.get(t);
-    if (found !== undefined) return found;
-    byTime.set(t, next);
-    return -1;
+    return this.index.getOrInsert(series.id, t, next);
   }
 
   sortedProblems(): ImportProblem[] {

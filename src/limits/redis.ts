@@ -47,6 +47,7 @@ interface LimiterRedis extends Redis {
 }
 
 const MONTH_TTL_MS = 40 * 86_400_000;
+const READY_GRACE_MS = 500;
 
 export class RedisLimiter implements Limiter {
   readonly kind = 'redis' as const;
@@ -104,10 +105,29 @@ export class RedisLimiter implements Limiter {
     await this.redis.set(monthKey, used, 'PX', MONTH_TTL_MS, 'NX');
   }
 
+  /**
+   * Commands are not queued while Redis is away (they fail into a 503 at once);
+   * a connection that is being (re)established gets a short grace instead.
+   */
+  private async connected(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    if (this.redis.status === 'end' || this.redis.status === 'close') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, READY_GRACE_MS);
+      this.redis.once('ready', done);
+    });
+  }
+
   async consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
     const k = this.keys(grant.id, now);
     let result: number[];
     try {
+      await this.connected();
       result = await this.redis.mdsConsume(
         k.minuteKey,
         k.monthKey,
@@ -145,6 +165,7 @@ export class RedisLimiter implements Limiter {
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {
     const k = this.keys(grant.id, now);
     try {
+      await this.connected();
       const [minute, month] = await this.redis.mget(k.minuteKey, k.monthKey);
       const monthUsed = month === null ? await this.store.getUsage(grant.id, k.period.key) : Number(month);
       return this.state(grant, now, Number(minute ?? 0), monthUsed);
@@ -164,6 +185,7 @@ export class RedisLimiter implements Limiter {
   }
 
   async ping(): Promise<void> {
+    await this.connected();
     await this.redis.ping();
   }
 

@@ -158,6 +158,7 @@ export abstract class KyselyStore implements Store {
       )
       .select(['r.currency', 'r.source', 'r.updated_at', 'r.buy', 'r.sell'])
       .orderBy('r.currency')
+      .orderBy('r.source')
       .execute();
     return rows.map(toRate);
   }

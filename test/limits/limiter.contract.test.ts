@@ -1,0 +1,148 @@
+/**
+ * The limiter contract, from one file for both implementations: the in-process
+ * limiter (embedded default) and the Redis limiter (scale-out).
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Limiter } from '../../src/limits/limiter.js';
+import { MemoryLimiter } from '../../src/limits/memory.js';
+import { RedisLimiter } from '../../src/limits/redis.js';
+import { UsageRecorder } from '../../src/limits/usage-recorder.js';
+import type { Store } from '../../src/storage/store.js';
+import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
+
+interface Variant {
+  name: string;
+  backend: 'sqlite' | 'postgres';
+  redis: boolean;
+}
+const variants: Variant[] = [{ name: 'memory on sqlite', backend: 'sqlite', redis: false }];
+if (POSTGRES_URL && REDIS_URL) variants.push({ name: 'redis on postgres', backend: 'postgres', redis: true });
+
+const NOW = Date.UTC(2026, 10, 22, 10, 15, 30, 250); // 29.75 s before the next minute
+
+describe.each(variants)('limiter contract: $name', (variant) => {
+  let db: Database;
+  let store: Store;
+  const prefix = `mdstest:${Math.random().toString(36).slice(2)}:`;
+  const limiters: Limiter[] = [];
+  const make = () => {
+    const recorder = new UsageRecorder(store);
+    const limiter = variant.redis
+      ? RedisLimiter.connect(REDIS_URL!, store, recorder, prefix)
+      : new MemoryLimiter(store, recorder);
+    limiters.push(limiter);
+    return limiter;
+  };
+  let n = 0;
+  const grant = async (rpm: number, monthly: number) => {
+    const id = `grt_${variant.backend}_${++n}`;
+    if (n === 1) await store.createAccount({ id: 'acc', name: null, email: null, createdAt: NOW });
+    await store.createGrant({
+      id,
+      accountId: 'acc',
+      provider: 'manual',
+      plan: 'p',
+      status: 'active',
+      scopes: ['read'],
+      validFrom: 0,
+      validUntil: NOW * 2,
+      monthlyRequestLimit: monthly,
+      requestsPerMinute: rpm,
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    return { id, requestsPerMinute: rpm, monthlyRequestLimit: monthly };
+  };
+
+  beforeAll(async () => {
+    db = await freshDatabase(variant.backend);
+    store = db.open();
+    await store.migrate();
+  });
+  afterAll(async () => {
+    for (const l of limiters) await l.close();
+    if (variant.redis) {
+      const r = new Redis(REDIS_URL!);
+      const keys = await r.keys(`${prefix}*`);
+      if (keys.length) await r.del(...keys);
+      r.disconnect();
+    }
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('reports exact remaining counts and reset instants', async () => {
+    const limiter = make();
+    const g = await grant(3, 10);
+    const d = await limiter.consume(g, NOW);
+    expect(d).toMatchObject({
+      allowed: true,
+      minuteLimit: 3,
+      minuteRemaining: 2,
+      minuteResetAt: Date.UTC(2026, 10, 22, 10, 16),
+      monthLimit: 10,
+      monthRemaining: 9,
+      monthUsed: 1,
+      monthStart: Date.UTC(2026, 10, 1),
+      monthResetAt: Date.UTC(2026, 11, 1),
+    });
+    expect(await limiter.peek(g, NOW)).toMatchObject({ minuteRemaining: 2, monthRemaining: 9 });
+  });
+
+  it('lets exactly L of many concurrent requests through, across limiter instances', async () => {
+    const a = make();
+    const b = make();
+    const g = await grant(7, 1000);
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).consume(g, NOW)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(variant.redis ? 7 : 7 * 2);
+  });
+
+  it('refuses the minute window with its reset, then opens the next minute', async () => {
+    const limiter = make();
+    const g = await grant(2, 1000);
+    await limiter.consume(g, NOW);
+    await limiter.consume(g, NOW);
+    const refused = await limiter.consume(g, NOW);
+    expect(refused).toMatchObject({ allowed: false, reason: 'rate_limited', minuteRemaining: 0 });
+    expect(refused.retryAt).toBe(Date.UTC(2026, 10, 22, 10, 16));
+    expect((await limiter.consume(g, NOW + 30_000)).allowed).toBe(true);
+    // Refusals consume nothing.
+    expect(await store.getUsage(g.id, '2026-11')).toBe(3);
+  });
+
+  it('refuses the monthly quota until the month resets, durably counted', async () => {
+    const limiter = make();
+    const g = await grant(100, 3);
+    for (let i = 0; i < 3; i++) expect((await limiter.consume(g, NOW)).allowed).toBe(true);
+    const refused = await limiter.consume(g, NOW);
+    expect(refused).toMatchObject({ allowed: false, reason: 'quota_exceeded', monthRemaining: 0 });
+    expect(refused.retryAt).toBe(Date.UTC(2026, 11, 1));
+    expect(await store.getUsage(g.id, '2026-11')).toBe(3);
+    // A fresh limiter (restart) starts from the durable count.
+    expect((await make().consume(g, NOW)).allowed).toBe(false);
+    expect((await make().consume(g, Date.UTC(2026, 11, 1, 0, 0, 1))).allowed).toBe(true);
+  });
+
+  it('gives a refunded unit back', async () => {
+    const limiter = make();
+    const g = await grant(5, 100);
+    await limiter.consume(g, NOW);
+    await limiter.refund(g, NOW);
+    expect(await limiter.peek(g, NOW)).toMatchObject({ minuteRemaining: 5, monthRemaining: 100 });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await store.getUsage(g.id, '2026-11')).toBe(0);
+  });
+
+  it.runIf(variant.redis)('recovers the true monthly count after Redis loses its memory', async () => {
+    const limiter = make();
+    const g = await grant(100, 10);
+    for (let i = 0; i < 4; i++) await limiter.consume(g, NOW);
+    const r = new Redis(REDIS_URL!);
+    const keys = await r.keys(`${prefix}*${g.id}*`);
+    await r.del(...keys);
+    r.disconnect();
+    const d = await limiter.consume(g, NOW);
+    expect(d).toMatchObject({ allowed: true, monthUsed: 5, monthRemaining: 5 });
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * The storage contract: every backend behind the Store interface must pass
+ * these, from this one file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/storage/store.js';
+import { backends, type Database, freshDatabase } from '../support/backends.js';
+
+const T0 = Date.UTC(2026, 10, 1, 9);
+const DAY = 86_400_000;
+const asset = (code: string) => ({
+  code,
+  symbol: code,
+  names: { en: `${code} en`, fr: `${code} fr`, ar: `${code} ar` },
+  type: 'currency' as const,
+});
+
+describe.each(backends())('store contract on $name', ({ name }) => {
+  let db: Database;
+  let store: Store;
+  beforeAll(async () => {
+    db = await freshDatabase(name);
+    store = db.open();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('migrates once, then has nothing to apply', async () => {
+    expect(await store.migrate()).toEqual(['0001_market_data', '0002_access']);
+    expect(await store.migrate()).toEqual([]);
+    expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);
+  });
+
+  it('imports assets idempotently and bumps the data version only on change', async () => {
+    const v0 = (await store.versions()).data;
+    expect(await store.import({ kind: 'assets', records: [asset('EUR'), asset('USD')] })).toMatchObject({
+      inserted: 2,
+      updated: 0,
+      unchanged: 0,
+    });
+    const v1 = (await store.versions()).data;
+    expect(v1).toBeGreaterThan(v0);
+    expect(
+      await store.import({ kind: 'assets', records: [asset('EUR'), { ...asset('USD'), symbol: '$' }] }),
+    ).toMatchObject({
+      inserted: 0,
+      updated: 1,
+      unchanged: 1,
+    });
+    expect(await store.import({ kind: 'assets', records: [asset('EUR')] })).toMatchObject({ unchanged: 1 });
+    expect((await store.versions()).data).toBe(v1 + 1);
+    expect((await store.listAssets()).map((a) => a.code)).toEqual(['EUR', 'USD']);
+    expect(await store.unknownAssets(['EUR', 'XXX', 'XXX', 'AAA'])).toEqual(['AAA', 'XXX']);
+  });
+
+  it('imports rates with exact counts and round-trips integers exactly', async () => {
+    const records = [0, 1, 2, 3, 4].map((d) => ({
+      currency: 'EUR',
+      source: 'parallel' as const,
+      buy: 264_000_000 + d,
+      sell: 266_123_456,
+      updatedAt: T0 + d * DAY + 123,
+    }));
+    expect(await store.import({ kind: 'rates', records })).toMatchObject({ received: 5, inserted: 5 });
+    const again = await store.import({
+      kind: 'rates',
+      records: [...records.slice(0, 4), { ...records[4]!, sell: 1 }],
+    });
+    expect(again).toMatchObject({ inserted: 0, updated: 1, unchanged: 4 });
+    await store.import({
+      kind: 'rates',
+      records: [{ currency: 'EUR', source: 'official', buy: 151_200_000, sell: 151_500_000, updatedAt: T0 }],
+    });
+    const latest = await store.latestRates();
+    expect(latest).toEqual([
+      { currency: 'EUR', source: 'official', buy: 151_200_000, sell: 151_500_000, updatedAt: T0 },
+      { currency: 'EUR', source: 'parallel', buy: 264_000_004, sell: 1, updatedAt: T0 + 4 * DAY + 123 },
+    ]);
+  });
+
+  it('pages rate history newest first by keyset', async () => {
+    const q = { currency: 'EUR', source: 'parallel' as const, from: T0 - DAY, to: T0 + 10 * DAY, limit: 2 };
+    const first = await store.rateHistory(q);
+    expect(first.map((r) => r.updatedAt)).toEqual([T0 + 4 * DAY + 123, T0 + 3 * DAY + 123]);
+    const second = await store.rateHistory({ ...q, before: first[1]!.updatedAt });
+    expect(second.map((r) => r.updatedAt)).toEqual([T0 + 2 * DAY + 123, T0 + DAY + 123]);
+    const windowed = await store.rateHistory({ ...q, from: T0 + DAY, to: T0 + 2 * DAY + 123, limit: 10 });
+    expect(windowed).toHaveLength(2);
+  });
+
+  it('keeps gold in purity order and pages ties by purity', async () => {
+    const gold = (['24K', '18K', '21K'] as const).flatMap((purity, i) =>
+      [0, 1].map((d) => ({ purity, buy: 30_000_000_000 + i, sell: 31_000_000_000, updatedAt: T0 + d * DAY })),
+    );
+    expect(await store.import({ kind: 'gold', records: gold })).toMatchObject({ inserted: 6 });
+    expect((await store.latestGold()).map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
+    const q = { from: T0 - DAY, to: T0 + 2 * DAY, limit: 2 };
+    const p1 = await store.goldHistory(q);
+    expect(p1.map((g) => [g.updatedAt, g.purity])).toEqual([
+      [T0 + DAY, '18K'],
+      [T0 + DAY, '21K'],
+    ]);
+    const p2 = await store.goldHistory({ ...q, after: { updatedAt: T0 + DAY, purity: '21K' } });
+    expect(p2.map((g) => [g.updatedAt, g.purity])).toEqual([
+      [T0 + DAY, '24K'],
+      [T0, '18K'],
+    ]);
+  });
+
+  it('stores accounts, grants and keys, and moves the access version on each change', async () => {
+    const v0 = (await store.versions()).access;
+    await store.createAccount({ id: 'acc_1', name: 'A', email: 'a@example.com', createdAt: T0 });
+    await store.createGrant({
+      id: 'grt_1',
+      accountId: 'acc_1',
+      provider: 'manual',
+      plan: 'pro',
+      status: 'active',
+      scopes: ['read', 'assets:read'],
+      validFrom: T0,
+      validUntil: T0 + 365 * DAY,
+      monthlyRequestLimit: 1000,
+      requestsPerMinute: 10,
+      createdAt: T0,
+      updatedAt: T0,
+    });
+    await store.createKey({
+      publicId: 'abcdefabcdef',
+      grantId: 'grt_1',
+      environment: 'live',
+      digest: 'f'.repeat(64),
+      label: 'k',
+      scopes: null,
+      status: 'active',
+      expiresAt: null,
+      lastUsedAt: null,
+      createdAt: T0,
+      revokedAt: null,
+    });
+    expect((await store.versions()).access).toBe(v0 + 3);
+    expect(await store.getGrant('grt_1')).toMatchObject({
+      scopes: ['read', 'assets:read'],
+      monthlyRequestLimit: 1000,
+    });
+    expect(await store.getKey('abcdefabcdef')).toMatchObject({
+      scopes: null,
+      status: 'active',
+      lastUsedAt: null,
+    });
+    expect(await store.countAccounts()).toBe(1);
+
+    const updated = await store.updateGrant('grt_1', { status: 'suspended', requestsPerMinute: 5 }, T0 + 1);
+    expect(updated).toMatchObject({ status: 'suspended', requestsPerMinute: 5, updatedAt: T0 + 1 });
+    expect(await store.updateGrant('nope', { status: 'active' }, T0)).toBeUndefined();
+
+    await store.touchKeys([{ publicId: 'abcdefabcdef', at: T0 + 100 }]);
+    await store.touchKeys([{ publicId: 'abcdefabcdef', at: T0 + 50 }]);
+    expect((await store.getKey('abcdefabcdef'))?.lastUsedAt).toBe(T0 + 100);
+
+    const revoked = await store.revokeKey('abcdefabcdef', T0 + 200);
+    expect(revoked).toMatchObject({ status: 'revoked', revokedAt: T0 + 200 });
+    // Revocation is final and keeps its first time.
+    expect(await store.revokeKey('abcdefabcdef', T0 + 300)).toMatchObject({ revokedAt: T0 + 200 });
+    expect(await store.revokeKey('unknown12345', T0)).toBeUndefined();
+    expect((await store.listKeys('grt_1')).map((k) => k.publicId)).toEqual(['abcdefabcdef']);
+    expect(await store.listKeys('grt_other')).toEqual([]);
+  });
+
+  it('adds usage durably per grant and period', async () => {
+    expect(await store.getUsage('grt_1', '2026-11')).toBe(0);
+    await store.addUsage(
+      [
+        { grantId: 'grt_1', period: '2026-11', count: 3 },
+        { grantId: 'grt_1', period: '2026-12', count: 1 },
+      ],
+      T0,
+    );
+    await store.addUsage([{ grantId: 'grt_1', period: '2026-11', count: 2 }], T0);
+    expect(await store.getUsage('grt_1', '2026-11')).toBe(5);
+    expect(await store.getUsage('grt_1', '2026-12')).toBe(1);
+  });
+
+  it('refuses rates for an asset outside the directory without writing anything', async () => {
+    const before = await store.latestRates();
+    await expect(
+      store.import({
+        kind: 'rates',
+        records: [
+          { currency: 'EUR', source: 'transfer', buy: 1, sell: 2, updatedAt: T0 },
+          { currency: 'ZZZ', source: 'transfer', buy: 1, sell: 2, updatedAt: T0 },
+        ],
+      }),
+    ).rejects.toThrow();
+    expect(await store.latestRates()).toEqual(before);
+  });
+});
