@@ -14,6 +14,7 @@ export interface ServerOptions {
   port: number;
   databaseUrl?: string;
   redisUrl?: string;
+  redisPrefix?: string;
   tlsCert?: string;
   tlsKey?: string;
   logLevel?: string;
@@ -49,7 +50,11 @@ export async function startServer(
   options: ServerOptions,
   logger = createLogger(options.logLevel),
 ): Promise<RunningServer> {
-  const runtime = await assemble({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl });
+  const runtime = await assemble({
+    databaseUrl: options.databaseUrl,
+    redisUrl: options.redisUrl,
+    redisPrefix: options.redisPrefix,
+  });
   const tls =
     options.tlsCert && options.tlsKey
       ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }

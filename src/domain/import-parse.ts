@@ -33,7 +33,7 @@ export type ParsedRecords =
   | { kind: 'rates'; records: RateObservation[] }
   | { kind: 'gold'; records: GoldObservation[] };
 
-export type ParseResult = ParsedRecords & { problems: ImportProblem[] };
+export type ParseResult = ParsedRecords & { problems: ImportProblem[]; lines: number[] };
 
 // ---------------------------------------------------------------------------
 // Format detection
@@ -350,7 +350,8 @@ class Collector<T> implements RecordSink {
   private readonly series = new Map<string, Map<string, Series>>();
   private seriesCount = 0;
   private readonly index = new TimeIndex();
-  private readonly lines: number[] = [];
+  /** The input line of each record, parallel to `records`. */
+  readonly lines: number[] = [];
   readonly latest: number;
   lastTimestamp: string | null = null;
   lastTimestampResult: number | string = 0;
@@ -956,17 +957,17 @@ export function parseImport(kind: ImportKind, text: string, format: ImportFormat
     case 'assets': {
       const c = new Collector(assetSpec, format === 'csv');
       run(kind, text, start, format, c);
-      return { kind, records: c.records, problems: c.sortedProblems() };
+      return { kind, records: c.records, lines: c.lines, problems: c.sortedProblems() };
     }
     case 'rates': {
       const c = new Collector(rateSpec, format === 'csv');
       run(kind, text, start, format, c);
-      return { kind, records: c.records, problems: c.sortedProblems() };
+      return { kind, records: c.records, lines: c.lines, problems: c.sortedProblems() };
     }
     case 'gold': {
       const c = new Collector(goldSpec, format === 'csv');
       run(kind, text, start, format, c);
-      return { kind, records: c.records, problems: c.sortedProblems() };
+      return { kind, records: c.records, lines: c.lines, problems: c.sortedProblems() };
     }
   }
 }

@@ -39,6 +39,9 @@ export class PostgresStore extends KyselyStore {
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     pool.on('error', () => {});
+    // A client in use when the server goes away emits 'error' too; the query it
+    // was running rejects on its own (→ 503), so the event needs only a listener.
+    pool.on('connect', (client) => client.on('error', () => {}));
     return new PostgresStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool);
   }
 

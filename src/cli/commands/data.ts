@@ -42,7 +42,7 @@ export async function importText(
       parsed.records.forEach((r, i) => {
         if (unknown.has(r.currency)) {
           problems.push({
-            line: (parsed as { lines?: number[] }).lines?.[i] ?? i + 1,
+            line: parsed.lines[i] ?? i + 1,
             message: `currency: ${r.currency} is not in the asset directory (import it with \`mds import assets\` first)`,
           });
         }

@@ -69,6 +69,7 @@ export const serveCommand: Command = {
         port: Number(portText),
         databaseUrl,
         redisUrl,
+        redisPrefix: process.env.MDS_REDIS_PREFIX || undefined,
         tlsCert: process.env.MDS_TLS_CERT,
         tlsKey: process.env.MDS_TLS_KEY,
       },

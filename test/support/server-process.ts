@@ -1,0 +1,68 @@
+/**
+ * Runs the real server as a child process (`mds serve --port 0`), as an
+ * operator would, for tests that need several instances, signals or crashes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+
+export const CLI = resolve('dist/src/cli/main.js');
+
+export interface ServerProcess {
+  url: string;
+  proc: ChildProcess;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export async function spawnServer(options: {
+  db: string;
+  redisUrl?: string;
+  redisPrefix?: string;
+  env?: Record<string, string>;
+}): Promise<ServerProcess> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', options.db], {
+    env: {
+      ...process.env,
+      MDS_LOG_LEVEL: 'warn',
+      MDS_REDIS_URL: options.redisUrl ?? '',
+      MDS_REDIS_PREFIX: options.redisPrefix ?? '',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 15_000);
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]!);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${stderr}`));
+    });
+  });
+  const end = async (signal: NodeJS.Signals) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = once(proc, 'exit');
+    proc.kill(signal);
+    await exited;
+  };
+  return { url, proc, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+}
+
+export async function getJson(url: string, key?: string) {
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+}
