@@ -8,6 +8,7 @@ import { digestKey, digestsEqual, parseKey } from '../domain/keys.js';
 import { type Entitlement, expandScopes } from '../domain/scopes.js';
 import { ApiError } from '../http/errors.js';
 import type { GrantRecord, KeyRecord, Store } from '../storage/store.js';
+import { FailedAttempts } from './failed-attempts.js';
 
 export interface AccessContext {
   key: KeyRecord;
@@ -31,15 +32,23 @@ const DUMMY_DIGEST = '0'.repeat(64);
 
 export type KeyHeaders = { authorization?: string | string[]; 'x-api-key'?: string | string[] };
 
+/** Keys verified since the last access change; a hit skips parsing and hashing. */
+const VERIFIED_LIMIT = 10_000;
+
 export class Authenticator {
   private cache = new Map<string, Promise<CacheEntry | null>>();
+  private verified = new Map<string, CacheEntry>();
   private negatives = 0;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly attempts = new FailedAttempts(),
+  ) {}
 
   /** Drops every cached record; called when the access version changes. */
   invalidate(): void {
     this.cache = new Map();
+    this.verified = new Map();
     this.negatives = 0;
   }
 
@@ -62,13 +71,31 @@ export class Authenticator {
     return (bearer ?? header)!;
   }
 
-  async authenticate(headers: KeyHeaders, now: number): Promise<AccessContext> {
+  async authenticate(headers: KeyHeaders, now: number, address = ''): Promise<AccessContext> {
     const presented = Authenticator.presentedKey(headers);
-    const parsed = parseKey(presented);
-    if (!parsed) throw invalid();
-    const entry = await this.lookup(parsed.publicId);
-    const digest = digestKey(presented);
-    if (!digestsEqual(digest, entry?.key.digest ?? DUMMY_DIGEST) || !entry) throw invalid();
+    let entry = this.verified.get(presented);
+    if (!entry) {
+      const wait = this.attempts.blockedFor(address, now);
+      if (wait > 0) throw new ApiError(429, 'too_many_requests', undefined, { 'retry-after': wait });
+      const parsed = parseKey(presented);
+      if (!parsed) {
+        this.attempts.fail(address, now);
+        throw invalid();
+      }
+      const found = await this.lookup(parsed.publicId);
+      if (!digestsEqual(digestKey(presented), found?.key.digest ?? DUMMY_DIGEST) || !found) {
+        this.attempts.fail(address, now);
+        throw invalid();
+      }
+      if (this.verified.size >= VERIFIED_LIMIT) this.verified.clear();
+      this.verified.set(presented, found);
+      entry = found;
+    }
+    return this.check(entry, now);
+  }
+
+  /** Status, expiry and grant checks: on every request, as time moves. */
+  private check(entry: CacheEntry, now: number): AccessContext {
     const { key, grant } = entry;
     if (key.status !== 'active') throw new ApiError(401, 'revoked_api_key', undefined, bearerError());
     if (key.expiresAt !== null && now >= key.expiresAt) {

@@ -28,16 +28,31 @@ export function toIso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+export interface MonthPeriod {
+  start: number;
+  end: number;
+  key: string;
+  /** `end` as ISO 8601, for the X-Monthly-Quota-Reset header. */
+  endIso: string;
+}
+
+// Every request asks for the current month; computing it once per month is enough.
+let lastMonth: MonthPeriod = { start: 0, end: 0, key: '', endIso: '' };
+
 /** The calendar month in UTC that contains `ms` (decisions §5). */
-export function monthPeriod(ms: number): { start: number; end: number; key: string } {
+export function monthPeriod(ms: number): MonthPeriod {
+  if (ms >= lastMonth.start && ms < lastMonth.end) return lastMonth;
   const d = new Date(ms);
   const y = d.getUTCFullYear();
   const m = d.getUTCMonth();
-  return {
+  const end = Date.UTC(y, m + 1, 1);
+  lastMonth = {
     start: Date.UTC(y, m, 1),
-    end: Date.UTC(y, m + 1, 1),
+    end,
     key: `${y}-${String(m + 1).padStart(2, '0')}`,
+    endIso: new Date(end).toISOString(),
   };
+  return lastMonth;
 }
 
 /** The fixed 60-second window aligned to the UTC minute that contains `ms`. */

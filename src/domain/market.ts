@@ -4,6 +4,7 @@
  * pre-serialised, so a request for the latest rates only joins strings and
  * writes its own `meta` (issue #5: do per request only what must be).
  */
+import { type Prepared, prepare } from '../http/respond.js';
 import { microsToNumber, percentChange } from './decimal.js';
 import {
   type Asset,
@@ -22,24 +23,18 @@ export interface SourceView {
   codes: string[];
   /** Serialised latest record per code. */
   records: Map<string, string>;
-  /** `[…]` of every record, in code order, and its count. */
-  allJson: string;
-  /** `["EUR",…]` of every code, for `meta.currencies` without a filter. */
-  codesJson: string;
-}
-
-export interface PremiumEntry {
-  json: string;
+  /** The whole `/v1/rates/latest?source=…` body without a filter. */
+  all: Prepared;
 }
 
 export class MarketSnapshot {
   readonly assetsByCode: Map<string, Asset>;
   readonly bySource: Record<Source, SourceView>;
   readonly premium: Map<string, string>;
-  /** Serialised `/v1/assets` data arrays, per filter ('' = all). */
-  readonly assetsJson: Map<string, { json: string; count: number }>;
-  readonly goldLatestJson: string;
-  readonly goldLatestCount: number;
+  /** `/v1/assets` bodies, per filter ('' = all). */
+  readonly assets: Map<string, Prepared>;
+  /** `/v1/gold/latest` body, or null when no gold record is stored. */
+  readonly goldLatest: Prepared | null;
 
   constructor(
     readonly version: number,
@@ -49,10 +44,13 @@ export class MarketSnapshot {
   ) {
     this.assetsByCode = new Map(assets.map((a) => [a.code, a]));
 
-    this.assetsJson = new Map();
+    this.assets = new Map();
     for (const filter of ['', 'currency', 'metal', 'crypto'] as const) {
       const list = filter === '' ? assets : assets.filter((a) => a.type === (filter as AssetType));
-      this.assetsJson.set(filter, { json: JSON.stringify(list), count: list.length });
+      this.assets.set(
+        filter,
+        prepare(JSON.stringify(list), `"count":${list.length},"type":${filter ? `"${filter}"` : 'null'}`),
+      );
     }
 
     const latestBy = new Map<string, RateObservation>();
@@ -84,8 +82,10 @@ export class MarketSnapshot {
       bySource[source] = {
         codes,
         records,
-        allJson: `[${[...records.values()].join(',')}]`,
-        codesJson: JSON.stringify(codes),
+        all: prepare(
+          `[${[...records.values()].join(',')}]`,
+          `"count":${codes.length},"source":"${source}","quote":"DZD","currencies":${JSON.stringify(codes)}`,
+        ),
       };
     }
     this.bySource = bySource;
@@ -98,8 +98,13 @@ export class MarketSnapshot {
     }
 
     const goldRows = PURITIES.flatMap((purity) => gold.filter((g) => g.purity === purity));
-    this.goldLatestJson = `[${goldRows.map(goldJson).join(',')}]`;
-    this.goldLatestCount = goldRows.length;
+    this.goldLatest =
+      goldRows.length === 0
+        ? null
+        : prepare(
+            `[${goldRows.map(goldJson).join(',')}]`,
+            `"count":${goldRows.length},"quote":"DZD","unit":"gram"`,
+          );
   }
 
   /** A series "exists" once it has had at least one observation (decisions §7). */

@@ -13,7 +13,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessContext } from '../access/authenticator.js';
-import { secondsUntil } from '../domain/dates.js';
+import { monthPeriod, secondsUntil } from '../domain/dates.js';
 import type { Entitlement } from '../domain/scopes.js';
 import {
   type GrantLimits,
@@ -59,7 +59,7 @@ export function quotaHeaders(state: LimitState, now: number): Record<string, str
     'ratelimit-policy': `${state.minuteLimit};w=60`,
     'x-monthly-quota-limit': state.monthLimit,
     'x-monthly-quota-remaining': state.monthRemaining,
-    'x-monthly-quota-reset': new Date(state.monthResetAt).toISOString(),
+    'x-monthly-quota-reset': monthPeriod(state.monthStart).endIso,
   };
 }
 
@@ -95,7 +95,7 @@ export function pipeline(services: Services) {
     const now = services.now();
     let access: AccessContext;
     try {
-      access = await authenticator.authenticate(request.headers, now);
+      access = await authenticator.authenticate(request.headers, now, request.ip);
     } catch (err) {
       throw unavailable(err) ?? err;
     }

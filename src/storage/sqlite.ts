@@ -99,15 +99,21 @@ export class SqliteStore extends KyselyStore {
     return summary;
   }
 
+  // Prepared once: the usage commit runs on every tick that served a request.
+  private usageTx?: (increments: readonly UsageIncrement[], now: number) => void;
+
   override async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
     if (increments.length === 0) return;
-    const upsert = this.raw.prepare(
-      `insert into usage (grant_id, period, used, updated_at) values (?, ?, ?, ?)
-       on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
-    );
-    this.raw.transaction(() => {
-      for (const inc of increments) upsert.run(inc.grantId, inc.period, inc.count, now);
-    })();
+    if (!this.usageTx) {
+      const upsert = this.raw.prepare(
+        `insert into usage (grant_id, period, used, updated_at) values (?, ?, ?, ?)
+         on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
+      );
+      this.usageTx = this.raw.transaction((list: readonly UsageIncrement[], at: number) => {
+        for (const inc of list) upsert.run(inc.grantId, inc.period, inc.count, at);
+      });
+    }
+    this.usageTx(increments, now);
   }
 
   override async touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void> {

@@ -4,7 +4,7 @@ import type { Services } from '../../runtime/services.js';
 import { AssetsQuery, AssetsResponse } from '../../schemas/market.js';
 import { responses } from '../../schemas/responses.js';
 import { compileQuery } from '../query.js';
-import { envelope } from '../respond.js';
+import { sendPrepared } from '../respond.js';
 
 export function assetsRoutes(app: FastifyInstance, { market }: Services): void {
   app.get(
@@ -21,13 +21,7 @@ export function assetsRoutes(app: FastifyInstance, { market }: Services): void {
     },
     async (request, reply) => {
       const { type } = request.query as Static<typeof AssetsQuery>;
-      const entry = market.snapshot.assetsJson.get(type ?? '')!;
-      return envelope(
-        reply,
-        request.id,
-        entry.json,
-        `"count":${entry.count},"type":${type ? `"${type}"` : 'null'}`,
-      );
+      return sendPrepared(reply, market.snapshot.assets.get(type ?? '')!, request.id);
     },
   );
 }

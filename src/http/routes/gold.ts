@@ -9,7 +9,7 @@ import { GoldHistoryQuery, GoldHistoryResponse, GoldLatestResponse } from '../..
 import { responses } from '../../schemas/responses.js';
 import { notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { envelope } from '../respond.js';
+import { envelope, sendPrepared } from '../respond.js';
 import { windowRefinement } from './rates.js';
 
 type HistoryQuery = Static<typeof GoldHistoryQuery> & { window: HistoryWindow };
@@ -35,14 +35,9 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
       config: { v1: { validate: ignoreQuery, entitlement: () => 'gold:latest:read' } },
     },
     async (request, reply) => {
-      const snap = market.snapshot;
-      if (snap.goldLatestCount === 0) throw notFound('No gold reference is stored.');
-      return envelope(
-        reply,
-        request.id,
-        snap.goldLatestJson,
-        `"count":${snap.goldLatestCount},"quote":"DZD","unit":"gram"`,
-      );
+      const body = market.snapshot.goldLatest;
+      if (!body) throw notFound('No gold reference is stored.');
+      return sendPrepared(reply, body, request.id);
     },
   );
 

@@ -15,7 +15,7 @@ import {
 import { responses } from '../../schemas/responses.js';
 import { type ErrorDetail, notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { dedupe, envelope } from '../respond.js';
+import { dedupe, envelope, sendPrepared } from '../respond.js';
 
 type LatestQuery = Static<typeof RatesLatestQuery>;
 type HistoryQuery = Static<typeof RatesHistoryQuery> & { window: HistoryWindow };
@@ -73,14 +73,7 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
       const q = request.query as LatestQuery;
       const source = q.source ?? 'parallel';
       const view = market.snapshot.bySource[source];
-      if (q.currency === undefined) {
-        return envelope(
-          reply,
-          request.id,
-          view.allJson,
-          `"count":${view.codes.length},"source":"${source}","quote":"DZD","currencies":${view.codesJson}`,
-        );
-      }
+      if (q.currency === undefined) return sendPrepared(reply, view.all, request.id);
       const requested = dedupe(q.currency);
       const found = requested.filter((c) => view.records.has(c)).sort();
       const data = found.map((c) => view.records.get(c)).join(',');

@@ -1,0 +1,35 @@
+/**
+ * Per-address throttle on failed authentication (issue #6): an address that
+ * presents more than `limit` invalid keys in a UTC minute is refused with 429
+ * until the minute ends, except for keys already verified on this instance, so
+ * that a shared NAT address does not lock out its honest users.
+ */
+import { minuteWindow, secondsUntil } from '../domain/dates.js';
+
+const MAX_TRACKED = 100_000;
+
+export class FailedAttempts {
+  private window = 0;
+  private counts = new Map<string, number>();
+
+  constructor(readonly limit = 30) {}
+
+  private roll(now: number): void {
+    const start = minuteWindow(now).start;
+    if (start !== this.window || this.counts.size > MAX_TRACKED) {
+      this.window = start;
+      this.counts = new Map();
+    }
+  }
+
+  /** Seconds until the address may try again, or 0 when it is not blocked. */
+  blockedFor(address: string, now: number): number {
+    this.roll(now);
+    return (this.counts.get(address) ?? 0) >= this.limit ? secondsUntil(minuteWindow(now).end, now) : 0;
+  }
+
+  fail(address: string, now: number): void {
+    this.roll(now);
+    this.counts.set(address, (this.counts.get(address) ?? 0) + 1);
+  }
+}
