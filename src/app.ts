@@ -4,6 +4,8 @@
  * services are assembled in runtime/assemble.ts.
  */
 import { randomBytes } from 'node:crypto';
+import { constants as zlib } from 'node:zlib';
+import compress from '@fastify/compress';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, errorBody } from './http/errors.js';
@@ -127,6 +129,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.code(err.status).header('content-type', JSON_TYPE).send(errorBody(err, request.id));
   });
 
+  // gzip/brotli for bodies over 1 KB; brotli at quality 4, not the default 11,
+  // which would cost more CPU per request than the whole pipeline.
+  await app.register(compress, {
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
+  });
   await registerOpenApi(app);
 
   healthRoutes(app, services);

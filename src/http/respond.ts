@@ -1,37 +1,85 @@
 /**
- * Envelope assembly. Bodies that depend only on the data (the latest rates of a
- * source, gold latest, the asset directory) are prepared once per snapshot as
- * UTF-8 bytes, split around the request id; a request then writes its id between
- * the two halves. Other bodies join pre-serialised records and write `meta`.
- * Request ids are [A-Za-z0-9_-] (app.ts), so they need no JSON escaping.
+ * Envelope assembly and HTTP caching. Bodies that depend only on the data (the
+ * latest rates of a source, gold latest, the asset directory) are prepared once
+ * per snapshot as UTF-8 bytes, split around the request id; a request then
+ * writes its id between the two halves. Request ids are [A-Za-z0-9_-]
+ * (app.ts), so they need no JSON escaping.
+ *
+ * Every 200 of a data endpoint carries a weak ETag (the bytes differ by request
+ * id, the representation does not) and `Cache-Control: private`. A matching
+ * `If-None-Match` gets 304; it has passed the pipeline, so it consumed a unit.
  */
-import type { FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** A body prepared once: `head` + requestId + `tail`. */
+/** How long a client may reuse a response, by how often its data changes. */
+export const MAX_AGE = {
+  /** The asset directory changes rarely. */
+  directory: 3600,
+  /** Latest observations change with each import (minutes to hours). */
+  latest: 60,
+  /** A history page changes only when a late observation is imported. */
+  history: 300,
+} as const;
+
+/** A body prepared once: `head` + requestId + `tail`, with its ETag. */
 export interface Prepared {
   head: Buffer;
   tail: Buffer;
+  etag: string;
+}
+
+function etagOf(...parts: Array<string | Buffer>): string {
+  const h = createHash('sha1');
+  for (const p of parts) h.update(p);
+  return `W/"${h.digest('base64url').slice(0, 22)}"`;
 }
 
 /** `metaRest` is the JSON of the meta members after `requestId`, without braces (may be ''). */
 export function prepare(dataJson: string, metaRest: string): Prepared {
-  return {
-    head: Buffer.from(`{"data":${dataJson},"meta":{"requestId":"`),
-    tail: Buffer.from(`"${metaRest === '' ? '' : `,${metaRest}`}}}`),
-  };
+  const head = Buffer.from(`{"data":${dataJson},"meta":{"requestId":"`);
+  const tail = Buffer.from(`"${metaRest === '' ? '' : `,${metaRest}`}}}`);
+  return { head, tail, etag: etagOf(head, tail) };
 }
 
-export function sendPrepared(reply: FastifyReply, body: Prepared, requestId: string): Buffer {
+/** True (and the 304 is set up) when the client already holds this representation. */
+function notModified(request: FastifyRequest, reply: FastifyReply, etag: string, maxAge: number): boolean {
+  reply.header('etag', etag);
+  reply.header('cache-control', `private, max-age=${maxAge}`);
+  const given = request.headers['if-none-match'];
+  if (given === undefined) return false;
+  const match =
+    given === etag ||
+    given === '*' ||
+    given.split(',').some((t) => t.trim() === etag || t.trim() === etag.slice(2));
+  if (match) reply.code(304);
+  return match;
+}
+
+export function sendPrepared(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Prepared,
+  maxAge: number,
+): Buffer | FastifyReply {
+  if (notModified(request, reply, body.etag, maxAge)) return reply.send();
   reply.header('content-type', JSON_TYPE);
-  return Buffer.concat([body.head, Buffer.from(requestId, 'latin1'), body.tail]);
+  return Buffer.concat([body.head, Buffer.from(request.id, 'latin1'), body.tail]);
 }
 
-export function envelope(reply: FastifyReply, requestId: string, dataJson: string, metaRest: string): Buffer {
+export function envelope(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  dataJson: string,
+  metaRest: string,
+  maxAge: number,
+): Buffer | FastifyReply {
+  if (notModified(request, reply, etagOf(dataJson, metaRest), maxAge)) return reply.send();
   reply.header('content-type', JSON_TYPE);
   return Buffer.from(
-    `{"data":${dataJson},"meta":{"requestId":"${requestId}"${metaRest === '' ? '' : `,${metaRest}`}}}`,
+    `{"data":${dataJson},"meta":{"requestId":"${request.id}"${metaRest === '' ? '' : `,${metaRest}`}}}`,
   );
 }
 

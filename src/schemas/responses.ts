@@ -73,11 +73,32 @@ export const ErrorResponses = {
 
 type Status = keyof typeof ErrorResponses;
 
-/** The 200 response with its headers, plus the listed error statuses. */
-export function responses(ok: TSchema, description: string, statuses: Status[]) {
+const CacheHeaders = {
+  ETag: Type.String({ description: 'Weak validator of the representation; send it back in If-None-Match' }),
+  'Cache-Control': Type.String({
+    description: '`private, max-age=<seconds>`',
+    examples: ['private, max-age=60'],
+  }),
+};
+
+/**
+ * The 200 response with its headers, plus the listed error statuses. Data
+ * endpoints (`cacheable`) also document ETag, Cache-Control and the 304.
+ */
+export function responses(ok: TSchema, description: string, statuses: Status[], cacheable = true) {
   const out: Record<number, TSchema> = {
-    200: { ...ok, description, headers: QuotaHeaders } as TSchema,
+    200: {
+      ...ok,
+      description,
+      headers: cacheable ? { ...QuotaHeaders, ...CacheHeaders } : QuotaHeaders,
+    } as TSchema,
   };
+  if (cacheable) {
+    out[304] = Type.Null({
+      description: 'Not modified: the `If-None-Match` validator still matches. Consumes one unit; no body.',
+      headers: { ...QuotaHeaders, ...CacheHeaders },
+    });
+  }
   for (const s of statuses) out[s] = ErrorResponses[s];
   return out;
 }

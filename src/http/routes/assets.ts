@@ -4,7 +4,7 @@ import type { Services } from '../../runtime/services.js';
 import { AssetsQuery, AssetsResponse } from '../../schemas/market.js';
 import { responses } from '../../schemas/responses.js';
 import { compileQuery } from '../query.js';
-import { sendPrepared } from '../respond.js';
+import { MAX_AGE, sendPrepared } from '../respond.js';
 
 export function assetsRoutes(app: FastifyInstance, { market }: Services): void {
   app.get(
@@ -21,7 +21,7 @@ export function assetsRoutes(app: FastifyInstance, { market }: Services): void {
     },
     async (request, reply) => {
       const { type } = request.query as Static<typeof AssetsQuery>;
-      return sendPrepared(reply, market.snapshot.assets.get(type ?? '')!, request.id);
+      return sendPrepared(request, reply, market.snapshot.assets.get(type ?? '')!, MAX_AGE.directory);
     },
   );
 }

@@ -9,7 +9,7 @@ import { GoldHistoryQuery, GoldHistoryResponse, GoldLatestResponse } from '../..
 import { responses } from '../../schemas/responses.js';
 import { notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { envelope, sendPrepared } from '../respond.js';
+import { envelope, MAX_AGE, sendPrepared } from '../respond.js';
 import { windowRefinement } from './rates.js';
 
 type HistoryQuery = Static<typeof GoldHistoryQuery> & { window: HistoryWindow };
@@ -37,7 +37,7 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
     async (request, reply) => {
       const body = market.snapshot.goldLatest;
       if (!body) throw notFound('No gold reference is stored.');
-      return sendPrepared(reply, body, request.id);
+      return sendPrepared(request, reply, body, MAX_AGE.latest);
     },
   );
 
@@ -82,10 +82,11 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
           ? nextCursor(q, SCOPE, cursors, window, [last.updatedAt, PURITIES.indexOf(last.purity)])
           : null;
       return envelope(
+        request,
         reply,
-        request.id,
         `[${rows.map(goldJson).join(',')}]`,
         `"count":${rows.length},"quote":"DZD","unit":"gram","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
+        MAX_AGE.history,
       );
     },
   );

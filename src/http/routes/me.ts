@@ -17,7 +17,7 @@ export function meRoutes(app: FastifyInstance, { activity }: Services): void {
           'The key, its grant and the usage of the current month, after this request. Never returns the key ' +
           'secret or billing contact data. Requires `usage:read`.',
         tags: ['Account'],
-        response: responses(MeResponse, 'The caller', [401, 403, 429, 503]),
+        response: responses(MeResponse, 'The caller', [401, 403, 429, 503], false),
       },
       config: { v1: { validate: ignoreQuery, entitlement: () => 'usage:read' } },
     },

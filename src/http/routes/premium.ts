@@ -4,7 +4,7 @@ import type { Services } from '../../runtime/services.js';
 import { PremiumQuery, PremiumResponse } from '../../schemas/market.js';
 import { responses } from '../../schemas/responses.js';
 import { compileQuery } from '../query.js';
-import { dedupe, envelope } from '../respond.js';
+import { dedupe, envelope, MAX_AGE } from '../respond.js';
 import { checkCodeCount } from './rates.js';
 
 type Query = Static<typeof PremiumQuery>;
@@ -43,10 +43,11 @@ export function premiumRoutes(app: FastifyInstance, { market }: Services): void 
         else missing.push(code);
       }
       return envelope(
+        request,
         reply,
-        request.id,
         `[${items.join(',')}]`,
         `"count":${items.length},"quote":"DZD","currencies":${JSON.stringify(requested)},"missingCurrencies":${JSON.stringify(missing)}`,
+        MAX_AGE.latest,
       );
     },
   );

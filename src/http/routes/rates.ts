@@ -15,7 +15,7 @@ import {
 import { responses } from '../../schemas/responses.js';
 import { type ErrorDetail, notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { dedupe, envelope, sendPrepared } from '../respond.js';
+import { dedupe, envelope, MAX_AGE, sendPrepared } from '../respond.js';
 
 type LatestQuery = Static<typeof RatesLatestQuery>;
 type HistoryQuery = Static<typeof RatesHistoryQuery> & { window: HistoryWindow };
@@ -73,15 +73,16 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
       const q = request.query as LatestQuery;
       const source = q.source ?? 'parallel';
       const view = market.snapshot.bySource[source];
-      if (q.currency === undefined) return sendPrepared(reply, view.all, request.id);
+      if (q.currency === undefined) return sendPrepared(request, reply, view.all, MAX_AGE.latest);
       const requested = dedupe(q.currency);
       const found = requested.filter((c) => view.records.has(c)).sort();
       const data = found.map((c) => view.records.get(c)).join(',');
       return envelope(
+        request,
         reply,
-        request.id,
         `[${data}]`,
         `"count":${found.length},"source":"${source}","quote":"DZD","currencies":${JSON.stringify(requested)}`,
+        MAX_AGE.latest,
       );
     },
   );
@@ -111,10 +112,11 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     if (more) rows.length = limit;
     const cursor = more ? nextCursor(q, historyScope(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
     return envelope(
+      request,
       reply,
-      request.id,
       `[${rows.map(historyRateJson).join(',')}]`,
       `"count":${rows.length},"currency":"${q.currency}","source":"${source}","quote":"DZD","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
+      MAX_AGE.history,
     );
   };
 
