@@ -80,9 +80,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     done(request.url.length > maxUrl ? new ApiError(414, 'uri_too_long') : undefined);
   });
 
-  // One access line per response, only when the level would print it.
-  if ((options.logger || undefined)?.isLevelEnabled('info'))
-    app.addHook('onResponse', (request, reply, done) => {
+  // Metrics on every response; one access line too when the level would print it.
+  const { metrics } = services;
+  const logRequests = (options.logger || undefined)?.isLevelEnabled('info') ?? false;
+  app.addHook('onResponse', (request, reply, done) => {
+    const labels = { route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode };
+    metrics.requests.inc(labels);
+    metrics.duration.observe(labels, reply.elapsedTime / 1000);
+    if (logRequests) {
       request.log.info(
         {
           method: request.method,
@@ -94,8 +99,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         },
         'request',
       );
-      done();
-    });
+    }
+    done();
+  });
 
   app.setValidatorCompiler(() => () => true);
 

@@ -4,6 +4,7 @@
  * flushes usage and closes the store, all within a bounded time.
  */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
@@ -18,6 +19,9 @@ export interface ServerOptions {
   tlsCert?: string;
   tlsKey?: string;
   logLevel?: string;
+  /** Admin listener for /metrics; off when undefined. Never the public port. */
+  adminPort?: number;
+  adminHost?: string;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -43,6 +47,8 @@ export interface RunningServer {
   app: FastifyInstance;
   runtime: Runtime;
   url: string;
+  /** The admin (metrics) URL, when enabled. */
+  adminUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -65,6 +71,14 @@ export async function startServer(
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `${tls ? 'https' : 'http'}://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
 
+  let admin: Server | undefined;
+  let adminUrl: string | undefined;
+  if (options.adminPort !== undefined) {
+    admin = await startAdmin(runtime, options.adminHost ?? '127.0.0.1', options.adminPort);
+    const a = admin.address();
+    adminUrl = `http://${options.adminHost ?? '127.0.0.1'}:${typeof a === 'object' && a ? a.port : options.adminPort}`;
+  }
+
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
@@ -74,12 +88,38 @@ export async function startServer(
       }, SHUTDOWN_GRACE_MS);
       force.unref();
       await app.close();
+      await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
       await runtime.close();
       clearTimeout(force);
     })();
     return stopping;
   };
-  return { app, runtime, url, stop };
+  return { app, runtime, url, adminUrl, stop };
+}
+
+/** The admin listener: Prometheus text on GET /metrics, nothing else. */
+async function startAdmin(runtime: Runtime, host: string, port: number): Promise<Server> {
+  const { registry } = runtime.services.metrics;
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': registry.contentType });
+          res.end(text);
+        },
+        () => {
+          res.writeHead(500).end();
+        },
+      );
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
 }
 
 /** Installs SIGTERM/SIGINT handlers that stop the server and exit. */

@@ -43,6 +43,7 @@ export class Authenticator {
   constructor(
     private readonly store: Store,
     private readonly attempts = new FailedAttempts(),
+    private readonly onCacheLookup?: (hit: boolean) => void,
   ) {}
 
   /** Drops every cached record; called when the access version changes. */
@@ -74,6 +75,7 @@ export class Authenticator {
   async authenticate(headers: KeyHeaders, now: number, address = ''): Promise<AccessContext> {
     const presented = Authenticator.presentedKey(headers);
     let entry = this.verified.get(presented);
+    this.onCacheLookup?.(entry !== undefined);
     if (!entry) {
       const wait = this.attempts.blockedFor(address, now);
       if (wait > 0) throw new ApiError(429, 'too_many_requests', undefined, { 'retry-after': wait });

@@ -88,7 +88,7 @@ export function unavailable(err: unknown): ApiError | null {
 }
 
 export function pipeline(services: Services) {
-  const { authenticator, limiter, activity } = services;
+  const { authenticator, limiter, activity, metrics } = services;
   return async function v1Pipeline(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const config = request.routeOptions.config.v1;
     if (!config) return;
@@ -117,11 +117,16 @@ export function pipeline(services: Services) {
     }
 
     let decision: LimitDecision;
+    const timer = metrics.limiterLatency.startTimer();
     try {
       decision = await limiter.consume(access.grant, now);
     } catch (err) {
+      metrics.limiterDecisions.inc({ decision: 'unavailable' });
       throw unavailable(err) ?? err;
+    } finally {
+      timer();
     }
+    metrics.limiterDecisions.inc({ decision: decision.allowed ? 'allowed' : decision.reason! });
     reply.headers(quotaHeaders(decision, now));
     if (!decision.allowed) {
       throw new ApiError(429, decision.reason!, undefined, {

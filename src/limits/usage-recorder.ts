@@ -17,14 +17,18 @@ export class UsageRecorder {
   private waiters: Waiter[] = [];
   private flushing: Promise<void> | null = null;
   private scheduled = false;
+  private firstAt = 0;
 
   constructor(
     private readonly store: Store,
     private readonly now: () => number = Date.now,
+    /** Told how long the oldest unit of each committed batch waited. */
+    private readonly onFlush?: (lagMs: number) => void,
   ) {}
 
   /** Resolves once the unit is committed; rejects if the commit failed (nothing was counted). */
   record(grantId: string, period: string, count = 1): Promise<void> {
+    if (this.pending.size === 0) this.firstAt = performance.now();
     const key = `${grantId}\u0000${period}`;
     const entry = this.pending.get(key);
     if (entry) entry.count += count;
@@ -49,10 +53,12 @@ export class UsageRecorder {
     if (this.pending.size === 0) return;
     const batch = [...this.pending.values()];
     const waiters = this.waiters;
+    const firstAt = this.firstAt;
     this.pending = new Map();
     this.waiters = [];
     this.flushing = this.store.addUsage(batch, this.now()).then(
       () => {
+        this.onFlush?.(performance.now() - firstAt);
         for (const w of waiters) w.resolve();
       },
       (err: unknown) => {

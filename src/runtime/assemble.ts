@@ -9,6 +9,7 @@ import { cursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import { MemoryLimiter } from '../limits/memory.js';
 import { UsageRecorder } from '../limits/usage-recorder.js';
+import { instrumentStore, Metrics } from '../observability/metrics.js';
 import { openStore } from '../storage/open.js';
 import type { Store } from '../storage/store.js';
 import { MarketData } from './market-data.js';
@@ -25,6 +26,8 @@ export interface AssembleOptions {
   pollMs?: number;
   /** An already-open store (tests); it is migrated and closed like an owned one. */
   store?: Store;
+  /** Defaults to a fresh registry with Node's default metrics. */
+  metrics?: Metrics;
 }
 
 export interface Runtime {
@@ -36,12 +39,13 @@ export interface Runtime {
 
 export async function assemble(options: AssembleOptions = {}): Promise<Runtime> {
   const now = options.now ?? Date.now;
-  const store = options.store ?? openStore(options.databaseUrl);
+  const metrics = options.metrics ?? new Metrics();
+  const store = instrumentStore(options.store ?? openStore(options.databaseUrl), metrics);
   await store.migrate();
   const secret = await store.setting('cursor_secret');
   if (!secret) throw new Error('the store has no cursor secret: run `mds migrate`');
 
-  const recorder = new UsageRecorder(store, now);
+  const recorder = new UsageRecorder(store, now, (lagMs) => metrics.usageFlushLag.observe(lagMs / 1000));
   let limiter: Limiter;
   if (options.redisUrl) {
     const { RedisLimiter } = await import('../limits/redis.js');
@@ -52,7 +56,9 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
 
   const market = new MarketData(store);
   await market.refresh();
-  const authenticator = new Authenticator(store);
+  const authenticator = new Authenticator(store, undefined, (hit) =>
+    metrics.cache.inc({ cache: 'verified_keys', result: hit ? 'hit' : 'miss' }),
+  );
   const activity = new KeyActivity(store);
   const watcher = new Watcher(store, market, authenticator, activity, options.pollMs ?? 500);
   await watcher.start();
@@ -65,6 +71,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     cursors: cursorCodec(secret),
     activity,
     now,
+    metrics,
   };
 
   return {

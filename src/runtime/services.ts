@@ -6,6 +6,7 @@ import type { Authenticator } from '../access/authenticator.js';
 import type { KeyActivity } from '../access/key-activity.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../storage/store.js';
 import type { MarketData } from './market-data.js';
 
@@ -18,4 +19,5 @@ export interface Services {
   activity: KeyActivity;
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => number;
+  metrics: Metrics;
 }

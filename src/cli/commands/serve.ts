@@ -41,6 +41,15 @@ async function firstRun(store: Store): Promise<FirstRun> {
   return result;
 }
 
+/** MDS_ADMIN_PORT enables the metrics listener (0 picks a free port). */
+function adminPort(): number | undefined {
+  const text = process.env.MDS_ADMIN_PORT;
+  if (text === undefined || text === '' || text === 'off') return undefined;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new CliError('MDS_ADMIN_PORT: must be 0 to 65535 or off', 2);
+  return Number(text);
+}
+
 export const serveCommand: Command = {
   name: ['serve'],
   usage: 'serve [--host 127.0.0.1] [--port 8080] [--first-run]',
@@ -70,6 +79,8 @@ export const serveCommand: Command = {
         databaseUrl,
         redisUrl,
         redisPrefix: process.env.MDS_REDIS_PREFIX || undefined,
+        adminPort: adminPort(),
+        adminHost: process.env.MDS_ADMIN_HOST || undefined,
         tlsCert: process.env.MDS_TLS_CERT,
         tlsKey: process.env.MDS_TLS_KEY,
       },
@@ -80,21 +91,31 @@ export const serveCommand: Command = {
     const example = setup.key
       ? `curl -s -H "Authorization: Bearer ${setup.key}" "${server.url}/v1/rates/latest?currency=EUR,USD"`
       : `curl -s -H "Authorization: Bearer <your key>" "${server.url}/v1/rates/latest?currency=EUR,USD"`;
-    out.result({ url: server.url, seeded: setup.seeded, ...(setup.key ? { key: setup.key } : {}), example }, [
-      `Market Data Service listening on ${server.url}`,
-      ...(setup.seeded ? [`Loaded the sample data set (${SAMPLE_NOTICE}).`] : []),
-      ...(setup.key
-        ? ['', 'Demo API key (shown once, store it now):', `  ${setup.key}`, '']
-        : values['first-run']
-          ? [
-              '',
-              'The store already has accounts: create a key with `npm run mds -- keys create --grant <id>`.',
-              '',
-            ]
-          : []),
-      'Try:',
-      `  ${example}`,
-      `API reference: ${server.url}/openapi.json`,
-    ]);
+    out.result(
+      {
+        url: server.url,
+        adminUrl: server.adminUrl,
+        seeded: setup.seeded,
+        ...(setup.key ? { key: setup.key } : {}),
+        example,
+      },
+      [
+        `Market Data Service listening on ${server.url}`,
+        ...(setup.seeded ? [`Loaded the sample data set (${SAMPLE_NOTICE}).`] : []),
+        ...(setup.key
+          ? ['', 'Demo API key (shown once, store it now):', `  ${setup.key}`, '']
+          : values['first-run']
+            ? [
+                '',
+                'The store already has accounts: create a key with `npm run mds -- keys create --grant <id>`.',
+                '',
+              ]
+            : []),
+        'Try:',
+        `  ${example}`,
+        `API reference: ${server.url}/openapi.json`,
+        ...(server.adminUrl ? [`Metrics: ${server.adminUrl}/metrics`] : []),
+      ],
+    );
   },
 };
