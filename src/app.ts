@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
+import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, errorBody } from './http/errors.js';
@@ -16,6 +17,7 @@ import { assetsRoutes } from './http/routes/assets.js';
 import { goldRoutes } from './http/routes/gold.js';
 import { healthRoutes } from './http/routes/health.js';
 import { meRoutes } from './http/routes/me.js';
+import { pagesRoutes } from './http/routes/pages.js';
 import { premiumRoutes } from './http/routes/premium.js';
 import { ratesRoutes } from './http/routes/rates.js';
 import type { Services } from './runtime/services.js';
@@ -145,11 +147,24 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await registerOpenApi(app);
 
   healthRoutes(app, services);
+  pagesRoutes(app);
   let document: string | undefined;
   app.get('/openapi.json', async (_request, reply) => {
     document ??= JSON.stringify(cleanDocument(app.swagger()));
     reply.header('content-type', JSON_TYPE);
     return document;
+  });
+
+  // The interactive reference, rendered offline from the served document.
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    logLevel: 'silent',
+    configuration: {
+      url: '/openapi.json',
+      title: 'Market Data Service (DZD) – API reference',
+      withDefaultFonts: false,
+      hideClientButton: false,
+    },
   });
 
   await app.register(
