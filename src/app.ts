@@ -4,6 +4,7 @@
  * services are assembled in runtime/assemble.ts.
  */
 import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import scalar from '@scalar/fastify-api-reference';
@@ -44,12 +45,38 @@ function requestIds(): () => string {
   return () => prefix + (n++).toString(36);
 }
 
+/**
+ * Requests Node's parser rejects before Fastify sees them (oversized headers,
+ * timeouts, malformed HTTP) still get our envelope and a request id.
+ */
+function clientErrorHandler(nextId: () => string) {
+  return (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, code] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large' as const]
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'request_timeout' as const]
+          : [400, 'bad_request' as const];
+    if (socket.writable) {
+      const id = nextId();
+      const body = errorBody(new ApiError(status, code), id);
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
+
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const maxUrl = options.maxUrlLength ?? MAX_URL_LENGTH;
+  const nextId = requestIds();
   const app = Fastify({
     loggerInstance: options.logger || undefined,
     logger: options.logger === false ? false : undefined,
-    genReqId: requestIds(),
+    genReqId: nextId,
+    clientErrorHandler: clientErrorHandler(nextId),
     requestIdHeader: false,
     // One access line per response (onResponse below) instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),

@@ -28,6 +28,8 @@ export type ErrorCode =
   | 'internal_error'
   | 'uri_too_long'
   | 'headers_too_large'
+  | 'request_timeout'
+  | 'bad_request'
   | 'too_many_requests';
 
 const MESSAGES: Record<ErrorCode, string> = {
@@ -48,6 +50,8 @@ const MESSAGES: Record<ErrorCode, string> = {
   internal_error: 'An unexpected error occurred.',
   uri_too_long: 'The request URL is too long.',
   headers_too_large: 'The request headers are too large.',
+  request_timeout: 'The request was not received in time.',
+  bad_request: 'The request is not valid HTTP.',
   too_many_requests: 'Too many invalid attempts from this address.',
 };
 
