@@ -7,9 +7,13 @@
  * Why not Ajv's coercion: it would accept `limit=1e2` or `limit=+10`, and its
  * messages name JSON pointers rather than parameters.
  */
-import type { TObject, TSchema } from '@sinclair/typebox';
+import { FormatRegistry, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { parseDate } from '../domain/dates.js';
 import type { ErrorDetail } from './errors.js';
+
+// TypeBox fails every value of a format it does not know: register the one our query schemas use.
+if (!FormatRegistry.Has('date')) FormatRegistry.Set('date', (value) => parseDate(value) !== null);
 
 const PLAIN_INTEGER = /^(?:0|[1-9]\d{0,15})$/;
 

@@ -21,6 +21,7 @@ import type {
   GrantRecord,
   GrantStatus,
   ImportBatch,
+  ImportOptions,
   KeyRecord,
   KeyStatus,
   RateHistoryQuery,
@@ -220,9 +221,9 @@ export abstract class KyselyStore implements Store {
     return wanted.filter((c) => !known.has(c)).sort();
   }
 
-  async import(batch: ImportBatch): Promise<ImportSummary> {
+  async import(batch: ImportBatch, options: ImportOptions = {}): Promise<ImportSummary> {
     if (batch.kind === 'assets') return this.importAssets(batch.records);
-    return this.importObservations(batch);
+    return this.importObservations(batch, options);
   }
 
   /** The asset directory is small: row-by-row upserts in one transaction are plenty. */
@@ -272,6 +273,7 @@ export abstract class KyselyStore implements Store {
   /** Rates and gold: bulk paths differ per dialect for throughput. */
   protected abstract importObservations(
     batch: Exclude<ImportBatch, { kind: 'assets' }>,
+    options: ImportOptions,
   ): Promise<ImportSummary>;
 
   async createAccount(a: AccountRecord): Promise<void> {

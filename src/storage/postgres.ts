@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { ImportSummary } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
-import type { ImportBatch, UsageIncrement } from './store.js';
+import type { ImportBatch, ImportOptions, UsageIncrement } from './store.js';
 
 const INT8_OID = 20;
 const CHUNK = 20_000;
@@ -47,6 +47,7 @@ export class PostgresStore extends KyselyStore {
 
   protected async importObservations(
     batch: Exclude<ImportBatch, { kind: 'assets' }>,
+    { onProgress }: ImportOptions,
   ): Promise<ImportSummary> {
     const summary: ImportSummary = {
       kind: batch.kind,
@@ -66,6 +67,7 @@ export class PostgresStore extends KyselyStore {
               ${part.map((r) => r.currency)}::text[], ${part.map((r) => r.source)}::text[],
               ${part.map((r) => r.updatedAt)}::bigint[], ${part.map((r) => r.buy)}::bigint[],
               ${part.map((r) => r.sell)}::bigint[])`.execute(trx);
+          onProgress?.(Math.min(i + CHUNK, batch.records.length), batch.records.length);
         }
         const { rows } = await sql<{ existing: number; same: number }>`
           select count(r.currency)::bigint as existing,
@@ -86,6 +88,7 @@ export class PostgresStore extends KyselyStore {
           await sql`insert into stage_gold select * from unnest(
               ${part.map((g) => g.purity)}::text[], ${part.map((g) => g.updatedAt)}::bigint[],
               ${part.map((g) => g.buy)}::bigint[], ${part.map((g) => g.sell)}::bigint[])`.execute(trx);
+          onProgress?.(Math.min(i + CHUNK, batch.records.length), batch.records.length);
         }
         const { rows } = await sql<{ existing: number; same: number }>`
           select count(g.purity)::bigint as existing,

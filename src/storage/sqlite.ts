@@ -14,7 +14,9 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
-import type { ImportBatch, UsageIncrement } from './store.js';
+import type { ImportBatch, ImportOptions, UsageIncrement } from './store.js';
+
+const PROGRESS_EVERY = 50_000;
 
 export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
@@ -37,6 +39,7 @@ export class SqliteStore extends KyselyStore {
 
   protected async importObservations(
     batch: Exclude<ImportBatch, { kind: 'assets' }>,
+    { onProgress }: ImportOptions,
   ): Promise<ImportSummary> {
     const summary: ImportSummary = {
       kind: batch.kind,
@@ -58,7 +61,9 @@ export class SqliteStore extends KyselyStore {
             const update = raw.prepare(
               'update rates set buy = ?, sell = ? where currency = ? and source = ? and updated_at = ?',
             );
+            let n = 0;
             for (const r of batch.records as RateObservation[]) {
+              if (onProgress && ++n % PROGRESS_EVERY === 0) onProgress(n, batch.records.length);
               const old = find.get(r.currency, r.source, r.updatedAt) as
                 | { buy: number; sell: number }
                 | undefined;
@@ -79,7 +84,9 @@ export class SqliteStore extends KyselyStore {
             const update = raw.prepare(
               'update gold set buy = ?, sell = ? where purity = ? and updated_at = ?',
             );
+            let n = 0;
             for (const g of batch.records as GoldObservation[]) {
+              if (onProgress && ++n % PROGRESS_EVERY === 0) onProgress(n, batch.records.length);
               const old = find.get(g.purity, g.updatedAt) as { buy: number; sell: number } | undefined;
               if (!old) {
                 insert.run(g.purity, g.updatedAt, g.buy, g.sell);

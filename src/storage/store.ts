@@ -80,6 +80,11 @@ export type ImportBatch =
   | { kind: 'rates'; records: RateObservation[] }
   | { kind: 'gold'; records: GoldObservation[] };
 
+export interface ImportOptions {
+  /** Called as records are written (for a progress display); `done` ≤ `total`. */
+  onProgress?: (done: number, total: number) => void;
+}
+
 export interface UsageIncrement {
   grantId: string;
   period: string;
@@ -120,7 +125,7 @@ export interface Store {
   /** Codes referenced by `records` that are not in the asset directory. */
   unknownAssets(codes: readonly string[]): Promise<string[]>;
   /** All or nothing, idempotent: the same record twice changes nothing. */
-  import(batch: ImportBatch): Promise<ImportSummary>;
+  import(batch: ImportBatch, options?: ImportOptions): Promise<ImportSummary>;
 
   // Accounts, grants, keys
   createAccount(account: AccountRecord): Promise<void>;

@@ -9,6 +9,7 @@ import {
   revokeKey,
   updateGrant,
 } from '../../access/admin.js';
+import { loadPlans } from '../../access/plans.js';
 import { monthPeriod } from '../../domain/dates.js';
 import { expandScopes } from '../../domain/scopes.js';
 import type { GrantRecord, KeyRecord } from '../../storage/store.js';
@@ -68,7 +69,7 @@ export const accessCommands: Command[] = [
   {
     name: ['grants', 'create'],
     usage:
-      'grants create --account ID --plan P --scopes A,B --monthly-limit N --rpm N [--provider manual] [--valid-from ISO] [--valid-until ISO]',
+      'grants create --account ID --plan P [--scopes A,B] [--monthly-limit N] [--rpm N] [--provider manual] [--valid-from ISO] [--valid-until ISO]   (free|basic|pro|enterprise fill defaults from config/plans.json)',
     options: {
       account: { type: 'string' },
       plan: { type: 'string' },
@@ -80,15 +81,30 @@ export const accessCommands: Command[] = [
       'valid-until': { type: 'string' },
     },
     async run({ values, out, databaseUrl }) {
-      for (const required of ['account', 'plan', 'scopes', 'monthly-limit', 'rpm']) {
+      for (const required of ['account', 'plan']) {
         if (values[required] === undefined) throw new AdminError(`--${required} is required`);
+      }
+      // A catalogued plan fills what the operator did not give; any option overrides it.
+      const plan = loadPlans().get(str(values.plan)!);
+      if (!plan) {
+        for (const required of ['scopes', 'monthly-limit', 'rpm']) {
+          if (values[required] === undefined) {
+            throw new AdminError(
+              `--${required} is required (plan "${str(values.plan)}" is not in the plan catalogue)`,
+            );
+          }
+        }
       }
       const input = {
         accountId: str(values.account)!,
         plan: str(values.plan)!,
-        scopes: parseScopes(str(values.scopes)!),
-        monthlyRequestLimit: parsePositiveInt(str(values['monthly-limit']), '--monthly-limit'),
-        requestsPerMinute: parsePositiveInt(str(values.rpm), '--rpm'),
+        scopes: values.scopes === undefined ? plan!.scopes : parseScopes(str(values.scopes)!),
+        monthlyRequestLimit:
+          values['monthly-limit'] === undefined
+            ? plan!.monthlyRequestLimit
+            : parsePositiveInt(str(values['monthly-limit']), '--monthly-limit'),
+        requestsPerMinute:
+          values.rpm === undefined ? plan!.requestsPerMinute : parsePositiveInt(str(values.rpm), '--rpm'),
         provider: str(values.provider),
         validFrom:
           values['valid-from'] === undefined

@@ -33,8 +33,13 @@ export async function importText(
   kind: ImportKind,
   text: string,
   format: ImportFormat,
+  progress?: Progress,
 ): Promise<ImportSummary> {
+  progress?.step(`checking ${format} input (${(text.length / 1e6).toFixed(1)} MB)`);
   const parsed = parseImport(kind, text, format);
+  progress?.step(
+    `${parsed.records.length.toLocaleString('en')} valid records, ${parsed.problems.length} problems`,
+  );
   const problems = [...parsed.problems];
   if (parsed.kind === 'rates' && problems.length === 0) {
     const unknown = new Set(await store.unknownAssets(parsed.records.map((r) => r.currency)));
@@ -52,7 +57,31 @@ export async function importText(
   if (problems.length > 0) {
     throw new CliError(`import refused: ${problems.length} problem(s), nothing was written`, 1, problems);
   }
-  return store.import(parsed as ImportBatch);
+  progress?.step('writing');
+  const summary = await store.import(parsed as ImportBatch, { onProgress: progress?.count });
+  progress?.done();
+  return summary;
+}
+
+/** Progress on a terminal (stderr), for large imports; nothing when piped or with --json. */
+export interface Progress {
+  step(text: string): void;
+  count(done: number, total: number): void;
+  done(): void;
+}
+
+export function terminalProgress(enabled: boolean): Progress | undefined {
+  if (!enabled || !process.stderr.isTTY) return undefined;
+  const started = performance.now();
+  const at = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  return {
+    step: (text) => process.stderr.write(`\r\x1b[K[${at()}] ${text}\n`),
+    count: (done, total) =>
+      process.stderr.write(
+        `\r\x1b[K[${at()}] ${done.toLocaleString('en')} / ${total.toLocaleString('en')} (${Math.floor((done / total) * 100)} %)`,
+      ),
+    done: () => process.stderr.write(`\r\x1b[K`),
+  };
 }
 
 export const dataCommands: Command[] = [
@@ -98,6 +127,7 @@ export const dataCommands: Command[] = [
           kind as ImportKind,
           text,
           (format as ImportFormat | undefined) ?? detectFormat(text, file === '-' ? undefined : file),
+          terminalProgress(!out.json),
         ),
       );
       const seconds = (performance.now() - started) / 1000;

@@ -1,0 +1,59 @@
+/**
+ * The plan catalogue (config/plans.json, or MDS_PLANS_FILE): default limits and
+ * scopes for `mds grants create --plan`. Checked when read, so a typo in the
+ * catalogue is an operator error, not a silently wrong grant.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isKnownScope } from '../domain/scopes.js';
+import { AdminError } from './admin.js';
+
+export interface PlanDefaults {
+  monthlyRequestLimit: number;
+  requestsPerMinute: number;
+  scopes: string[];
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+// src/access → repository root; dist/src/access → one more level.
+const DEFAULT_FILE = join(
+  here,
+  '..',
+  '..',
+  ...(here.includes(`${'/dist/'}`) ? ['..'] : []),
+  'config',
+  'plans.json',
+);
+
+export function loadPlans(file = process.env.MDS_PLANS_FILE || DEFAULT_FILE): Map<string, PlanDefaults> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new AdminError(`plan catalogue ${file}: ${(err as Error).message}`);
+  }
+  const plans = new Map<string, PlanDefaults>();
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (name.startsWith('$')) continue;
+    const p = value as Partial<PlanDefaults>;
+    const ok =
+      Number.isSafeInteger(p.monthlyRequestLimit) &&
+      p.monthlyRequestLimit! >= 1 &&
+      Number.isSafeInteger(p.requestsPerMinute) &&
+      p.requestsPerMinute! >= 1 &&
+      Array.isArray(p.scopes) &&
+      p.scopes.length > 0 &&
+      p.scopes.every((s) => typeof s === 'string' && isKnownScope(s));
+    if (!ok)
+      throw new AdminError(
+        `plan catalogue ${file}: plan "${name}" needs monthlyRequestLimit, requestsPerMinute (≥ 1) and known scopes`,
+      );
+    plans.set(name, {
+      monthlyRequestLimit: p.monthlyRequestLimit!,
+      requestsPerMinute: p.requestsPerMinute!,
+      scopes: [...p.scopes!],
+    });
+  }
+  return plans;
+}
