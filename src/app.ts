@@ -8,7 +8,13 @@ import { STATUS_CODES } from 'node:http';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import scalar from '@scalar/fastify-api-reference';
-import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, errorBody } from './http/errors.js';
 import { cleanDocument, registerOpenApi } from './http/openapi.js';
@@ -32,6 +38,8 @@ export interface AppOptions {
 }
 
 const MAX_URL_LENGTH = 4096;
+
+const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 /** Statuses that carry the quota headers (specification, Errors). */
 const WITH_QUOTA = new Set([200, 304, 400, 404, 429]);
 
@@ -93,9 +101,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   // GET routes only: remember their paths so other methods get 405, not 404.
   const getPaths = new Set<string>();
+  // Per-route hooks, with what they need captured once: the route template for
+  // metrics, and the /v1 pipeline with the route's own configuration.
+  const v1Pipeline = pipeline(services);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.includes('GET')) getPaths.add(route.url);
+    route.onResponse = [...asArray(route.onResponse), observe(route.url)] as typeof route.onResponse;
+    const v1 = route.config?.v1;
+    if (v1) route.preHandler = [v1Pipeline(v1), ...asArray(route.preHandler)] as typeof route.preHandler;
   });
 
   app.decorateRequest('access', null);
@@ -110,10 +124,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   // Metrics on every response; one access line too when the level would print it.
+  // Matched routes get their own hook with the route template captured (below),
+  // so the hot path never builds request.routeOptions.
   const { metrics } = services;
   const logRequests = (options.logger || undefined)?.isLevelEnabled('info') ?? false;
-  app.addHook('onResponse', (request, reply, done) => {
-    const labels = { route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode };
+  const observe = (route: string) => (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const labels = { route, status: reply.statusCode };
     metrics.requests.inc(labels);
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
     if (logRequests) {
@@ -130,6 +146,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       );
     }
     done();
+  };
+  const observeUnmatched = observe('unmatched');
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) observeUnmatched(request, reply, done);
+    else done();
   });
 
   app.setValidatorCompiler(() => () => true);
@@ -196,7 +217,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(
     async (v1) => {
-      v1.addHook('preHandler', pipeline(services));
       assetsRoutes(v1, services);
       ratesRoutes(v1, services);
       premiumRoutes(v1, services);

@@ -27,8 +27,11 @@ export function cursorCodec(secret: string): CursorCodec {
       const at = cursor.indexOf('~');
       if (at <= 0) return null;
       const body = cursor.slice(0, at);
-      const given = Buffer.from(cursor.slice(at + 1), 'base64url');
-      const expected = mac(scope, body);
+      // Compare the text, not its decoding: base64url decoding ignores stray
+      // characters and the unused low bits of the last one, so several strings
+      // would decode to the same MAC and an edited cursor would pass.
+      const given = Buffer.from(cursor.slice(at + 1), 'latin1');
+      const expected = Buffer.from(mac(scope, body).toString('base64url'), 'latin1');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       const position = body.split('.').map((p) => Number.parseInt(p, 36));
       return position.every(Number.isSafeInteger) ? position : null;

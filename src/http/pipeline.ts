@@ -89,51 +89,50 @@ export function unavailable(err: unknown): ApiError | null {
 
 export function pipeline(services: Services) {
   const { authenticator, limiter, activity, metrics } = services;
-  return async function v1Pipeline(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const config = request.routeOptions.config.v1;
-    if (!config) return;
-    const now = services.now();
-    let access: AccessContext;
-    try {
-      access = await authenticator.authenticate(request.headers, now, request.ip);
-    } catch (err) {
-      throw unavailable(err) ?? err;
-    }
-    request.access = access;
-
-    const checked = config.validate(request.query as Record<string, unknown>);
-    if ('error' in checked) {
-      const state = await limiter.peek(access.grant, now).catch((err: unknown) => {
+  return (config: V1RouteConfig) =>
+    async function v1Pipeline(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const now = services.now();
+      let access: AccessContext;
+      try {
+        access = await authenticator.authenticate(request.headers, now, request.ip);
+      } catch (err) {
         throw unavailable(err) ?? err;
-      });
-      reply.headers(quotaHeaders(state, now));
-      throw invalidParameters(checked.error.details);
-    }
-    request.query = checked.value;
+      }
+      request.access = access;
 
-    const needed = config.entitlement(checked.value as never);
-    if (!access.keyScopes.has(needed) || !access.grantScopes.has(needed)) {
-      throw new ApiError(403, 'insufficient_scope', [{ entitlement: needed }]);
-    }
+      const checked = config.validate(request.query as Record<string, unknown>);
+      if ('error' in checked) {
+        const state = await limiter.peek(access.grant, now).catch((err: unknown) => {
+          throw unavailable(err) ?? err;
+        });
+        reply.headers(quotaHeaders(state, now));
+        throw invalidParameters(checked.error.details);
+      }
+      request.query = checked.value;
 
-    let decision: LimitDecision;
-    const timer = metrics.limiterLatency.startTimer();
-    try {
-      decision = await limiter.consume(access.grant, now);
-    } catch (err) {
-      metrics.limiterDecisions.inc({ decision: 'unavailable' });
-      throw unavailable(err) ?? err;
-    } finally {
-      timer();
-    }
-    metrics.limiterDecisions.inc({ decision: decision.allowed ? 'allowed' : decision.reason! });
-    reply.headers(quotaHeaders(decision, now));
-    if (!decision.allowed) {
-      throw new ApiError(429, decision.reason!, undefined, {
-        'retry-after': secondsUntil(decision.retryAt!, now),
-      });
-    }
-    request.limits = decision;
-    activity.use(access.key.publicId, now);
-  };
+      const needed = config.entitlement(checked.value as never);
+      if (!access.keyScopes.has(needed) || !access.grantScopes.has(needed)) {
+        throw new ApiError(403, 'insufficient_scope', [{ entitlement: needed }]);
+      }
+
+      let decision: LimitDecision;
+      const timer = metrics.limiterLatency.startTimer();
+      try {
+        decision = await limiter.consume(access.grant, now);
+      } catch (err) {
+        metrics.limiterDecisions.inc({ decision: 'unavailable' });
+        throw unavailable(err) ?? err;
+      } finally {
+        timer();
+      }
+      metrics.limiterDecisions.inc({ decision: decision.allowed ? 'allowed' : decision.reason! });
+      reply.headers(quotaHeaders(decision, now));
+      if (!decision.allowed) {
+        throw new ApiError(429, decision.reason!, undefined, {
+          'retry-after': secondsUntil(decision.retryAt!, now),
+        });
+      }
+      request.limits = decision;
+      activity.use(access.key.publicId, now);
+    };
 }

@@ -94,6 +94,9 @@ export class MemoryLimiter implements Limiter {
     c.minuteUsed++;
     c.monthUsed++;
     const period = c.period;
+    // The counts after *this* request, taken before the await: concurrent requests
+    // consumed while the commit is pending must not show up in this one's headers.
+    const after = this.state(grant, c, now);
     try {
       await this.recorder.record(grant.id, period);
     } catch (err) {
@@ -102,7 +105,7 @@ export class MemoryLimiter implements Limiter {
       if (c.windowStart === window.start) c.minuteUsed--;
       throw new LimiterUnavailableError(err);
     }
-    return { ...this.state(grant, c, now), allowed: true };
+    return { ...after, allowed: true };
   }
 
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {
