@@ -115,11 +115,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.decorateRequest('access', null);
   app.decorateRequest('limits', null);
 
+  const { lifecycle } = services;
   const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
   // Callback-style hooks: on every request, a promise per hook is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (hsts) reply.header('strict-transport-security', hsts);
+    if (lifecycle.draining) reply.header('connection', 'close');
     done(request.url.length > maxUrl ? new ApiError(414, 'uri_too_long') : undefined);
   });
 

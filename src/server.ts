@@ -22,9 +22,12 @@ export interface ServerOptions {
   /** Admin listener for /metrics; off when undefined. Never the public port. */
   adminPort?: number;
   adminHost?: string;
+  /** How long to keep answering (with Connection: close) after SIGTERM. */
+  drainMs?: number;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
+const DRAIN_MS = 1_000;
 
 export function createLogger(level = process.env.MDS_LOG_LEVEL ?? 'info'): Logger {
   return pino({
@@ -87,6 +90,11 @@ export async function startServer(
         process.exit(1);
       }, SHUTDOWN_GRACE_MS);
       force.unref();
+      // Drain: keep answering for a moment, each response closing its connection and
+      // /readyz failing, so clients and the load balancer move away before the
+      // listener closes and no request is cut off mid-flight.
+      runtime.services.lifecycle.draining = true;
+      await new Promise((resolve) => setTimeout(resolve, options.drainMs ?? DRAIN_MS));
       await app.close();
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
       await runtime.close();

@@ -72,6 +72,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     activity,
     now,
     metrics,
+    lifecycle: { draining: false },
   };
 
   return {

@@ -20,4 +20,6 @@ export interface Services {
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => number;
   metrics: Metrics;
+  /** Set when the process is stopping: answer, but close each connection after. */
+  lifecycle: { draining: boolean };
 }

@@ -92,7 +92,18 @@ export abstract class KyselyStore implements Store {
   constructor(protected readonly db: Db) {}
 
   async migrate(): Promise<string[]> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider });
+    // On PostgreSQL, name the schema: without it Kysely looks for its own tables in
+    // every schema, finds those of another schema of the same database (a second
+    // deployment, a parallel test run) and then skips creating them in this one.
+    const migrationTableSchema =
+      this.dialect === 'postgres'
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(this.db)).rows[0]?.schema
+        : undefined;
+    const migrator = new Migrator({
+      db: this.db,
+      provider: migrationProvider,
+      ...(migrationTableSchema ? { migrationTableSchema } : {}),
+    });
     const { error, results } = await migrator.migrateToLatest();
     if (error) throw error;
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -41,7 +41,8 @@ export async function importText(
     `${parsed.records.length.toLocaleString('en')} valid records, ${parsed.problems.length} problems`,
   );
   const problems = [...parsed.problems];
-  if (parsed.kind === 'rates' && problems.length === 0) {
+  // Every bad record is reported: the valid ones are checked against the directory too.
+  if (parsed.kind === 'rates' && parsed.records.length > 0) {
     const unknown = new Set(await store.unknownAssets(parsed.records.map((r) => r.currency)));
     if (unknown.size > 0) {
       parsed.records.forEach((r, i) => {
@@ -52,6 +53,7 @@ export async function importText(
           });
         }
       });
+      problems.sort((a, b) => a.line - b.line);
     }
   }
   if (problems.length > 0) {

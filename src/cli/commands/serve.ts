@@ -80,6 +80,7 @@ export const serveCommand: Command = {
         redisUrl,
         redisPrefix: process.env.MDS_REDIS_PREFIX || undefined,
         adminPort: adminPort(),
+        drainMs: process.env.MDS_DRAIN_MS ? Number(process.env.MDS_DRAIN_MS) : undefined,
         adminHost: process.env.MDS_ADMIN_HOST || undefined,
         tlsCert: process.env.MDS_TLS_CERT,
         tlsKey: process.env.MDS_TLS_KEY,

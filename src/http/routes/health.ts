@@ -17,9 +17,12 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
         () => false,
       ),
     ]);
-    const ready = store && limiter;
+    // A draining instance still answers, but a load balancer should stop sending.
+    const draining = services.lifecycle.draining;
+    const ready = store && limiter && !draining;
     reply.code(ready ? 200 : 503);
     if (!ready) reply.header('retry-after', 5);
-    return envelopeOf(reply, request.id, { status: ready ? 'ready' : 'not_ready', store, limiter });
+    const status = draining ? 'draining' : ready ? 'ready' : 'not_ready';
+    return envelopeOf(reply, request.id, { status, store, limiter });
   });
 }
