@@ -569,6 +569,35 @@ describe('duplicates out of order', () => {
   });
 });
 
+describe('duplicates at volume', () => {
+  it('finds every duplicate in a large shuffled import', () => {
+    const n = 6_000;
+    const base = Date.UTC(2025, 0, 1);
+    const order = Array.from({ length: n }, (_, i) => (i * 2_459) % n); // a permutation (gcd = 1)
+    const rows = order.map((i) =>
+      rate({ currency: i % 2 ? 'USD' : 'EUR', updatedAt: new Date(base + i * 1000).toISOString() }),
+    );
+    // Re-send every 10th row: identical when even, changed when odd.
+    const extra = order
+      .filter((_, k) => k % 10 === 0)
+      .map((i, k) =>
+        rate({
+          currency: i % 2 ? 'USD' : 'EUR',
+          updatedAt: new Date(base + i * 1000).toISOString(),
+          sell: k % 2 ? '999' : '243',
+        }),
+      );
+    const r = parseImport('rates', ndjson(...rows, ...extra), 'ndjson');
+    expect(r.records).toHaveLength(n);
+    expect(r.problems).toHaveLength(extra.length / 2);
+    for (const p of r.problems) {
+      const k = p.line - n - 1;
+      expect(k % 2).toBe(1);
+      expect(p.message).toBe(`duplicate of line ${k * 10 + 1} with different values`);
+    }
+  });
+});
+
 describe('scale', () => {
   it.each(['ndjson', 'csv'] as ImportFormat[])('parses 200k %s rate lines quickly', (format) => {
     const n = 200_000;

@@ -97,12 +97,17 @@ export class SqliteStore extends KyselyStore {
               } else summary.unchanged++;
             }
           };
-    raw.transaction(() => {
-      run();
-      if (summary.inserted + summary.updated > 0) {
-        raw.prepare("update versions set value = value + 1 where name = 'data'").run();
-      }
-    })();
+    // IMMEDIATE: the batch reads before it writes, and a deferred transaction
+    // upgrading to a writer fails at once ("database is locked") when another
+    // process (a running server, a second import) has written meanwhile.
+    raw
+      .transaction(() => {
+        run();
+        if (summary.inserted + summary.updated > 0) {
+          raw.prepare("update versions set value = value + 1 where name = 'data'").run();
+        }
+      })
+      .immediate();
     return summary;
   }
 

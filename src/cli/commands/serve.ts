@@ -1,7 +1,6 @@
 import { createAccount, createGrant, createKey } from '../../access/admin.js';
 import { ENTITLEMENTS } from '../../domain/scopes.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
-import { createLogger, startServer, stopOnSignals } from '../../server.js';
 import { openStore } from '../../storage/open.js';
 import type { Store } from '../../storage/store.js';
 import type { Command } from '../main.js';
@@ -71,6 +70,8 @@ export const serveCommand: Command = {
       }
     }
 
+    // Loaded here: the HTTP stack would otherwise slow every other command's start.
+    const { createLogger, startServer, stopOnSignals } = await import('../../server.js');
     const logger = createLogger();
     const server = await startServer(
       {

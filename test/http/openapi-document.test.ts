@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends } from '../support/backends.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { expectConforms, loadOpenApi, type OpenApiDocument } from '../support/openapi.js';
+
+const V1_PATHS = [
+  '/v1/assets',
+  '/v1/rates/latest',
+  '/v1/rates/history',
+  '/v1/rates/historical',
+  '/v1/market/premium',
+  '/v1/gold/latest',
+  '/v1/gold/history',
+  '/v1/me',
+];
+
+describe.each(backends())('OpenAPI document on $name', (backend) => {
+  let h: Harness;
+  let doc: OpenApiDocument;
+  beforeAll(async () => {
+    h = await startHarness(backend, { seed: false });
+    doc = await loadOpenApi(h.app);
+  });
+  afterAll(async () => h?.close());
+
+  it('is served without a key as JSON', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.json()).toEqual(doc);
+  });
+
+  it('is OpenAPI 3.1.x, version 1.0.0', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info.version).toBe('1.0.0');
+    expect(typeof doc.info.title).toBe('string');
+  });
+
+  it('lists every /v1 path with a GET operation, and nothing else under /v1', () => {
+    const v1 = Object.keys(doc.paths).filter((p) => p.startsWith('/v1'));
+    expect(v1.sort()).toEqual([...V1_PATHS].sort());
+    for (const p of V1_PATHS) {
+      expect(Object.keys(doc.paths[p]!)).toEqual(['get']);
+      const responses = doc.paths[p]!.get!.responses;
+      for (const status of ['200', '401', '403', '429', '503'])
+        expect(responses[status], `${p} ${status}`).toBeDefined();
+    }
+  });
+
+  it('declares the bearer and X-API-Key security schemes, as alternatives', () => {
+    const schemes = Object.values(doc.components?.securitySchemes ?? {});
+    expect(schemes).toContainEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    expect(schemes).toContainEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    );
+    const names = Object.fromEntries(
+      Object.entries(doc.components?.securitySchemes ?? {}).map(([n, s]) => [
+        s.type === 'http' ? 'bearer' : 'apiKey',
+        n,
+      ]),
+    );
+    // Two requirement objects, each naming one scheme: either one suffices.
+    expect(doc.security).toEqual(expect.arrayContaining([{ [names.bearer!]: [] }, { [names.apiKey!]: [] }]));
+    expect(doc.security).toHaveLength(2);
+  });
+
+  it('marks /v1/rates/historical, and only it, deprecated', () => {
+    expect(doc.paths['/v1/rates/historical']!.get!.deprecated).toBe(true);
+    for (const p of V1_PATHS.filter((x) => x !== '/v1/rates/historical')) {
+      expect(doc.paths[p]!.get!.deprecated, p).not.toBe(true);
+    }
+  });
+
+  it('documents 400 except on gold latest and /v1/me, and 404 on history, its alias and gold latest', () => {
+    const has = (p: string, s: string) => s in doc.paths[p]!.get!.responses;
+    for (const p of V1_PATHS) {
+      expect(has(p, '400'), `${p} 400`).toBe(!['/v1/gold/latest', '/v1/me'].includes(p));
+      expect(has(p, '404'), `${p} 404`).toBe(
+        ['/v1/rates/history', '/v1/rates/historical', '/v1/gold/latest'].includes(p),
+      );
+    }
+  });
+
+  it('the conformance check accepts a real answer and rejects an undocumented status, body or header', async () => {
+    const { key } = await h.newKey();
+    const real = await h.get('/v1/assets', key);
+    expect(real.statusCode).toBe(200);
+    expectConforms(doc, 'get', '/v1/assets', real);
+    const variant = (patch: Partial<typeof real>) => ({ ...real, ...patch }) as typeof real;
+    // A 404 is not documented for /v1/assets.
+    expect(() => expectConforms(doc, 'get', '/v1/assets', variant({ statusCode: 404 }))).toThrow(
+      /not documented/,
+    );
+    // A body without meta, or with a wrongly typed field.
+    expect(() => expectConforms(doc, 'get', '/v1/assets', variant({ body: '{"data":[]}' }))).toThrow(
+      /documented schema/,
+    );
+    const wrong = real.json();
+    wrong.meta.count = 'many';
+    expect(() => expectConforms(doc, 'get', '/v1/assets', variant({ body: JSON.stringify(wrong) }))).toThrow(
+      /documented schema/,
+    );
+    // A documented quota header missing, or malformed.
+    const { 'ratelimit-remaining': _dropped, ...fewer } = real.headers;
+    expect(() => expectConforms(doc, 'get', '/v1/assets', variant({ headers: fewer }))).toThrow(
+      /RateLimit-Remaining/,
+    );
+    expect(() =>
+      expectConforms(
+        doc,
+        'get',
+        '/v1/assets',
+        variant({ headers: { ...real.headers, 'ratelimit-limit': '1.5' } }),
+      ),
+    ).toThrow(/RateLimit-Limit/);
+    // Quota headers on a 401, whose documentation lists none.
+    const unauthorized = await h.get('/v1/assets');
+    expectConforms(doc, 'get', '/v1/assets', unauthorized);
+    expect(() =>
+      expectConforms(doc, 'get', '/v1/assets', {
+        ...unauthorized,
+        headers: { ...unauthorized.headers, 'ratelimit-limit': '5' },
+      } as typeof unauthorized),
+    ).toThrow(/not documented/);
+    expect(() => expectConforms(doc, 'get', '/v1/unknown', real)).toThrow(/not in the OpenAPI document/);
+  });
+});
