@@ -1,0 +1,406 @@
+/**
+ * The pages a person looks at, driven in a real headless browser (Debian's
+ * chromium through playwright-core) against a real `mds serve` process:
+ *
+ * - `/docs/`: the interactive reference renders every path of the served
+ *   OpenAPI document, offline (no request leaves the server's origin).
+ * - `/charts`: with a key holding every entitlement, the rates chart draws
+ *   both series and the shaded premium, the latest premium and the gold
+ *   references equal the API's; with a narrower key the page names the
+ *   entitlements it lacks; with a tiny per-minute limit it shows Retry-After.
+ *   The key is sent only to this origin's /v1 API.
+ *
+ * Both save a screenshot under docs/screenshots/ for the README. The suite
+ * skips (saying why) only when chromium is absent and cannot be installed.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { mds } from '../support/cli.js';
+import { getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = resolve('docs/screenshots');
+const DOC_PATHS = [
+  '/v1/assets',
+  '/v1/rates/latest',
+  '/v1/rates/history',
+  '/v1/rates/historical',
+  '/v1/market/premium',
+  '/v1/gold/latest',
+  '/v1/gold/history',
+  '/v1/me',
+];
+
+/** Debian's chromium, installed with apt-get when absent and possible; null when neither. */
+function findChromium(): string | null {
+  if (existsSync(CHROMIUM)) return CHROMIUM;
+  const apt = spawnSync('sh', ['-c', 'apt-get update && apt-get install -y chromium'], {
+    stdio: 'ignore',
+    timeout: 300_000,
+  });
+  if (existsSync(CHROMIUM)) return CHROMIUM;
+  console.warn(
+    `browser tests skipped: ${CHROMIUM} is absent and \`apt-get install -y chromium\` failed ` +
+      `(${apt.error?.message ?? `exit ${apt.status}`})`,
+  );
+  return null;
+}
+
+const chromiumPath = findChromium();
+
+/** Every request the page makes, to check that none leaves the server's origin. */
+function recordRequests(context: BrowserContext) {
+  const seen: { url: string; authorization: string | undefined }[] = [];
+  context.on('request', (request) => {
+    seen.push({ url: request.url(), authorization: request.headers()['authorization'] });
+  });
+  return seen;
+}
+
+const offOrigin = (seen: { url: string }[], origin: string) =>
+  seen.map((r) => r.url).filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin);
+
+/** The few browser globals the page functions use (this project's TypeScript has no DOM types). */
+interface Browserside {
+  scrollBy(x: number, y: number): void;
+  scrollTo(x: number, y: number): void;
+  document: { body: { innerText: string } };
+  sessionStorage: { length: number };
+}
+interface ListItem {
+  textContent: string | null;
+  dataset: Record<string, string | undefined>;
+}
+
+/** The page's number format. */
+const shown = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 4 });
+
+const utcDay = (offsetDays: number) =>
+  new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
+describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
+  let dir: string;
+  let server: ServerProcess;
+  let browser: Browser;
+  let origin: string;
+  const keys = { full: '', limited: '', burst: '' };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mds-browser-'));
+    const db = join(dir, 'mds.sqlite');
+    const seeded = await mds(['seed', 'sample', '--days', '400', '--json'], { db });
+    expect(seeded.status, seeded.stderr).toBe(0);
+
+    const account = (await mds(['accounts', 'create', '--name', 'Browser', '--json'], { db })).json().id;
+    const grant = async (rpm: number) =>
+      (
+        await mds(
+          [
+            'grants',
+            'create',
+            '--account',
+            account,
+            '--plan',
+            'pro',
+            '--scopes',
+            ENTITLEMENTS.join(','),
+          ].concat(['--monthly-limit', '100000', '--rpm', String(rpm), '--json']),
+          { db },
+        )
+      ).json().id as string;
+    const [roomy, tight] = await Promise.all([grant(1000), grant(3)]);
+    const key = async (grantId: string, scopes?: string[]) => {
+      const out = await mds(
+        ['keys', 'create', '--grant', grantId, '--json', ...(scopes ? ['--scopes', scopes.join(',')] : [])],
+        { db },
+      );
+      expect(out.status, out.stderr).toBe(0);
+      return out.json().key as string;
+    };
+    const narrow = ENTITLEMENTS.filter((e) => e !== 'market:premium:read' && e !== 'gold:latest:read');
+    [keys.full, keys.limited, keys.burst] = await Promise.all([key(roomy), key(roomy, narrow), key(tight)]);
+
+    const { chromium } = await import('playwright-core');
+    [server, browser] = await Promise.all([
+      spawnServer({ db }),
+      chromium.launch({
+        executablePath: chromiumPath!,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      }),
+    ]);
+    origin = new URL(server.url).origin;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function newPage(): Promise<{
+    context: BrowserContext;
+    page: Page;
+    seen: ReturnType<typeof recordRequests>;
+  }> {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const seen = recordRequests(context);
+    const page = await context.newPage();
+    return { context, page, seen };
+  }
+
+  it('renders every endpoint of the OpenAPI document on /docs/, offline', async () => {
+    const doc = (await (await fetch(`${origin}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths).sort()).toEqual([...DOC_PATHS].sort());
+
+    const { context, page, seen } = await newPage();
+    try {
+      await page.goto(`${origin}/docs/`);
+      // Scalar renders sections lazily as they scroll into view: scroll until every path is on the page.
+      // A path must not match only as the prefix of a longer one (/v1/rates/history in …/historical).
+      await page.waitForFunction(
+        (paths) => {
+          const browser = globalThis as unknown as Browserside;
+          browser.scrollBy(0, 1500);
+          // biome-ignore lint/performance/useDomNodeTextContent: what is rendered, not what hides in the DOM.
+          const text = browser.document.body.innerText;
+          return paths.every((p) => new RegExp(`${p.replace(/\//g, '\\/')}(?![\\w/])`).test(text));
+        },
+        DOC_PATHS,
+        { polling: 200, timeout: 25_000 },
+      );
+      const scalar = seen.filter((r) => r.url === `${origin}/docs/js/scalar.js`);
+      expect(scalar).toHaveLength(1);
+      expect(seen.some((r) => r.url === `${origin}/openapi.json`)).toBe(true);
+      await page.evaluate(() => (globalThis as unknown as Browserside).scrollTo(0, 0));
+      await page.screenshot({ path: join(SCREENSHOTS, 'docs.png') });
+      expect(offOrigin(seen, origin)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('charts EUR over 90 days with a key that may read everything', async () => {
+    const { context, page, seen } = await newPage();
+    try {
+      await page.goto(`${origin}/charts`);
+      await page.selectOption('#window', '90');
+      await page.fill('#api-key', keys.full);
+      await page.click('#connect');
+      await page.waitForSelector('#currency:not([disabled]) option[value="EUR"]', { state: 'attached' });
+      await page.selectOption('#currency', 'EUR');
+      for (const section of ['rates', 'premium', 'gold']) {
+        await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
+      }
+
+      // Both series and the shaded premium, drawn from every record of the window.
+      const from = utcDay(-89);
+      const to = utcDay(0);
+      const records = async (source: string) => {
+        const res = await getJson(
+          `${origin}/v1/rates/history?currency=EUR&source=${source}&from=${from}&to=${to}&limit=1000`,
+          keys.full,
+        );
+        expect(res.status).toBe(200);
+        expect(res.body.meta.nextCursor).toBeNull();
+        return res.body.data as { buy: number }[];
+      };
+      const [parallel, official] = await Promise.all([records('parallel'), records('official')]);
+      expect(parallel.length).toBeGreaterThan(60);
+      const chart = page.locator('#rates-chart');
+      await expect(chart.getAttribute('role')).resolves.toBe('img');
+      expect(await chart.locator('path.series').count()).toBe(2);
+      expect(await chart.locator('path.series-parallel').getAttribute('data-points')).toBe(
+        String(parallel.length),
+      );
+      expect(await chart.locator('path.series-official').getAttribute('data-points')).toBe(
+        String(official.length),
+      );
+      expect(await chart.locator('polygon.premium-area').count()).toBe(1);
+      const label = (await chart.getAttribute('aria-label'))!;
+      expect(label).toContain(`EUR buy rates in DZD from ${from} to ${to}`);
+      expect(label).toContain(`Parallel from ${shown(parallel.at(-1)!.buy)} to `);
+      expect(label).toContain(`to ${shown(parallel[0]!.buy)} DZD`);
+
+      // Axes: the window's first and last days, the unit, and numeric ticks spanning both lines.
+      const xTicks = await chart.locator('text.x-tick').allTextContents();
+      expect(xTicks[0]).toBe(from);
+      expect(xTicks.at(-1)).toBe(to);
+      expect(await chart.locator('text.y-title').textContent()).toBe('DZD per 1 EUR (buy)');
+      expect(await chart.locator('text.x-title').textContent()).toBe('Date (UTC)');
+      const yTicks = (await chart.locator('text.y-tick').allTextContents()).map((t) =>
+        Number(t.replace(/,/g, '')),
+      );
+      expect(yTicks.length).toBeGreaterThanOrEqual(2);
+      expect(Math.min(...yTicks)).toBeLessThan(Math.min(...official.map((r) => r.buy)) + 50);
+      expect(Math.max(...yTicks)).toBeGreaterThan(Math.max(...parallel.map((r) => r.buy)) - 50);
+
+      // The latest premium figures are the API's.
+      const premium = await getJson(`${origin}/v1/market/premium?currency=EUR`, keys.full);
+      const item = premium.body.data[0];
+      expect(item.currency).toBe('EUR');
+      for (const side of ['buy', 'sell'] as const) {
+        const percent = page.locator(`#premium-${side}-percent`);
+        expect(await percent.getAttribute('data-value')).toBe(String(item.premium[side].percent));
+        expect(await percent.textContent()).toBe(`${shown(item.premium[side].percent)} %`);
+        expect(await page.locator(`#premium-${side}-amount`).getAttribute('data-value')).toBe(
+          String(item.premium[side].amount),
+        );
+        expect(await page.locator(`#parallel-${side}`).getAttribute('data-value')).toBe(
+          String(item.parallel[side]),
+        );
+        expect(await page.locator(`#official-${side}`).getAttribute('data-value')).toBe(
+          String(item.official[side]),
+        );
+      }
+      expect(await page.locator('#premium-message').textContent()).toBe('');
+
+      // Gold references: the latest of each purity, and the history chart with three series.
+      const gold = await getJson(`${origin}/v1/gold/latest`, keys.full);
+      const rows = page.locator('#gold-rows tr');
+      expect(await rows.count()).toBe(gold.body.data.length);
+      for (const g of gold.body.data as { purity: string; buy: number; sell: number }[]) {
+        const cells = page.locator(`#gold-rows tr[data-purity="${g.purity}"] td`);
+        expect(await cells.nth(0).getAttribute('data-value')).toBe(String(g.buy));
+        expect(await cells.nth(1).getAttribute('data-value')).toBe(String(g.sell));
+      }
+      expect(await page.locator('#gold-chart path.series').count()).toBe(3);
+
+      // Plan and quota from /v1/me; every call allowed.
+      expect(await page.locator('#me-plan').textContent()).toBe('pro');
+      expect(await page.locator('#me-remaining').textContent()).toMatch(/^[\d,]+ of 100,000 requests$/);
+      const statuses = await page
+        .locator('#access-list li')
+        .evaluateAll((lis: ListItem[]) => lis.map((li) => li.dataset.status));
+      expect(statuses).toHaveLength(7);
+      expect(new Set(statuses)).toEqual(new Set(['allowed']));
+
+      // Sell redraws from memory, without another request.
+      const before = seen.length;
+      await page.check('#side-sell');
+      await page.waitForSelector('#rates-chart text.y-title:text-is("DZD per 1 EUR (sell)")');
+      expect(seen.length).toBe(before);
+      await page.check('#side-buy');
+      await page.waitForSelector('#rates-chart text.y-title:text-is("DZD per 1 EUR (buy)")');
+
+      await page.screenshot({ path: join(SCREENSHOTS, 'charts.png'), fullPage: true });
+
+      // The key went only to this origin's /v1 API, and nowhere in a URL; it was not stored (not asked to).
+      expect(offOrigin(seen, origin)).toEqual([]);
+      const withKey = seen.filter((r) => r.authorization !== undefined);
+      expect(withKey.length).toBeGreaterThanOrEqual(7);
+      for (const r of withKey) {
+        expect(new URL(r.url).pathname).toMatch(/^\/v1\//);
+        expect(r.authorization).toBe(`Bearer ${keys.full}`);
+      }
+      expect(seen.some((r) => r.url.includes(keys.full.slice(-20)))).toBe(false);
+      expect(await page.evaluate(() => (globalThis as unknown as Browserside).sessionStorage.length)).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('says which entitlements a narrower key lacks', async () => {
+    const { context, page, seen } = await newPage();
+    try {
+      await page.goto(`${origin}/charts`);
+      await page.fill('#api-key', keys.limited);
+      await page.click('#connect');
+      for (const section of ['rates', 'premium', 'gold']) {
+        await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
+      }
+      expect(await page.locator('#premium-message').textContent()).toBe(
+        'This key may not read the market premium: it lacks the market:premium:read entitlement.',
+      );
+      expect(await page.locator('#premium-table').isHidden()).toBe(true);
+      expect(await page.locator('#gold-message').textContent()).toBe(
+        'This key may not read the latest gold references: it lacks the gold:latest:read entitlement.',
+      );
+      expect(await page.locator('#gold-table').isHidden()).toBe(true);
+      const denied = await page
+        .locator('#access-list li[data-status="denied"]')
+        .evaluateAll((lis: ListItem[]) =>
+          lis.map((li) => [li.dataset.endpoint, li.dataset.entitlement, li.textContent]),
+        );
+      expect(denied).toEqual([
+        [
+          '/v1/gold/latest',
+          'gold:latest:read',
+          'the latest gold references (/v1/gold/latest): not allowed, missing entitlement gold:latest:read',
+        ],
+        [
+          '/v1/market/premium',
+          'market:premium:read',
+          'the market premium (/v1/market/premium): not allowed, missing entitlement market:premium:read',
+        ],
+      ]);
+      // What it may read still renders: both rate series and the gold history.
+      expect(await page.locator('#rates-chart path.series').count()).toBe(2);
+      expect(await page.locator('#gold-chart path.series').count()).toBe(3);
+      expect(await page.locator('#access-list li[data-status="allowed"]').count()).toBe(5);
+      expect(offOrigin(seen, origin)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows Retry-After when the per-minute limit is reached', async () => {
+    const { context, page, seen } = await newPage();
+    try {
+      await page.goto(`${origin}/charts`);
+      await page.fill('#api-key', keys.burst);
+      await page.click('#connect');
+      for (const section of ['rates', 'premium', 'gold']) {
+        await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
+      }
+      // Seven calls against a limit of three a minute: even across a minute boundary, one is refused.
+      const limited = await page
+        .locator('#access-list li[data-status="rate-limited"]')
+        .evaluateAll((lis: ListItem[]) => lis.map((li) => li.textContent as string));
+      expect(limited.length).toBeGreaterThanOrEqual(1);
+      for (const text of limited) {
+        const m = /: rate limited \(rate_limited\), retry after (\d+) seconds$/.exec(text);
+        expect(m, text).not.toBeNull();
+        expect(Number(m![1])).toBeGreaterThanOrEqual(1);
+        expect(Number(m![1])).toBeLessThanOrEqual(60);
+      }
+      const messages = await page.locator('p.message').allTextContents();
+      expect(messages.some((t) => /\(rate_limited\)\. Retry after \d+ seconds\./.test(t))).toBe(true);
+      expect(offOrigin(seen, origin)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('says so when the key is refused', async () => {
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${origin}/charts`);
+      await page.fill('#api-key', `${keys.full.slice(0, -6)}AAAAAA`);
+      await page.click('#connect');
+      await page.waitForSelector('#access-list li[data-endpoint="/v1/me"]');
+      expect(await page.locator('#me-message').textContent()).toMatch(
+        /^The API refused the key \(invalid_api_key\): /,
+      );
+      expect(await page.locator('#access-list li[data-endpoint="/v1/me"]').getAttribute('data-status')).toBe(
+        'unauthorized',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+});
