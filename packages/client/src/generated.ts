@@ -1,0 +1,571 @@
+/**
+ * GENERATED from the OpenAPI document of Market Data Service (DZD) 1.0.0
+ * by scripts/generate-client.ts (`npm run generate:client`, run by `npm run build`).
+ * Do not edit: change the route schemas in src/schemas and regenerate.
+ */
+
+/** Version of the API document this file was generated from. */
+export const API_VERSION = '1.0.0';
+
+// ---- Component schemas -------------------------------------------------------
+
+export interface Asset {
+  code: string;
+  symbol: string;
+  names: {
+    en: string;
+    fr: string;
+    ar: string;
+  };
+  type: 'currency' | 'metal' | 'crypto';
+}
+
+export interface LatestRate {
+  currency: string;
+  names: {
+    en: string;
+    fr: string;
+    ar: string;
+  };
+  type: 'currency' | 'metal' | 'crypto';
+  /** Rate source family */
+  source: 'parallel' | 'official' | 'transfer';
+  quote: 'DZD';
+  buy: number;
+  sell: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+export interface HistoryRate {
+  currency: string;
+  /** Rate source family */
+  source: 'parallel' | 'official' | 'transfer';
+  quote: 'DZD';
+  buy: number;
+  sell: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+export interface PremiumItem {
+  currency: string;
+  quote: 'DZD';
+  parallel: {
+    buy: number;
+    sell: number;
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+  };
+  official: {
+    buy: number;
+    sell: number;
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+  };
+  premium: {
+    buy: {
+      /** parallel − official, exact decimal */
+      amount: number;
+      /** (parallel − official) / official × 100, 4 decimals, half away from zero */
+      percent: number;
+    };
+    sell: {
+      /** parallel − official, exact decimal */
+      amount: number;
+      /** (parallel − official) / official × 100, 4 decimals, half away from zero */
+      percent: number;
+    };
+  };
+}
+
+export interface GoldRecord {
+  purity: '18K' | '21K' | '24K';
+  quote: 'DZD';
+  unit: 'gram';
+  /** What a dealer pays per gram */
+  buy: number;
+  /** What a dealer charges per gram */
+  sell: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+// ---- GET /v1/assets ------------------------------------------------------------
+
+/** Query parameters of `GET /v1/assets`: Asset directory */
+export interface AssetsQuery {
+  type?: 'currency' | 'metal' | 'crypto';
+}
+
+/** `data` of `GET /v1/assets`: Asset directory */
+export type AssetsData = Asset[];
+
+/** `meta` of `GET /v1/assets`: Asset directory */
+export interface AssetsMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  type: 'currency' | 'metal' | 'crypto' | null;
+}
+
+/** The asset directory (`GET /v1/assets`: Asset directory) */
+export interface AssetsResponse {
+  data: AssetsData;
+  meta: AssetsMeta;
+}
+
+// ---- GET /v1/rates/latest ------------------------------------------------------
+
+/** Query parameters of `GET /v1/rates/latest`: Latest rates */
+export interface RatesLatestQuery {
+  /** Comma-separated uppercase asset codes; duplicates are removed; at most 25 after de-duplication */
+  currency?: string;
+  /**
+   * Rate source family
+   * @default "parallel"
+   */
+  source?: 'parallel' | 'official' | 'transfer';
+}
+
+/** `data` of `GET /v1/rates/latest`: Latest rates */
+export type RatesLatestData = LatestRate[];
+
+/** `meta` of `GET /v1/rates/latest`: Latest rates */
+export interface RatesLatestMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  /** Rate source family */
+  source: 'parallel' | 'official' | 'transfer';
+  quote: 'DZD';
+  currencies: string[];
+}
+
+/** Latest observations, in code order (`GET /v1/rates/latest`: Latest rates) */
+export interface RatesLatestResponse {
+  data: RatesLatestData;
+  meta: RatesLatestMeta;
+}
+
+// ---- GET /v1/rates/history -----------------------------------------------------
+
+/** Query parameters of `GET /v1/rates/history`: Rate history */
+export interface RatesHistoryQuery {
+  /** One uppercase asset code */
+  currency: string;
+  /**
+   * Rate source family
+   * @default "parallel"
+   */
+  source?: 'parallel' | 'official' | 'transfer';
+  /**
+   * Inclusive start date (UTC); default 30 days before `to`
+   * Format: `YYYY-MM-DD`.
+   */
+  from?: string;
+  /**
+   * Inclusive end date (UTC); default today
+   * Format: `YYYY-MM-DD`.
+   */
+  to?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 250
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** `data` of `GET /v1/rates/history`: Rate history */
+export type RatesHistoryData = HistoryRate[];
+
+/** `meta` of `GET /v1/rates/history`: Rate history */
+export interface RatesHistoryMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: 'DZD';
+  /** Format: ISO 8601 date-time (UTC). */
+  from: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  to: string;
+  limit: number;
+  nextCursor: string | null;
+  currency: string;
+  /** Rate source family */
+  source: 'parallel' | 'official' | 'transfer';
+}
+
+/** One page of observations, newest first (`GET /v1/rates/history`: Rate history) */
+export interface RatesHistoryResponse {
+  data: RatesHistoryData;
+  meta: RatesHistoryMeta;
+}
+
+// ---- GET /v1/rates/historical --------------------------------------------------
+
+/**
+ * Query parameters of `GET /v1/rates/historical`: Rate history (deprecated alias)
+ * @deprecated
+ */
+export interface RatesHistoricalQuery {
+  /** One uppercase asset code */
+  currency: string;
+  /**
+   * Rate source family
+   * @default "parallel"
+   */
+  source?: 'parallel' | 'official' | 'transfer';
+  /**
+   * Inclusive start date (UTC); default 30 days before `to`
+   * Format: `YYYY-MM-DD`.
+   */
+  from?: string;
+  /**
+   * Inclusive end date (UTC); default today
+   * Format: `YYYY-MM-DD`.
+   */
+  to?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 250
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** `data` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
+export type RatesHistoricalData = HistoryRate[];
+
+/** `meta` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
+export interface RatesHistoricalMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: 'DZD';
+  /** Format: ISO 8601 date-time (UTC). */
+  from: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  to: string;
+  limit: number;
+  nextCursor: string | null;
+  currency: string;
+  /** Rate source family */
+  source: 'parallel' | 'official' | 'transfer';
+}
+
+/** One page of observations, newest first (`GET /v1/rates/historical`: Rate history (deprecated alias)) */
+export interface RatesHistoricalResponse {
+  data: RatesHistoricalData;
+  meta: RatesHistoricalMeta;
+}
+
+// ---- GET /v1/market/premium ----------------------------------------------------
+
+/** Query parameters of `GET /v1/market/premium`: Parallel-market premium */
+export interface MarketPremiumQuery {
+  /**
+   * Comma-separated uppercase asset codes; duplicates are removed; at most 25 after de-duplication
+   * @default "EUR,USD,GBP,CAD"
+   */
+  currency?: string;
+}
+
+/** `data` of `GET /v1/market/premium`: Parallel-market premium */
+export type MarketPremiumData = PremiumItem[];
+
+/** `meta` of `GET /v1/market/premium`: Parallel-market premium */
+export interface MarketPremiumMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: 'DZD';
+  currencies: string[];
+  missingCurrencies: string[];
+}
+
+/** Premium items in request order (`GET /v1/market/premium`: Parallel-market premium) */
+export interface MarketPremiumResponse {
+  data: MarketPremiumData;
+  meta: MarketPremiumMeta;
+}
+
+// ---- GET /v1/gold/latest -------------------------------------------------------
+
+/** Query parameters of `GET /v1/gold/latest`: Latest gold references */
+export type GoldLatestQuery = Record<string, never>;
+
+/** `data` of `GET /v1/gold/latest`: Latest gold references */
+export type GoldLatestData = GoldRecord[];
+
+/** `meta` of `GET /v1/gold/latest`: Latest gold references */
+export interface GoldLatestMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: 'DZD';
+  unit: 'gram';
+}
+
+/** Latest gold records (`GET /v1/gold/latest`: Latest gold references) */
+export interface GoldLatestResponse {
+  data: GoldLatestData;
+  meta: GoldLatestMeta;
+}
+
+// ---- GET /v1/gold/history ------------------------------------------------------
+
+/** Query parameters of `GET /v1/gold/history`: Gold reference history */
+export interface GoldHistoryQuery {
+  /**
+   * Inclusive start date (UTC); default 30 days before `to`
+   * Format: `YYYY-MM-DD`.
+   */
+  from?: string;
+  /**
+   * Inclusive end date (UTC); default today
+   * Format: `YYYY-MM-DD`.
+   */
+  to?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 250
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** `data` of `GET /v1/gold/history`: Gold reference history */
+export type GoldHistoryData = GoldRecord[];
+
+/** `meta` of `GET /v1/gold/history`: Gold reference history */
+export interface GoldHistoryMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: 'DZD';
+  /** Format: ISO 8601 date-time (UTC). */
+  from: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  to: string;
+  limit: number;
+  nextCursor: string | null;
+  unit: 'gram';
+}
+
+/** One page of gold records (`GET /v1/gold/history`: Gold reference history) */
+export interface GoldHistoryResponse {
+  data: GoldHistoryData;
+  meta: GoldHistoryMeta;
+}
+
+// ---- GET /v1/me ----------------------------------------------------------------
+
+/** Query parameters of `GET /v1/me`: Account identity and usage */
+export type MeQuery = Record<string, never>;
+
+/** `data` of `GET /v1/me`: Account identity and usage */
+export interface MeData {
+  /** Billing contact data is omitted */
+  account: {
+    id: string;
+  };
+  grant: {
+    id: string;
+    provider: string;
+    plan: string;
+    status: 'active' | 'suspended' | 'cancelled';
+    /** Canonical entitlements, sorted */
+    scopes: string[];
+    /** Format: ISO 8601 date-time (UTC). */
+    validFrom: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    validUntil: string;
+    monthlyRequestLimit: number;
+    requestsPerMinute: number;
+  };
+  key: {
+    publicId: string;
+    prefix: string;
+    label: string;
+    environment: 'live' | 'test';
+    /** Canonical entitlements, sorted */
+    scopes: string[];
+    status: 'active' | 'revoked';
+    expiresAt: string | null;
+    lastUsedAt?: string | null;
+  };
+  usage: {
+    /** Format: ISO 8601 date-time (UTC). */
+    periodStart: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    resetAt: string;
+    requestsUsed: number;
+    requestsRemaining: number;
+    requestLimit: number;
+    requestsPerMinute: number;
+    minuteRemaining: number;
+    /** Format: ISO 8601 date-time (UTC). */
+    minuteResetAt: string;
+  };
+}
+
+/** `meta` of `GET /v1/me`: Account identity and usage */
+export interface MeMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The caller (`GET /v1/me`: Account identity and usage) */
+export interface MeResponse {
+  data: MeData;
+  meta: MeMeta;
+}
+
+// ---- Errors ------------------------------------------------------------------
+
+/** The body of every non-2xx answer: `data` is null, `error` says why. */
+export interface ErrorResponse {
+  data: null;
+  error: {
+    status: number;
+    code: string;
+    message: string;
+    details?: {
+      parameter?: string;
+      entitlement?: string;
+      message?: string;
+    }[];
+  };
+  meta: {
+    /** Same value as the X-Request-Id header */
+    requestId: string;
+  };
+}
+
+// ---- Operations --------------------------------------------------------------
+
+/** Every operation of the document, in document order. */
+export const OPERATIONS = [
+  {
+    name: 'Assets',
+    method: 'GET',
+    path: '/v1/assets',
+    query: ['type'],
+    requiredQuery: [],
+    deprecated: false,
+  },
+  {
+    name: 'RatesLatest',
+    method: 'GET',
+    path: '/v1/rates/latest',
+    query: ['currency', 'source'],
+    requiredQuery: [],
+    deprecated: false,
+  },
+  {
+    name: 'RatesHistory',
+    method: 'GET',
+    path: '/v1/rates/history',
+    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor'],
+    requiredQuery: ['currency'],
+    deprecated: false,
+  },
+  {
+    name: 'RatesHistorical',
+    method: 'GET',
+    path: '/v1/rates/historical',
+    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor'],
+    requiredQuery: ['currency'],
+    deprecated: true,
+  },
+  {
+    name: 'MarketPremium',
+    method: 'GET',
+    path: '/v1/market/premium',
+    query: ['currency'],
+    requiredQuery: [],
+    deprecated: false,
+  },
+  {
+    name: 'GoldLatest',
+    method: 'GET',
+    path: '/v1/gold/latest',
+    query: [],
+    requiredQuery: [],
+    deprecated: false,
+  },
+  {
+    name: 'GoldHistory',
+    method: 'GET',
+    path: '/v1/gold/history',
+    query: ['from', 'to', 'limit', 'cursor'],
+    requiredQuery: [],
+    deprecated: false,
+  },
+  {
+    name: 'Me',
+    method: 'GET',
+    path: '/v1/me',
+    query: [],
+    requiredQuery: [],
+    deprecated: false,
+  },
+] as const;
+
+/** Query and response types of every operation, by path. */
+export interface Operations {
+  '/v1/assets': {
+    method: 'GET';
+    query: AssetsQuery;
+    response: AssetsResponse;
+  };
+  '/v1/rates/latest': {
+    method: 'GET';
+    query: RatesLatestQuery;
+    response: RatesLatestResponse;
+  };
+  '/v1/rates/history': {
+    method: 'GET';
+    query: RatesHistoryQuery;
+    response: RatesHistoryResponse;
+  };
+  '/v1/rates/historical': {
+    method: 'GET';
+    query: RatesHistoricalQuery;
+    response: RatesHistoricalResponse;
+  };
+  '/v1/market/premium': {
+    method: 'GET';
+    query: MarketPremiumQuery;
+    response: MarketPremiumResponse;
+  };
+  '/v1/gold/latest': {
+    method: 'GET';
+    query: GoldLatestQuery;
+    response: GoldLatestResponse;
+  };
+  '/v1/gold/history': {
+    method: 'GET';
+    query: GoldHistoryQuery;
+    response: GoldHistoryResponse;
+  };
+  '/v1/me': {
+    method: 'GET';
+    query: MeQuery;
+    response: MeResponse;
+  };
+}
+
+/** Every path of the document. */
+export type OperationPath = keyof Operations;
+
+/** Paths the document marks deprecated. */
+export type DeprecatedPath = '/v1/rates/historical';

@@ -1,0 +1,306 @@
+/**
+ * A typed client for the Market Data Service (DZD). The request and response
+ * types come from generated.ts, which is generated from the service's OpenAPI
+ * document at build time; this file is the hand-written runtime around them:
+ * one method per endpoint, cursor iterators, retries and typed errors.
+ *
+ * No runtime dependency: it uses the global `fetch` of Node.js ≥ 20 and of
+ * browsers, or the one passed in the options.
+ */
+import type {
+  AssetsQuery,
+  AssetsResponse,
+  DeprecatedPath,
+  ErrorResponse,
+  GoldHistoryQuery,
+  GoldHistoryResponse,
+  GoldLatestResponse,
+  GoldRecord,
+  HistoryRate,
+  MarketPremiumQuery,
+  MarketPremiumResponse,
+  MeResponse,
+  OperationPath,
+  Operations,
+  RatesHistoryQuery,
+  RatesHistoryResponse,
+  RatesLatestQuery,
+  RatesLatestResponse,
+} from './generated.js';
+
+export * from './generated.js';
+
+/** One entry of `error.details`. */
+export type ErrorDetail = NonNullable<ErrorResponse['error']['details']>[number];
+
+export interface MdsClientOptions {
+  /** Where the API is served, e.g. `https://api.example.com` (a path prefix is kept). */
+  baseUrl: string;
+  /** The API key, sent as `Authorization: Bearer <key>`. Never logged, never exposed on the client. */
+  apiKey: string;
+  /** A fetch implementation; defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Retries after a 429 or a 503 before the error is thrown. @default 3 */
+  maxRetries?: number;
+  /**
+   * The longest the client waits before a retry. A `Retry-After` longer than
+   * this is not waited out: the error is thrown at once (with `retryAfter`),
+   * so the caller decides. @default 30000
+   */
+  maxRetryDelayMs?: number;
+}
+
+export interface RequestOptions {
+  /** Aborts the request, and any wait before a retry. */
+  signal?: AbortSignal;
+}
+
+/** Every non-2xx answer (and any answer that is not the API's JSON), as a typed error. */
+export class MdsApiError extends Error {
+  override readonly name = 'MdsApiError';
+  /** The HTTP status. */
+  readonly status: number;
+  /**
+   * The machine-readable `error.code`, e.g. `invalid_api_key`, `rate_limited`; the client sets
+   * `unexpected_response` when the answer is not the API's JSON envelope (a proxy's page, say).
+   */
+  readonly code: string;
+  /** `error.details`: the offending parameters or the missing entitlement. */
+  readonly details: ErrorDetail[] | undefined;
+  /** `meta.requestId` (equal to the `X-Request-Id` header): quote it to support. */
+  readonly requestId: string | undefined;
+  /** Seconds from `Retry-After` (429 and 503), when the server sent it. */
+  readonly retryAfter: number | undefined;
+
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    details?: ErrorDetail[] | undefined;
+    requestId?: string | undefined;
+    retryAfter?: number | undefined;
+  }) {
+    super(init.message);
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details;
+    this.requestId = init.requestId;
+    this.retryAfter = init.retryAfter;
+  }
+}
+
+/** The method of each endpoint the client exposes; the deprecated alias is left out on purpose. */
+const ENDPOINTS = {
+  assets: '/v1/assets',
+  latestRates: '/v1/rates/latest',
+  rateHistory: '/v1/rates/history',
+  premium: '/v1/market/premium',
+  goldLatest: '/v1/gold/latest',
+  goldHistory: '/v1/gold/history',
+  me: '/v1/me',
+} as const satisfies Record<string, Exclude<OperationPath, DeprecatedPath>>;
+
+// Fails to compile when the document gains an endpoint the client does not expose.
+type Unexposed = Exclude<OperationPath, DeprecatedPath | (typeof ENDPOINTS)[keyof typeof ENDPOINTS]>;
+const everyEndpointExposed: [Unexposed] extends [never] ? true : Unexposed = true;
+void everyEndpointExposed;
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+const RETRY_STATUSES = new Set([429, 503]);
+/** Backoff when a 429/503 carries no Retry-After: 0.5 s, 1 s, 2 s… (capped). */
+const BASE_BACKOFF_MS = 500;
+
+/** Seconds from a Retry-After header: delta-seconds, or an HTTP date. */
+function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export class MdsClient {
+  readonly baseUrl: string;
+  readonly maxRetries: number;
+  readonly maxRetryDelayMs: number;
+  // Private fields: the key never shows in console.log, JSON.stringify or errors.
+  readonly #apiKey: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: MdsClientOptions) {
+    if (typeof options.baseUrl !== 'string' || options.baseUrl === '') {
+      throw new TypeError('MdsClient: baseUrl is required');
+    }
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+      throw new TypeError('MdsClient: apiKey is required');
+    }
+    const maxRetries = options.maxRetries ?? 3;
+    const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+      throw new TypeError('MdsClient: maxRetries must be a whole number ≥ 0');
+    }
+    if (!(maxRetryDelayMs >= 0)) throw new TypeError('MdsClient: maxRetryDelayMs must be ≥ 0');
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey.trim();
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.maxRetries = maxRetries;
+    this.maxRetryDelayMs = maxRetryDelayMs;
+  }
+
+  /** `GET /v1/assets`: the asset directory. Requires `assets:read`. */
+  assets(query: AssetsQuery = {}, options?: RequestOptions): Promise<AssetsResponse> {
+    return this.get(ENDPOINTS.assets, query, options);
+  }
+
+  /** `GET /v1/rates/latest`: the newest rate per asset for one source. Requires `rates:<source>:latest:read`. */
+  latestRates(query: RatesLatestQuery = {}, options?: RequestOptions): Promise<RatesLatestResponse> {
+    return this.get(ENDPOINTS.latestRates, query, options);
+  }
+
+  /** `GET /v1/rates/history`: one page of an asset's history, newest first. Requires `rates:<source>:history:read`. */
+  rateHistory(query: RatesHistoryQuery, options?: RequestOptions): Promise<RatesHistoryResponse> {
+    return this.get(ENDPOINTS.rateHistory, query, options);
+  }
+
+  /** `GET /v1/market/premium`: the premium of the parallel rate over the official one. Requires `market:premium:read`. */
+  premium(query: MarketPremiumQuery = {}, options?: RequestOptions): Promise<MarketPremiumResponse> {
+    return this.get(ENDPOINTS.premium, query, options);
+  }
+
+  /** `GET /v1/gold/latest`: the latest per-gram gold references. Requires `gold:latest:read`. */
+  goldLatest(options?: RequestOptions): Promise<GoldLatestResponse> {
+    return this.get(ENDPOINTS.goldLatest, {}, options);
+  }
+
+  /** `GET /v1/gold/history`: one page of gold references, newest first. Requires `gold:history:read`. */
+  goldHistory(query: GoldHistoryQuery = {}, options?: RequestOptions): Promise<GoldHistoryResponse> {
+    return this.get(ENDPOINTS.goldHistory, query, options);
+  }
+
+  /** `GET /v1/me`: the key, its grant and this month's usage. Requires `usage:read`. */
+  me(options?: RequestOptions): Promise<MeResponse> {
+    return this.get(ENDPOINTS.me, {}, options);
+  }
+
+  /**
+   * Every record of a rate history window, newest first, one record at a time:
+   * fetches page after page (`limit` records each) following `meta.nextCursor`
+   * with the same filters. Pass `cursor` to resume where a page left off.
+   */
+  async *paginateRateHistory(
+    query: RatesHistoryQuery,
+    options?: RequestOptions,
+  ): AsyncGenerator<HistoryRate, void, undefined> {
+    yield* this.paginate((cursor) => this.rateHistory({ ...query, cursor }, options), query.cursor);
+  }
+
+  /** Every gold record of a window, newest first, one record at a time (see paginateRateHistory). */
+  async *paginateGoldHistory(
+    query: GoldHistoryQuery = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<GoldRecord, void, undefined> {
+    yield* this.paginate((cursor) => this.goldHistory({ ...query, cursor }, options), query.cursor);
+  }
+
+  private async *paginate<T>(
+    page: (cursor: string | undefined) => Promise<{ data: T[]; meta: { nextCursor: string | null } }>,
+    first: string | undefined,
+  ): AsyncGenerator<T, void, undefined> {
+    let cursor = first;
+    do {
+      const { data, meta } = await page(cursor);
+      yield* data;
+      cursor = meta.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** GET with retries on 429/503; the parsed 200 body, or an MdsApiError. */
+  private async get<P extends OperationPath>(
+    path: P,
+    query: Operations[P]['query'],
+    options: RequestOptions = {},
+  ): Promise<Operations[P]['response']> {
+    const url = this.baseUrl + path + queryString(query as Query);
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.#fetch(url, {
+        method: 'GET',
+        headers: { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' },
+        signal: options.signal,
+      });
+      if (res.ok) {
+        const body = await readJson(res);
+        if (body && typeof body === 'object' && 'data' in body && 'meta' in body) {
+          return body as Operations[P]['response'];
+        }
+        throw unexpected(res);
+      }
+      const error = await toError(res);
+      if (!RETRY_STATUSES.has(res.status) || attempt >= this.maxRetries) throw error;
+      const wait =
+        error.retryAfter === undefined
+          ? Math.min(BASE_BACKOFF_MS * 2 ** attempt, this.maxRetryDelayMs)
+          : error.retryAfter * 1000;
+      // Retrying sooner than the server asked would only fail again.
+      if (wait > this.maxRetryDelayMs) throw error;
+      await sleep(wait, options.signal);
+    }
+  }
+}
+
+function queryString(query: Query): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) params.append(name, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+async function readJson(res: Response): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function unexpected(res: Response): MdsApiError {
+  return new MdsApiError({
+    status: res.status,
+    code: 'unexpected_response',
+    message: `Unexpected ${res.status} answer: not the API's JSON envelope.`,
+    requestId: res.headers.get('x-request-id') ?? undefined,
+    retryAfter: parseRetryAfter(res.headers.get('retry-after'), Date.now()),
+  });
+}
+
+async function toError(res: Response): Promise<MdsApiError> {
+  const body = (await readJson(res)) as Partial<ErrorResponse> | undefined;
+  const error = body?.error;
+  if (!error || typeof error.code !== 'string') return unexpected(res);
+  return new MdsApiError({
+    status: res.status,
+    code: error.code,
+    message: error.message,
+    details: error.details,
+    requestId: body?.meta?.requestId ?? res.headers.get('x-request-id') ?? undefined,
+    retryAfter: parseRetryAfter(res.headers.get('retry-after'), Date.now()),
+  });
+}

@@ -1,0 +1,255 @@
+/**
+ * The typed client against the real server: `mds serve` started as a child
+ * process on a temporary SQLite database seeded with `mds seed sample`, keys
+ * made with the admin operations. Every method returns the documented shape
+ * (checked against the server's own OpenAPI document), the iterators page
+ * through whole windows, and errors arrive as MdsApiError with their code and
+ * request id.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type HistoryRate, MdsApiError, MdsClient } from '../../packages/client/src/index.js';
+import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
+import { generateKey } from '../../src/domain/keys.js';
+import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { openStore } from '../../src/storage/open.js';
+import { CLI, type ServerProcess, spawnServer } from '../support/server-process.js';
+
+type AjvClass = typeof Ajv2020Module.default;
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ??
+  Ajv2020Module) as unknown as AjvClass;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: InstanceType<AjvClass>) => void;
+
+const DAY = 86_400_000;
+const END = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+const YEAR_START = new Date(Date.parse(END) - 365 * DAY).toISOString().slice(0, 10);
+
+/** A fetch that records every answer's status and X-Request-Id. */
+function recordingFetch() {
+  const seen: Array<{ url: string; status: number; requestId: string | null }> = [];
+  const fetchFn: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    seen.push({ url: String(input), status: res.status, requestId: res.headers.get('x-request-id') });
+    return res;
+  };
+  return { seen, fetch: fetchFn };
+}
+
+describe('MdsClient against the real server', () => {
+  let dir: string;
+  let server: ServerProcess;
+  let key: string;
+  let assetsOnlyKey: string;
+  let slowKey: string;
+  let validate: (path: string, body: unknown) => void;
+  const consoleSpies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) =>
+    vi.spyOn(console, m).mockImplementation(() => {}),
+  );
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mds-client-'));
+    const db = join(dir, 'mds.sqlite');
+    execFileSync(process.execPath, [CLI, 'seed', 'sample', '--db', db, '--end-date', END], {
+      stdio: 'ignore',
+    });
+
+    const store = openStore(db);
+    try {
+      await store.migrate();
+      const grantFor = async (rpm: number) => {
+        const account = await createAccount(store, { name: 'Client test' });
+        return createGrant(store, {
+          accountId: account.id,
+          plan: 'test',
+          scopes: [...ENTITLEMENTS],
+          monthlyRequestLimit: 1_000_000,
+          requestsPerMinute: rpm,
+          validFrom: Date.now() - DAY,
+        });
+      };
+      const grant = await grantFor(100_000);
+      key = (await createKey(store, { grantId: grant.id })).key;
+      assetsOnlyKey = (await createKey(store, { grantId: grant.id, scopes: ['assets:read'] })).key;
+      slowKey = (await createKey(store, { grantId: (await grantFor(2)).id })).key;
+    } finally {
+      await store.close();
+    }
+    server = await spawnServer({ db });
+
+    // Every 200 body is checked against the document the server itself serves.
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as object;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(doc, 'openapi.json');
+    validate = (path, body) => {
+      const pointer = `/paths/${path.replaceAll('/', '~1')}/get/responses/200/content/application~1json/schema`;
+      const check = ajv.compile({ $ref: `openapi.json#${pointer}` });
+      expect(check(body), `${path}: ${JSON.stringify(check.errors)}`).toBe(true);
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    for (const spy of consoleSpies) spy.mockRestore();
+  });
+
+  it('every method returns the documented { data, meta } of its endpoint', async () => {
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key });
+
+    const assets = await client.assets({ type: 'currency' });
+    validate('/v1/assets', assets);
+    expect(assets.meta.type).toBe('currency');
+    expect(assets.meta.count).toBe(assets.data.length);
+    expect(assets.data.map((a) => a.code)).toContain('EUR');
+    expect(new Set(assets.data.map((a) => a.type))).toEqual(new Set(['currency']));
+
+    const latest = await client.latestRates({ currency: 'USD,EUR', source: 'official' });
+    validate('/v1/rates/latest', latest);
+    expect(latest.data.map((r) => [r.currency, r.source])).toEqual([
+      ['EUR', 'official'],
+      ['USD', 'official'],
+    ]);
+    expect(latest.meta).toMatchObject({ count: 2, source: 'official', quote: 'DZD' });
+
+    const history = await client.rateHistory({ currency: 'EUR', from: YEAR_START, to: END, limit: 5 });
+    validate('/v1/rates/history', history);
+    expect(history.data).toHaveLength(5);
+    expect(history.data[0]!.updatedAt.slice(0, 10)).toBe(END);
+    expect(history.meta).toMatchObject({ currency: 'EUR', source: 'parallel', limit: 5, count: 5 });
+    expect(typeof history.meta.nextCursor).toBe('string');
+
+    const premium = await client.premium();
+    validate('/v1/market/premium', premium);
+    expect(premium.data.map((p) => p.currency)).toEqual(['EUR', 'USD', 'GBP', 'CAD']);
+    const eur = premium.data[0]!;
+    expect(eur.parallel.buy).toBeGreaterThan(eur.official.buy);
+    expect(eur.premium.buy.percent).toBeGreaterThan(0);
+
+    const gold = await client.goldLatest();
+    validate('/v1/gold/latest', gold);
+    expect(gold.data.map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
+    expect(gold.meta).toMatchObject({ count: 3, unit: 'gram', quote: 'DZD' });
+
+    const goldHistory = await client.goldHistory({ from: END, to: END });
+    validate('/v1/gold/history', goldHistory);
+    expect(goldHistory.data.map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
+    expect(goldHistory.meta.nextCursor).toBeNull();
+
+    const me = await client.me();
+    validate('/v1/me', me);
+    expect(me.data.grant.requestsPerMinute).toBe(100_000);
+    expect(me.data.key.scopes).toEqual([...ENTITLEMENTS].sort());
+    expect(key.startsWith(me.data.key.prefix)).toBe(true);
+    expect(me.data.usage.requestsUsed).toBeGreaterThanOrEqual(7);
+  });
+
+  it('paginateRateHistory yields every record of a year of EUR history once, newest first', async () => {
+    const { seen, fetch } = recordingFetch();
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key, fetch });
+    const query = { currency: 'EUR', from: YEAR_START, to: END, limit: 40 };
+
+    const records: HistoryRate[] = [];
+    for await (const record of client.paginateRateHistory(query)) records.push(record);
+
+    const whole = await client.rateHistory({ ...query, limit: 1000 });
+    expect(whole.meta.nextCursor).toBeNull();
+    expect(whole.data).toHaveLength(366);
+    expect(records).toEqual(whole.data);
+    const times = records.map((r) => Date.parse(r.updatedAt));
+    expect(new Set(times).size).toBe(records.length);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(records[0]!.updatedAt.slice(0, 10)).toBe(END);
+    expect(records.at(-1)!.updatedAt.slice(0, 10)).toBe(YEAR_START);
+    // ⌈366 / 40⌉ pages, then the one-page request above.
+    expect(seen.map((s) => s.status)).toEqual(Array(11).fill(200));
+    const cursors = seen.slice(0, 10).map((s) => new URL(s.url).searchParams.get('cursor'));
+    expect(cursors[0]).toBeNull();
+    expect(new Set(cursors.slice(1)).size).toBe(9);
+  });
+
+  it('paginateGoldHistory yields every gold record of the window once, in the server order', async () => {
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key });
+    const from = new Date(Date.parse(END) - 29 * DAY).toISOString().slice(0, 10);
+    const paged = [];
+    for await (const record of client.paginateGoldHistory({ from, to: END, limit: 7 })) paged.push(record);
+    const whole = await client.goldHistory({ from, to: END, limit: 1000 });
+    expect(whole.data).toHaveLength(90);
+    expect(paged).toEqual(whole.data);
+  });
+
+  it('a 401 surfaces as MdsApiError with its code and request id, without a retry', async () => {
+    const { seen, fetch } = recordingFetch();
+    const unknownKey = generateKey('live').key;
+    const client = new MdsClient({ baseUrl: server.url, apiKey: unknownKey, fetch });
+    const err = await client.me().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MdsApiError);
+    const e = err as MdsApiError;
+    expect(e).toMatchObject({
+      name: 'MdsApiError',
+      status: 401,
+      code: 'invalid_api_key',
+      details: undefined,
+    });
+    expect(e.message).toBe('The API key is not valid.');
+    expect(e.requestId).toMatch(/^req_/);
+    expect(seen).toEqual([{ url: `${server.url}/v1/me`, status: 401, requestId: e.requestId }]);
+    // The key appears nowhere: not in the error, not on the client, not in any log line.
+    expect(inspect(e, { depth: 5 })).not.toContain(unknownKey);
+    expect(JSON.stringify(e)).not.toContain(unknownKey);
+    expect(inspect(client, { depth: 5, showHidden: true })).not.toContain(unknownKey);
+    expect(JSON.stringify(client)).not.toContain(unknownKey);
+    for (const spy of consoleSpies) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('403 and 400 carry the details of the API', async () => {
+    const narrow = new MdsClient({ baseUrl: server.url, apiKey: assetsOnlyKey });
+    const denied = (await narrow.premium().catch((e: unknown) => e)) as MdsApiError;
+    expect(denied).toBeInstanceOf(MdsApiError);
+    expect(denied).toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+      details: [{ entitlement: 'market:premium:read' }],
+    });
+
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key });
+    const invalid = (await client
+      .rateHistory({ currency: 'EUR', limit: 5000 })
+      .catch((e: unknown) => e)) as MdsApiError;
+    expect(invalid).toBeInstanceOf(MdsApiError);
+    expect(invalid).toMatchObject({
+      status: 400,
+      code: 'invalid_parameter',
+      details: [{ parameter: 'limit', message: 'must be an integer from 1 to 1000' }],
+    });
+    expect(invalid.requestId).toMatch(/^req_/);
+  });
+
+  it('with maxRetries = 0 a 429 surfaces at once as rate_limited with Retry-After and request id', async () => {
+    const { seen, fetch } = recordingFetch();
+    const client = new MdsClient({ baseUrl: server.url, apiKey: slowKey, fetch, maxRetries: 0 });
+    // The grant allows 2 requests a minute; whichever minute we are in, a 429 comes within 5 calls.
+    let err: unknown;
+    for (let i = 0; i < 5 && err === undefined; i++) {
+      await client.goldLatest().catch((e: unknown) => {
+        err = e;
+      });
+    }
+    expect(err).toBeInstanceOf(MdsApiError);
+    const e = err as MdsApiError;
+    expect(e).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(e.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(e.retryAfter).toBeLessThanOrEqual(60);
+    expect(e.requestId).toMatch(/^req_/);
+    const last = seen.at(-1)!;
+    expect(last).toMatchObject({ status: 429, requestId: e.requestId });
+    expect(seen.filter((s) => s.status === 429)).toHaveLength(1);
+  });
+});
