@@ -28,7 +28,11 @@ export function parseInstant(text: string, option: string): number {
     throw new AdminError(`${option}: must be an ISO 8601 timestamp such as 2027-01-01T00:00:00Z`);
   }
   const ms = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
-  if (Number.isNaN(ms)) throw new AdminError(`${option}: ${text} is not a real date`);
+  // Date.parse rolls 2030-02-30 over to 2030-03-02: the calendar day must exist.
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  if (Number.isNaN(ms) || new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d) {
+    throw new AdminError(`${option}: ${text} is not a real date`);
+  }
   return ms;
 }
 

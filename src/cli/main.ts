@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
       values: values as CommandContext['values'],
       positionals,
       out,
-      databaseUrl: (values.db as string | undefined) ?? process.env.MDS_DATABASE_URL,
+      databaseUrl: (values.db as string | undefined) || process.env.MDS_DATABASE_URL || undefined,
     });
     return 0;
   } catch (err) {

@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
@@ -18,11 +18,26 @@ import type { ImportBatch, ImportOptions, UsageIncrement } from './store.js';
 
 const PROGRESS_EVERY = 50_000;
 
+/**
+ * Kysely's transactions on SQLite begin IMMEDIATE: every one of them writes, and
+ * a deferred transaction that reads first fails at once ("database is locked")
+ * when it upgrades to a writer after another process has written meanwhile.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
+}
+
 export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
 
   private constructor(private readonly raw: BetterSqlite3.Database) {
-    super(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }));
+    super(new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: raw }) }));
   }
 
   static open(path: string, options: { readonly?: boolean } = {}): SqliteStore {

@@ -1,0 +1,10 @@
+import { describe, it } from 'vitest';
+import { backends } from '../support/backends.js';
+import { accessFlow } from './access-flow.js';
+
+// A file of its own, so that the SQLite and PostgreSQL runs proceed in parallel.
+const postgres = backends().find((b) => b.name === 'postgres');
+if (postgres) accessFlow(postgres);
+else
+  describe.skip('mds accounts, grants, keys and usage on postgres (MDS_TEST_POSTGRES_URL not set)', () =>
+    it('skipped', () => {}));

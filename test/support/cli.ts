@@ -1,0 +1,128 @@
+/**
+ * Runs the built admin CLI (`node dist/src/cli/main.js`) as an operator would:
+ * a child process, its exit code, stdout and stderr. `npm test` builds first.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { CLI } from './server-process.js';
+
+/** A parsed JSON document: tests read whatever fields they assert on. */
+// biome-ignore lint/suspicious/noExplicitAny: the shape is what the test asserts.
+export type Json = any;
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as the one JSON document `--json` prints. */
+  json(): Json;
+  /** stderr parsed as the JSON error document `--json` prints on failure. */
+  errorJson(): Json;
+}
+
+export interface CliOptions {
+  /** Store URL or SQLite path, passed as `--db`. */
+  db?: string;
+  /** Text written to the child's stdin (for `import … -`). */
+  input?: string;
+  env?: Record<string, string>;
+}
+
+/** The parent's environment without store or Redis settings: `--db` alone chooses the store. */
+function childEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, MDS_LOG_LEVEL: 'warn' };
+  delete env.MDS_DATABASE_URL;
+  delete env.MDS_REDIS_URL;
+  delete env.MDS_REDIS_PREFIX;
+  return { ...env, ...extra };
+}
+
+function parseOne(text: string, what: string): Json {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${what} is not one JSON document: ${JSON.stringify(text)}`);
+  }
+}
+
+/** `mds <args> [--db <db>]`; resolves when the process exits. */
+export async function mds(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const argv = [CLI, ...args, ...(options.db === undefined ? [] : ['--db', options.db])];
+  const child = spawn(process.execPath, argv, {
+    env: childEnv(options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  child.stdin.on('error', () => {}); // the child may exit before reading stdin
+  child.stdin.end(options.input ?? '');
+  const [code] = (await once(child, 'close')) as [number | null];
+  return {
+    status: code,
+    stdout,
+    stderr,
+    json: () => parseOne(stdout, 'stdout'),
+    errorJson: () => parseOne(stderr, 'stderr'),
+  };
+}
+
+export interface CliServer {
+  url: string;
+  /** Everything printed on stdout up to the end of the start-up banner. */
+  stdout: string;
+  proc: ChildProcess;
+  /** SIGTERM and wait for exit (idempotent). */
+  stop(): Promise<void>;
+}
+
+/**
+ * `mds serve --port 0 <args> --db <db>`: resolves once the start-up banner has
+ * been printed (its last line names the API reference), or its JSON document.
+ */
+export async function serve(args: string[], options: CliOptions & { db: string }): Promise<CliServer> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args, '--db', options.db], {
+    env: childEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  let stdout = '';
+  const started = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 25_000);
+    proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      // The text banner ends with the API reference line; --json prints one line.
+      if (/^API reference: .*\n/m.test(stdout) || (stdout.startsWith('{') && stdout.endsWith('\n'))) {
+        clearTimeout(timer);
+        resolve(stdout);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${stderr}`));
+    });
+  });
+  const url = started.startsWith('{')
+    ? (JSON.parse(started) as { url: string }).url
+    : /^Market Data Service listening on (http:\/\/\S+)$/m.exec(started)?.[1];
+  if (!url) throw new Error(`no URL in the banner: ${started}`);
+  return {
+    url,
+    stdout: started,
+    proc,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = once(proc, 'exit');
+      proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
