@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
-import scalar from '@scalar/fastify-api-reference';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -21,6 +20,7 @@ import { cleanDocument, registerOpenApi } from './http/openapi.js';
 import { pipeline, QUOTA_HEADERS, unavailable } from './http/pipeline.js';
 import { JSON_TYPE } from './http/respond.js';
 import { assetsRoutes } from './http/routes/assets.js';
+import { docsRoutes } from './http/routes/docs.js';
 import { goldRoutes } from './http/routes/gold.js';
 import { healthRoutes } from './http/routes/health.js';
 import { meRoutes } from './http/routes/me.js';
@@ -35,6 +35,9 @@ export interface AppOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** URLs longer than this get 414 (decisions §10). */
   maxUrlLength?: number;
+  /** Time to receive a request's headers (default 10 s) and the whole request (default 15 s). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 const MAX_URL_LENGTH = 4096;
@@ -53,6 +56,44 @@ function requestIds(): () => string {
   return () => prefix + (n++).toString(36);
 }
 
+/** A key pasted into a URL by mistake (`?api_key=…`): only its public prefix is logged. */
+const KEY_IN_URL = /(mds_(?:live|test)_[a-z0-9]{12}_)[0-9A-Za-z]+/g;
+
+/** The URL as the access log shows it: keys redacted, then truncated at 512 characters. */
+function logUrl(url: string): string {
+  const safe = url.includes('mds_') ? url.replace(KEY_IN_URL, '$1[redacted]') : url;
+  return safe.length > 512 ? `${safe.slice(0, 512)}…` : safe;
+}
+
+/** How long a rejected connection's further input is read and discarded before it is closed. */
+const LINGER_MS = 1_000;
+const rejected = new WeakSet<import('node:net').Socket>();
+
+/**
+ * Writes one complete error response on a raw socket and half-closes it. What
+ * the client is still sending (a header flood, say) is read and discarded for a
+ * moment: closing with unread input would reset the connection, and the client
+ * would lose the response.
+ */
+function rejectSocket(
+  socket: import('node:net').Socket,
+  nextId: () => string,
+  status: number,
+  code: 'headers_too_large' | 'request_timeout' | 'bad_request' | 'method_not_allowed',
+  extraHeaders = '',
+): void {
+  if (rejected.has(socket)) return; // Node reports the error again for each further chunk
+  if (!socket.writable) return void socket.destroy();
+  rejected.add(socket);
+  const id = nextId();
+  const body = errorBody(new ApiError(status, code), id);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
+  );
+  socket.resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
 /**
  * Requests Node's parser rejects before Fastify sees them (oversized headers,
  * timeouts, malformed HTTP) still get our envelope and a request id.
@@ -66,25 +107,39 @@ function clientErrorHandler(nextId: () => string) {
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'request_timeout' as const]
           : [400, 'bad_request' as const];
-    if (socket.writable) {
-      const id = nextId();
-      const body = errorBody(new ApiError(status, code), id);
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy();
+    rejectSocket(socket, nextId, status, code);
   };
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const maxUrl = options.maxUrlLength ?? MAX_URL_LENGTH;
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = options.requestTimeoutMs ?? 15_000;
+  // Node checks the header and request timeouts only every connectionsCheckingInterval
+  // (30 s by default), which would let a slow client hold a connection far longer.
+  // The same options for HTTPS: Fastify passes `http` to http.createServer only.
+  const serverOptions = {
+    headersTimeout,
+    requestTimeout,
+    maxHeaderSize: 16_384,
+    // Checked in onRequest instead, so that the 400 carries the envelope and a request id.
+    requireHostHeader: false,
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+  };
   const nextId = requestIds();
   const app = Fastify({
     loggerInstance: options.logger || undefined,
     logger: options.logger === false ? false : undefined,
     genReqId: nextId,
     clientErrorHandler: clientErrorHandler(nextId),
+    // A path the router cannot decode (`/v1/%C0%AE`): our envelope, not Fastify's body.
+    frameworkErrors: (_err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      reply
+        .code(400)
+        .header('x-request-id', request.id)
+        .header('content-type', JSON_TYPE)
+        .send(errorBody(new ApiError(400, 'bad_request'), request.id));
+    },
     requestIdHeader: false,
     // One access line per response (onResponse below) instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
@@ -92,15 +147,25 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return503OnClosing: true,
     bodyLimit: 1024,
     // Slow or idle clients are cut off (decisions §10).
-    requestTimeout: 15_000,
+    requestTimeout,
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
-    http: { headersTimeout: 10_000, maxHeaderSize: 16_384 },
-    ...(options.tls ? { https: { ...options.tls, minVersion: 'TLSv1.2' as const } } : {}),
+    http: serverOptions,
+    ...(options.tls ? { https: { ...options.tls, ...serverOptions, minVersion: 'TLSv1.2' as const } } : {}),
   }) as unknown as FastifyInstance;
+  // CONNECT never reaches Fastify: without a listener Node drops the connection unanswered.
+  app.server.on('connect', (_request: unknown, socket: import('node:net').Socket) =>
+    rejectSocket(socket, nextId, 405, 'method_not_allowed', 'Allow: GET, HEAD\r\n'),
+  );
 
   // GET routes only: remember their paths so other methods get 405, not 404.
   const getPaths = new Set<string>();
+  const routeError = (url: string) => {
+    const q = url.indexOf('?');
+    return getPaths.has(q === -1 ? url : url.slice(0, q))
+      ? new ApiError(405, 'method_not_allowed', undefined, { allow: 'GET, HEAD' })
+      : new ApiError(404, 'route_not_found');
+  };
   // Per-route hooks, with what they need captured once: the route template for
   // metrics, and the /v1 pipeline with the route's own configuration.
   const v1Pipeline = pipeline(services);
@@ -122,7 +187,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
     if (hsts) reply.header('strict-transport-security', hsts);
     if (lifecycle.draining) reply.header('connection', 'close');
-    done(request.url.length > maxUrl ? new ApiError(414, 'uri_too_long') : undefined);
+    done(
+      request.url.length > maxUrl
+        ? new ApiError(414, 'uri_too_long')
+        : request.headers.host === undefined && request.raw.httpVersion === '1.1'
+          ? new ApiError(400, 'bad_request') // HTTP/1.1 requires Host (RFC 9112 §3.2)
+          : request.method !== 'GET' && request.method !== 'HEAD'
+            ? routeError(request.url) // every route is GET: refused before any body is parsed
+            : undefined,
+    );
   });
 
   // Metrics on every response; one access line too when the level would print it.
@@ -138,7 +211,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       request.log.info(
         {
           method: request.method,
-          url: request.url.length > 512 ? `${request.url.slice(0, 512)}…` : request.url,
+          url: logUrl(request.url),
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 100) / 100,
           grantId: request.access?.grant.id,
@@ -155,7 +228,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     else done();
   });
 
+  // Schemas document and type the routes; they do not run per request. Queries are
+  // validated by the pipeline (http/query.ts), and every body is serialised by us
+  // (prepared bytes or JSON.stringify), so Fastify compiles neither validators nor
+  // fast-json-stringify serialisers: less start-up time and memory per instance.
   app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     let api = unavailable(err);
@@ -178,11 +256,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const q = request.url.indexOf('?');
-    const path = q === -1 ? request.url : request.url.slice(0, q);
-    const err = getPaths.has(path)
-      ? new ApiError(405, 'method_not_allowed', undefined, { allow: 'GET, HEAD' })
-      : new ApiError(404, 'route_not_found');
+    const err = routeError(request.url);
     if (err.headers) reply.headers(err.headers);
     reply.code(err.status).header('content-type', JSON_TYPE).send(errorBody(err, request.id));
   });
@@ -205,17 +279,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return document;
   });
 
-  // The interactive reference, rendered offline from the served document.
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    logLevel: 'silent',
-    configuration: {
-      url: '/openapi.json',
-      title: 'Market Data Service (DZD) – API reference',
-      withDefaultFonts: false,
-      hideClientButton: false,
-    },
-  });
+  docsRoutes(app);
 
   await app.register(
     async (v1) => {

@@ -24,6 +24,9 @@ export interface ServerOptions {
   adminHost?: string;
   /** How long to keep answering (with Connection: close) after SIGTERM. */
   drainMs?: number;
+  /** Header and whole-request timeouts; the app's defaults (10 s, 15 s) when undefined. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -68,7 +71,12 @@ export async function startServer(
     options.tlsCert && options.tlsKey
       ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }
       : undefined;
-  const app = await buildApp(runtime.services, { logger, tls });
+  const app = await buildApp(runtime.services, {
+    logger,
+    tls,
+    headersTimeoutMs: options.headersTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;

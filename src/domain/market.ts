@@ -5,6 +5,7 @@
  * writes its own `meta` (issue #5: do per request only what must be).
  */
 import { type Prepared, prepare } from '../http/respond.js';
+import { PageCache } from '../runtime/page-cache.js';
 import { microsToNumber, percentChange } from './decimal.js';
 import {
   type Asset,
@@ -35,6 +36,8 @@ export class MarketSnapshot {
   readonly assets: Map<string, Prepared>;
   /** `/v1/gold/latest` body, or null when no gold record is stored. */
   readonly goldLatest: Prepared | null;
+  /** History pages prepared for this version of the data. */
+  readonly pages = new PageCache();
 
   constructor(
     readonly version: number,

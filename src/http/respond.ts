@@ -69,20 +69,6 @@ export function sendPrepared(
   return Buffer.concat([body.head, Buffer.from(request.id, 'latin1'), body.tail]);
 }
 
-export function envelope(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  dataJson: string,
-  metaRest: string,
-  maxAge: number,
-): Buffer | FastifyReply {
-  if (notModified(request, reply, etagOf(dataJson, metaRest), maxAge)) return reply.send();
-  reply.header('content-type', JSON_TYPE);
-  return Buffer.from(
-    `{"data":${dataJson},"meta":{"requestId":"${request.id}"${metaRest === '' ? '' : `,${metaRest}`}}}`,
-  );
-}
-
 /** For bodies built as objects (cold paths such as /v1/me and the health checks). */
 export function envelopeOf(reply: FastifyReply, requestId: string, data: unknown, meta: object = {}): string {
   reply.header('content-type', JSON_TYPE);

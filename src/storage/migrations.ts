@@ -4,7 +4,15 @@
  * Never edit a released migration: add the next one.
  */
 import { randomBytes } from 'node:crypto';
-import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, SqliteAdapter, sql } from 'kysely';
+
+/**
+ * SQLite only: store observation tables in primary-key order (WITHOUT ROWID), so
+ * a history page is one sequential read instead of an index walk plus a lookup
+ * per row. PostgreSQL has no such clause and does not need it.
+ */
+const clustered = (db: Kysely<unknown>) =>
+  db.getExecutor().adapter instanceof SqliteAdapter ? sql`without rowid` : sql``;
 
 const migrations: Record<string, Migration> = {
   '0001_market_data': {
@@ -28,6 +36,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('buy', 'bigint', (c) => c.notNull().check(sql`buy > 0`))
         .addColumn('sell', 'bigint', (c) => c.notNull().check(sql`sell > 0`))
         .addPrimaryKeyConstraint('rates_pk', ['currency', 'source', 'updated_at'])
+        .modifyEnd(clustered(db))
         .execute();
       await db.schema
         .createTable('gold')
@@ -36,6 +45,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('buy', 'bigint', (c) => c.notNull().check(sql`buy > 0`))
         .addColumn('sell', 'bigint', (c) => c.notNull().check(sql`sell > 0`))
         .addPrimaryKeyConstraint('gold_pk', ['purity', 'updated_at'])
+        .modifyEnd(clustered(db))
         .execute();
       // Newest-first history pages walk this index backwards.
       await db.schema.createIndex('gold_updated_at').on('gold').columns(['updated_at', 'purity']).execute();

@@ -14,7 +14,7 @@ import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
-import type { ImportBatch, ImportOptions, UsageIncrement } from './store.js';
+import type { ImportBatch, ImportOptions, RateHistoryQuery, UsageIncrement } from './store.js';
 
 const PROGRESS_EVERY = 50_000;
 
@@ -49,6 +49,13 @@ export class SqliteStore extends KyselyStore {
       raw.pragma('synchronous = NORMAL');
     }
     raw.pragma('foreign_keys = ON');
+    // A full disk, simulated (tests): the file may not grow past this many pages.
+    const maxPages = process.env.MDS_SQLITE_MAX_PAGES;
+    if (maxPages) {
+      if (!/^[1-9]\d{0,9}$/.test(maxPages))
+        throw new Error('MDS_SQLITE_MAX_PAGES: must be a positive integer');
+      raw.pragma(`max_page_count = ${maxPages}`);
+    }
     return new SqliteStore(raw);
   }
 
@@ -124,6 +131,33 @@ export class SqliteStore extends KyselyStore {
       })
       .immediate();
     return summary;
+  }
+
+  // Prepared once, raw rows of numbers only: a history page reads up to 1 001 rows,
+  // and building an object with two strings per row was most of its cost.
+  private historyStmt?: BetterSqlite3.Statement;
+  private historyBeforeStmt?: BetterSqlite3.Statement;
+
+  override async rateHistory(q: RateHistoryQuery): Promise<RateObservation[]> {
+    const cols =
+      'select updated_at, buy, sell from rates where currency = ? and source = ? and updated_at >= ? and updated_at <= ?';
+    let rows: number[][];
+    if (q.before === undefined) {
+      this.historyStmt ??= this.raw.prepare(`${cols} order by updated_at desc limit ?`).raw();
+      rows = this.historyStmt.all(q.currency, q.source, q.from, q.to, q.limit) as number[][];
+    } else {
+      this.historyBeforeStmt ??= this.raw
+        .prepare(`${cols} and updated_at < ? order by updated_at desc limit ?`)
+        .raw();
+      rows = this.historyBeforeStmt.all(q.currency, q.source, q.from, q.to, q.before, q.limit) as number[][];
+    }
+    return rows.map(([updatedAt, buy, sell]) => ({
+      currency: q.currency,
+      source: q.source,
+      updatedAt: updatedAt!,
+      buy: buy!,
+      sell: sell!,
+    }));
   }
 
   // Prepared once: the usage commit runs on every tick that served a request.

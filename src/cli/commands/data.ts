@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { detectFormat, type ImportFormat, type ImportKind, parseImport } from '../../domain/import-parse.js';
 import type { ImportSummary } from '../../domain/types.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
-import { describeStore, openStore } from '../../storage/open.js';
+import { DEFAULT_DATABASE, describeStore, openStore } from '../../storage/open.js';
 import type { ImportBatch, Store } from '../../storage/store.js';
 import type { Command } from '../main.js';
 import { CliError } from '../output.js';
@@ -18,6 +18,27 @@ export async function withStore<T>(url: string | undefined, fn: (store: Store) =
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Store failures an operator can act on, as a clear error. The import is one
+ * transaction (or failed before it began), so nothing was written.
+ */
+function storeFailure(err: unknown, url: string | undefined): CliError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  const reason = code.startsWith('SQLITE_READONLY')
+    ? 'the store is read-only (check the permissions of the file and its directory)'
+    : code === 'SQLITE_CANTOPEN'
+      ? 'the store cannot be opened for writing (check that the file and its directory exist and are writable)'
+      : code === 'SQLITE_FULL'
+        ? 'the disk holding the store is full'
+        : code.startsWith('SQLITE_IOERR')
+          ? 'the store had an I/O error'
+          : null;
+  if (!reason) return null;
+  const where = describeStore(url ?? DEFAULT_DATABASE);
+  return new CliError(`import failed: ${reason}; nothing was imported (${where}: ${(err as Error).message})`);
 }
 
 function summaryLine(s: ImportSummary): string {
@@ -131,7 +152,9 @@ export const dataCommands: Command[] = [
           (format as ImportFormat | undefined) ?? detectFormat(text, file === '-' ? undefined : file),
           terminalProgress(!out.json),
         ),
-      );
+      ).catch((err: unknown) => {
+        throw storeFailure(err, databaseUrl) ?? err;
+      });
       const seconds = (performance.now() - started) / 1000;
       out.result(
         { ...summary, seconds: Math.round(seconds * 1000) / 1000 },

@@ -49,6 +49,15 @@ function adminPort(): number | undefined {
   return Number(text);
 }
 
+/** MDS_HEADERS_TIMEOUT_MS / MDS_REQUEST_TIMEOUT_MS: milliseconds, or unset for the defaults. */
+function timeoutMs(name: string): number | undefined {
+  const text = process.env[name];
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d{1,7}$/.test(text) || Number(text) < 1)
+    throw new CliError(`${name}: must be 1 to 9999999 (ms)`, 2);
+  return Number(text);
+}
+
 export const serveCommand: Command = {
   name: ['serve'],
   usage: 'serve [--host 127.0.0.1] [--port 8080] [--first-run]',
@@ -59,6 +68,13 @@ export const serveCommand: Command = {
     if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)
       throw new CliError('--port: must be 0 to 65535', 2);
     const redisUrl = process.env.MDS_REDIS_URL || undefined;
+    const headersTimeoutMs = timeoutMs('MDS_HEADERS_TIMEOUT_MS');
+    const requestTimeoutMs = timeoutMs('MDS_REQUEST_TIMEOUT_MS');
+    if ((headersTimeoutMs ?? 10_000) > (requestTimeoutMs ?? 15_000))
+      throw new CliError(
+        'MDS_HEADERS_TIMEOUT_MS: must not exceed the request timeout (MDS_REQUEST_TIMEOUT_MS, 15000 by default)',
+        2,
+      );
 
     let setup: FirstRun = { seeded: false };
     if (values['first-run']) {
@@ -85,6 +101,8 @@ export const serveCommand: Command = {
         adminHost: process.env.MDS_ADMIN_HOST || undefined,
         tlsCert: process.env.MDS_TLS_CERT,
         tlsKey: process.env.MDS_TLS_KEY,
+        headersTimeoutMs,
+        requestTimeoutMs,
       },
       logger,
     );

@@ -9,8 +9,8 @@ import { GoldHistoryQuery, GoldHistoryResponse, GoldLatestResponse } from '../..
 import { responses } from '../../schemas/responses.js';
 import { notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { envelope, MAX_AGE, sendPrepared } from '../respond.js';
-import { windowRefinement } from './rates.js';
+import { MAX_AGE, prepare, sendPrepared } from '../respond.js';
+import { pageKey, windowRefinement } from './rates.js';
 
 type HistoryQuery = Static<typeof GoldHistoryQuery> & { window: HistoryWindow };
 const SCOPE = 'gold/history';
@@ -67,6 +67,10 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
       const q = request.query as HistoryQuery;
       const limit = q.limit ?? 250;
       const { window } = q;
+      const snapshot = market.snapshot;
+      const key = pageKey(SCOPE, q, window, limit);
+      const cached = snapshot.pages.get(key);
+      if (cached) return sendPrepared(request, reply, cached, MAX_AGE.history);
       const position = window.position;
       const rows = await store.goldHistory({
         from: window.from,
@@ -81,13 +85,12 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
         more && last
           ? nextCursor(q, SCOPE, cursors, window, [last.updatedAt, PURITIES.indexOf(last.purity)])
           : null;
-      return envelope(
-        request,
-        reply,
+      const page = prepare(
         `[${rows.map(goldJson).join(',')}]`,
         `"count":${rows.length},"quote":"DZD","unit":"gram","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
-        MAX_AGE.history,
       );
+      snapshot.pages.set(key, page);
+      return sendPrepared(request, reply, page, MAX_AGE.history);
     },
   );
 }

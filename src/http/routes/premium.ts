@@ -4,7 +4,7 @@ import type { Services } from '../../runtime/services.js';
 import { PremiumQuery, PremiumResponse } from '../../schemas/market.js';
 import { responses } from '../../schemas/responses.js';
 import { compileQuery } from '../query.js';
-import { dedupe, envelope, MAX_AGE } from '../respond.js';
+import { dedupe, MAX_AGE, prepare, sendPrepared } from '../respond.js';
 import { checkCodeCount } from './rates.js';
 
 type Query = Static<typeof PremiumQuery>;
@@ -33,22 +33,26 @@ export function premiumRoutes(app: FastifyInstance, { market }: Services): void 
       },
     },
     async (request, reply) => {
-      const requested = dedupe((request.query as Query).currency ?? DEFAULT_CURRENCIES);
-      const premium = market.snapshot.premium;
-      const items: string[] = [];
-      const missing: string[] = [];
-      for (const code of requested) {
-        const item = premium.get(code);
-        if (item) items.push(item);
-        else missing.push(code);
+      const list = (request.query as Query).currency ?? DEFAULT_CURRENCIES;
+      const snapshot = market.snapshot;
+      const key = `premium|${list}`;
+      let page = snapshot.pages.get(key);
+      if (!page) {
+        const requested = dedupe(list);
+        const items: string[] = [];
+        const missing: string[] = [];
+        for (const code of requested) {
+          const item = snapshot.premium.get(code);
+          if (item) items.push(item);
+          else missing.push(code);
+        }
+        page = prepare(
+          `[${items.join(',')}]`,
+          `"count":${items.length},"quote":"DZD","currencies":${JSON.stringify(requested)},"missingCurrencies":${JSON.stringify(missing)}`,
+        );
+        snapshot.pages.set(key, page);
       }
-      return envelope(
-        request,
-        reply,
-        `[${items.join(',')}]`,
-        `"count":${items.length},"quote":"DZD","currencies":${JSON.stringify(requested)},"missingCurrencies":${JSON.stringify(missing)}`,
-        MAX_AGE.latest,
-      );
+      return sendPrepared(request, reply, page, MAX_AGE.latest);
     },
   );
 }

@@ -15,7 +15,7 @@ import {
 import { responses } from '../../schemas/responses.js';
 import { type ErrorDetail, notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { dedupe, envelope, MAX_AGE, sendPrepared } from '../respond.js';
+import { dedupe, MAX_AGE, prepare, sendPrepared } from '../respond.js';
 
 type LatestQuery = Static<typeof RatesLatestQuery>;
 type HistoryQuery = Static<typeof RatesHistoryQuery> & { window: HistoryWindow };
@@ -36,6 +36,16 @@ export function windowRefinement<
     const window = resolveWindow(q, scope(q), services.cursors, positionLength, services.now(), problems);
     if (window) q.window = window;
   };
+}
+
+/** Everything that decides a history page's bytes, request id aside. */
+export function pageKey(
+  scope: string,
+  q: { from?: string; to?: string },
+  window: HistoryWindow,
+  limit: number,
+): string {
+  return `${scope}|${q.from ?? ''}|${q.to ?? ''}|${window.from}|${window.to}|${window.position?.join('.') ?? ''}|${limit}`;
 }
 
 const historyScope = (q: { currency: string; source?: Source }) =>
@@ -72,18 +82,22 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     async (request, reply) => {
       const q = request.query as LatestQuery;
       const source = q.source ?? 'parallel';
-      const view = market.snapshot.bySource[source];
+      const snapshot = market.snapshot;
+      const view = snapshot.bySource[source];
       if (q.currency === undefined) return sendPrepared(request, reply, view.all, MAX_AGE.latest);
-      const requested = dedupe(q.currency);
-      const found = requested.filter((c) => view.records.has(c)).sort();
-      const data = found.map((c) => view.records.get(c)).join(',');
-      return envelope(
-        request,
-        reply,
-        `[${data}]`,
-        `"count":${found.length},"source":"${source}","quote":"DZD","currencies":${JSON.stringify(requested)}`,
-        MAX_AGE.latest,
-      );
+      // Clients ask for the same few lists again and again: prepare each once per data version.
+      const key = `latest|${source}|${q.currency}`;
+      let page = snapshot.pages.get(key);
+      if (!page) {
+        const requested = dedupe(q.currency);
+        const found = requested.filter((c) => view.records.has(c)).sort();
+        page = prepare(
+          `[${found.map((c) => view.records.get(c)).join(',')}]`,
+          `"count":${found.length},"source":"${source}","quote":"DZD","currencies":${JSON.stringify(requested)}`,
+        );
+        snapshot.pages.set(key, page);
+      }
+      return sendPrepared(request, reply, page, MAX_AGE.latest);
     },
   );
 
@@ -96,10 +110,14 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     const q = request.query as HistoryQuery;
     const source = q.source ?? 'parallel';
     const limit = q.limit ?? 250;
-    if (!market.snapshot.hasSeries(q.currency, source)) {
+    const snapshot = market.snapshot;
+    if (!snapshot.hasSeries(q.currency, source)) {
       throw notFound(`No ${source} rate series for ${q.currency}.`);
     }
     const { window } = q;
+    const key = pageKey(historyScope(q), q, window, limit);
+    const cached = snapshot.pages.get(key);
+    if (cached) return sendPrepared(request, reply, cached, MAX_AGE.history);
     const rows = await store.rateHistory({
       currency: q.currency,
       source,
@@ -111,13 +129,12 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     const more = rows.length > limit;
     if (more) rows.length = limit;
     const cursor = more ? nextCursor(q, historyScope(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
-    return envelope(
-      request,
-      reply,
+    const page = prepare(
       `[${rows.map(historyRateJson).join(',')}]`,
       `"count":${rows.length},"currency":"${q.currency}","source":"${source}","quote":"DZD","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
-      MAX_AGE.history,
     );
+    snapshot.pages.set(key, page);
+    return sendPrepared(request, reply, page, MAX_AGE.history);
   };
 
   const historySchema = {

@@ -1,0 +1,52 @@
+/**
+ * The interactive reference at /docs/, rendered in the browser by Scalar from
+ * the served /openapi.json, entirely offline. Scalar's plugin carries its 4 MB
+ * browser bundle as a string: loading it at start would cost every instance
+ * ~35 MB of memory and a noticeable share of its start time, for a page most
+ * instances never serve. So the plugin is loaded on the first /docs request,
+ * in a private Fastify instance, and its two answers are kept.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+
+interface Page {
+  type: string;
+  body: Buffer;
+}
+
+const CONFIGURATION = {
+  url: '/openapi.json',
+  title: 'Market Data Service (DZD) – API reference',
+  withDefaultFonts: false,
+};
+
+let pages: Promise<Map<string, Page>> | undefined;
+
+async function render(): Promise<Map<string, Page>> {
+  const { default: scalar } = await import('@scalar/fastify-api-reference');
+  const inner = Fastify({ logger: false });
+  await inner.register(scalar, { routePrefix: '/docs', logLevel: 'silent', configuration: CONFIGURATION });
+  const out = new Map<string, Page>();
+  for (const url of ['/docs/', '/docs/js/scalar.js']) {
+    const res = await inner.inject(url);
+    if (res.statusCode !== 200) throw new Error(`docs renderer answered ${res.statusCode} for ${url}`);
+    out.set(url, { type: String(res.headers['content-type']), body: res.rawPayload });
+  }
+  await inner.close();
+  return out;
+}
+
+export function docsRoutes(app: FastifyInstance): void {
+  app.get('/docs', async (_request, reply) => reply.redirect('/docs/', 301));
+  for (const url of ['/docs/', '/docs/js/scalar.js']) {
+    app.get(url, async (_request, reply) => {
+      pages ??= render().catch((err: unknown) => {
+        pages = undefined;
+        throw err;
+      });
+      const page = (await pages).get(url)!;
+      reply.header('content-type', page.type);
+      reply.header('cache-control', 'public, max-age=3600');
+      return page.body;
+    });
+  }
+}
