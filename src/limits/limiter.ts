@@ -4,6 +4,8 @@
  * embedded default (memory.ts) and Redis for scale-out (redis.ts).
  */
 
+import { minuteWindow, monthPeriod } from '../domain/dates.js';
+
 export interface GrantLimits {
   id: string;
   requestsPerMinute: number;
@@ -28,6 +30,27 @@ export interface LimitDecision extends LimitState {
   reason?: 'rate_limited' | 'quota_exceeded';
   /** Epoch ms when the refusing window accepts a request again. */
   retryAt?: number;
+}
+
+/** The state both limiters report, from the counts after the request. */
+export function limitState(
+  grant: GrantLimits,
+  now: number,
+  minuteUsed: number,
+  monthUsed: number,
+): LimitState {
+  const window = minuteWindow(now);
+  const month = monthPeriod(now);
+  return {
+    minuteLimit: grant.requestsPerMinute,
+    minuteRemaining: Math.max(0, grant.requestsPerMinute - minuteUsed),
+    minuteResetAt: window.end,
+    monthLimit: grant.monthlyRequestLimit,
+    monthRemaining: Math.max(0, grant.monthlyRequestLimit - monthUsed),
+    monthStart: month.start,
+    monthResetAt: month.end,
+    monthUsed,
+  };
 }
 
 export interface Limiter {

@@ -12,6 +12,7 @@ import {
   type Limiter,
   LimiterUnavailableError,
   type LimitState,
+  limitState,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -61,19 +62,8 @@ export class MemoryLimiter implements Limiter {
   }
 
   private state(grant: GrantLimits, c: Counters, now: number): LimitState {
-    const window = minuteWindow(now);
-    const month = monthPeriod(now);
-    const minuteUsed = c.windowStart === window.start ? c.minuteUsed : 0;
-    return {
-      minuteLimit: grant.requestsPerMinute,
-      minuteRemaining: Math.max(0, grant.requestsPerMinute - minuteUsed),
-      minuteResetAt: window.end,
-      monthLimit: grant.monthlyRequestLimit,
-      monthRemaining: Math.max(0, grant.monthlyRequestLimit - c.monthUsed),
-      monthStart: month.start,
-      monthResetAt: month.end,
-      monthUsed: c.monthUsed,
-    };
+    const minuteUsed = c.windowStart === minuteWindow(now).start ? c.minuteUsed : 0;
+    return limitState(grant, now, minuteUsed, c.monthUsed);
   }
 
   async consume(grant: GrantLimits, now: number): Promise<LimitDecision> {

@@ -18,6 +18,7 @@ import {
   type Limiter,
   LimiterUnavailableError,
   type LimitState,
+  limitState,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -84,21 +85,6 @@ export class RedisLimiter implements Limiter {
     };
   }
 
-  private state(grant: GrantLimits, now: number, minuteUsed: number, monthUsed: number): LimitState {
-    const window = minuteWindow(now);
-    const period = monthPeriod(now);
-    return {
-      minuteLimit: grant.requestsPerMinute,
-      minuteRemaining: Math.max(0, grant.requestsPerMinute - minuteUsed),
-      minuteResetAt: window.end,
-      monthLimit: grant.monthlyRequestLimit,
-      monthRemaining: Math.max(0, grant.monthlyRequestLimit - monthUsed),
-      monthStart: period.start,
-      monthResetAt: period.end,
-      monthUsed,
-    };
-  }
-
   /** Seeds the monthly counter from the durable usage; NX keeps a concurrent seed or increment. */
   private async seed(grantId: string, monthKey: string, period: string): Promise<void> {
     const used = await this.store.getUsage(grantId, period);
@@ -149,7 +135,7 @@ export class RedisLimiter implements Limiter {
       throw new LimiterUnavailableError(err);
     }
     const [outcome, minuteUsed, monthUsed] = result as [number, number, number];
-    const state = this.state(grant, now, minuteUsed, monthUsed);
+    const state = limitState(grant, now, minuteUsed, monthUsed);
     if (outcome === 0) return { ...state, allowed: false, reason: 'rate_limited', retryAt: k.window.end };
     if (outcome === 1) return { ...state, allowed: false, reason: 'quota_exceeded', retryAt: k.period.end };
     if (outcome !== 2) throw new LimiterUnavailableError(new Error('monthly counter could not be seeded'));
@@ -168,7 +154,7 @@ export class RedisLimiter implements Limiter {
       await this.connected();
       const [minute, month] = await this.redis.mget(k.minuteKey, k.monthKey);
       const monthUsed = month === null ? await this.store.getUsage(grant.id, k.period.key) : Number(month);
-      return this.state(grant, now, Number(minute ?? 0), monthUsed);
+      return limitState(grant, now, Number(minute ?? 0), monthUsed);
     } catch (err) {
       throw new LimiterUnavailableError(err);
     }
