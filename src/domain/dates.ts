@@ -13,7 +13,10 @@ export function parseDate(text: string): number | null {
   const mo = Number(m[2]);
   const d = Number(m[3]);
   if (mo < 1 || mo > 12 || d < 1 || d > 31) return null;
-  const ms = Date.UTC(y, mo - 1, d);
+  // Date.UTC maps years 0–99 to 1900–1999; setUTCFullYear takes the year as given.
+  const date = new Date(Date.UTC(2000, mo - 1, d));
+  date.setUTCFullYear(y);
+  const ms = date.getTime();
   const back = new Date(ms);
   // Date.UTC rolls 2025-02-30 over to March; a real date survives the round trip.
   if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return null;

@@ -60,7 +60,9 @@ export const ErrorResponses = {
     example(404, 'not_found', 'The requested resource was not found.'),
   ),
   429: error(
-    'Per-minute limit (`rate_limited`) or monthly quota (`quota_exceeded`) exhausted.',
+    'Per-minute limit (`rate_limited`) or monthly quota (`quota_exceeded`) exhausted. Also `too_many_requests` ' +
+      'when one address presented more than 30 invalid keys in the current minute: that answer carries ' +
+      '`Retry-After` but no quota headers, as no grant is known yet.',
     { ...QuotaHeaders, ...RetryAfter },
     example(429, 'rate_limited', 'Per-minute request limit exceeded.'),
   ),
