@@ -38,7 +38,9 @@ const PATHS = [
 ];
 
 function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted.length === 0
+    ? 0
+    : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function main(): Promise<void> {
@@ -46,10 +48,15 @@ async function main(): Promise<void> {
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const prepared = await prepareSqlite(dir, generateSample({ endDate: yesterday }));
   const port = await freePort();
-  const server = spawnPinned(undefined, process.execPath, ['dist/src/cli/main.js', 'serve', '--port', String(port), '--db', prepared.url], {
-    ...process.env,
-    MDS_LOG_LEVEL: 'warn',
-  });
+  const server = spawnPinned(
+    undefined,
+    process.execPath,
+    ['dist/src/cli/main.js', 'serve', '--port', String(port), '--db', prepared.url],
+    {
+      ...process.env,
+      MDS_LOG_LEVEL: 'warn',
+    },
+  );
   const base = `http://127.0.0.1:${port}`;
   const headers = { authorization: `Bearer ${prepared.key}` };
   await waitFor200(`${base}/v1/assets`, headers, server);
@@ -86,7 +93,10 @@ async function main(): Promise<void> {
   const inflight = new Set<Promise<void>>();
   const samples: Array<{ at: number; rssMb: number }> = [];
   const sampler = setInterval(() => {
-    samples.push({ at: (performance.now() - started) / 1000, rssMb: (procStatusKb(server.pid, 'VmRSS') ?? 0) / 1024 });
+    samples.push({
+      at: (performance.now() - started) / 1000,
+      rssMb: (procStatusKb(server.pid, 'VmRSS') ?? 0) / 1024,
+    });
   }, 10_000);
   // Fixed rate: request n is due at started + n / rate, whatever the answers do.
   while (performance.now() - started < durationMs) {
@@ -122,12 +132,19 @@ async function main(): Promise<void> {
       p99: +percentile(sorted, 99).toFixed(2),
       max: +(sorted.at(-1) ?? 0).toFixed(2),
     },
-    rssMb: { start: +(rssStart / 1024).toFixed(1), end: +(rssEnd / 1024).toFixed(1), growth: +growthMb.toFixed(1), bound: maxGrowthMb },
+    rssMb: {
+      start: +(rssStart / 1024).toFixed(1),
+      end: +(rssEnd / 1024).toFixed(1),
+      growth: +growthMb.toFixed(1),
+      bound: maxGrowthMb,
+    },
     rssSamples: samples.map((s) => ({ at: Math.round(s.at), rssMb: +s.rssMb.toFixed(1) })),
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   const ok = errors === 0 && growthMb <= maxGrowthMb;
-  process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: ${errors} errors, memory ${report.rssMb.start} → ${report.rssMb.end} MB (bound +${maxGrowthMb} MB)\n`);
+  process.stdout.write(
+    `${ok ? 'PASS' : 'FAIL'}: ${errors} errors, memory ${report.rssMb.start} → ${report.rssMb.end} MB (bound +${maxGrowthMb} MB)\n`,
+  );
   process.exitCode = ok ? 0 : 1;
 }
 

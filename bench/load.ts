@@ -1,0 +1,151 @@
+/**
+ * One scenario under load: the service and the two reference servers, each
+ * loaded in turn with the same wrk settings and the same request (key
+ * included), warm-up first, then interleaved rounds (service, node:http,
+ * fastify, service, …), so that a noisy moment hurts every target alike.
+ */
+import { type Spawned, sampleRss } from './proc.js';
+import { runWrk, type WrkResult } from './wrk.js';
+
+export const TARGETS = ['service', 'node:http', 'fastify'] as const;
+export type TargetName = (typeof TARGETS)[number];
+
+export interface Target {
+  name: TargetName;
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  proc: Spawned;
+}
+
+export interface LoadSettings {
+  wrk: string;
+  key: string;
+  seconds: number;
+  warmupSeconds: number;
+  rounds: number;
+  connections: number;
+  threads: number;
+  generatorCpus?: string;
+}
+
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+
+export interface TargetSummary {
+  rps: Spread;
+  /** Medians over the rounds, µs. */
+  p50Us: number;
+  p99Us: number;
+  requests: number;
+  /** Over warm-up and rounds. */
+  socketErrors: number;
+  non2xx: number;
+  /** Peak VmRSS sampled during this scenario's runs, kB. */
+  peakRssKb: number;
+  rounds: Array<{ rps: number; p50Us: number; p99Us: number; requests: number }>;
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+const tenth = (x: number) => Math.round(x * 10) / 10;
+
+function spread(values: number[]): Spread {
+  return { median: tenth(median(values)), min: tenth(Math.min(...values)), max: tenth(Math.max(...values)) };
+}
+
+interface Measured {
+  result: WrkResult;
+  peakRssKb: number;
+}
+
+async function measure(target: Target, url: string, seconds: number, s: LoadSettings): Promise<Measured> {
+  const rss = sampleRss(target.proc.pid);
+  try {
+    const result = await runWrk({
+      wrk: s.wrk,
+      url: `${target.origin}${url}`,
+      headers: { Authorization: `Bearer ${s.key}` },
+      seconds,
+      connections: s.connections,
+      threads: s.threads,
+      cpus: s.generatorCpus,
+    });
+    return { result, peakRssKb: rss.stop() };
+  } catch (err) {
+    rss.stop();
+    const { child } = target.proc;
+    const gone = child.exitCode !== null || child.signalCode !== null;
+    throw new Error(
+      `${target.name} ${url}: ${(err as Error).message}` +
+        (gone
+          ? `\n${target.name} (pid ${target.proc.pid}) exited: ${child.exitCode ?? child.signalCode}` +
+            `${child.exitCode === 0 ? ' (a graceful stop: a SIGTERM or SIGINT from outside the bench)' : ''}; its output:\n${target.proc.output()}`
+          : ''),
+    );
+  }
+}
+
+/** Warms each target on `url` (errors still count). */
+export async function warmUp(
+  targets: Target[],
+  url: string,
+  s: LoadSettings,
+): Promise<Map<TargetName, Measured[]>> {
+  const out = new Map<TargetName, Measured[]>();
+  if (s.warmupSeconds <= 0) return out;
+  for (const t of targets) out.set(t.name, [await measure(t, url, s.warmupSeconds, s)]);
+  return out;
+}
+
+export async function loadScenario(
+  targets: Target[],
+  url: string,
+  s: LoadSettings,
+  warm: boolean,
+  progress: (line: string) => void,
+): Promise<Partial<Record<TargetName, TargetSummary>>> {
+  const warmups = warm ? await warmUp(targets, url, s) : new Map<TargetName, Measured[]>();
+  const runs = new Map<TargetName, Measured[]>(targets.map((t) => [t.name, []]));
+  for (let r = 0; r < s.rounds; r++) {
+    for (const t of targets) {
+      const m = await measure(t, url, s.seconds, s);
+      runs.get(t.name)?.push(m);
+      progress(
+        `    round ${r + 1}/${s.rounds} ${t.name.padEnd(9)} ${Math.round(m.result.rps).toLocaleString('en').padStart(7)} req/s` +
+          `  p99 ${(m.result.latencyUs.p99 / 1000).toFixed(2)} ms` +
+          (m.result.socketErrors || m.result.non2xx
+            ? `  errors ${m.result.socketErrors}, non-2xx ${m.result.non2xx}`
+            : ''),
+      );
+    }
+  }
+  const out: Partial<Record<TargetName, TargetSummary>> = {};
+  for (const t of targets) {
+    const measured = runs.get(t.name) ?? [];
+    const all = [...(warmups.get(t.name) ?? []), ...measured];
+    out[t.name] = {
+      rps: spread(measured.map((m) => m.result.rps)),
+      p50Us: median(measured.map((m) => m.result.latencyUs.p50)),
+      p99Us: median(measured.map((m) => m.result.latencyUs.p99)),
+      requests: measured.reduce((n, m) => n + m.result.requests, 0),
+      socketErrors: all.reduce((n, m) => n + m.result.socketErrors, 0),
+      non2xx: all.reduce((n, m) => n + m.result.non2xx, 0),
+      peakRssKb: Math.max(0, ...all.map((m) => m.peakRssKb)),
+      rounds: measured.map((m) => ({
+        rps: Math.round(m.result.rps),
+        p50Us: m.result.latencyUs.p50,
+        p99Us: m.result.latencyUs.p99,
+        requests: m.result.requests,
+      })),
+    };
+  }
+  return out;
+}

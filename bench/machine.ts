@@ -1,0 +1,76 @@
+/** The machine and the versions a result was measured with. */
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ROOT } from './service.js';
+
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memoryGiB: number;
+  kernel: string;
+}
+
+export function machine(): Machine {
+  let cpuModel = 'unknown';
+  try {
+    cpuModel =
+      /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpuModel;
+  } catch {
+    // not Linux
+  }
+  let kernel = 'unknown';
+  try {
+    kernel = readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim();
+  } catch {
+    // not Linux
+  }
+  return {
+    cpus: availableParallelism(),
+    cpuModel,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    kernel,
+  };
+}
+
+function packageVersion(name: string): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The 1-minute load average (0 when unknown). */
+export function loadAverage(): number {
+  return loadavg()[0] ?? 0;
+}
+
+export interface Versions {
+  node: string;
+  fastify: string;
+  fastJsonStringify: string;
+  sqlite: string;
+  betterSqlite3: string;
+  wrk: string;
+  postgres?: string;
+  redis?: string;
+}
+
+export function versions(wrk: string): Versions {
+  const db = new Database(':memory:');
+  const sqlite = (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
+  db.close();
+  return {
+    node: process.version,
+    fastify: packageVersion('fastify'),
+    fastJsonStringify: packageVersion('fast-json-stringify'),
+    sqlite,
+    betterSqlite3: packageVersion('better-sqlite3'),
+    wrk,
+  };
+}

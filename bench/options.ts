@@ -1,0 +1,78 @@
+/**
+ * Command-line options of `npm run bench`. The full run takes several minutes;
+ * `--quick` is for checking a change in under a minute (one short round).
+ */
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Seconds per measured load run (wrk takes whole seconds). */
+  duration: number;
+  /** Seconds of warm-up per target before a scenario's rounds. */
+  warmup: number;
+  /** Warm every target before every scenario (full), or each target once at the start (quick). */
+  warmupEachScenario: boolean;
+  rounds: number;
+  connections: number;
+  threads: number;
+  /** Observations generated for the import measurement; 0 skips it. */
+  importRecords: number;
+  /** Runs of the start-to-first-200 measurement. */
+  startupRuns: number;
+  postgres: boolean;
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+
+  --quick               one 1-second round per target, 200,000-record import (under a minute)
+  --duration <s>        seconds per measured run (default 5, quick 1)
+  --warmup <s>          seconds of warm-up per target (default 2, quick 1)
+  --rounds <n>          interleaved rounds (default 3, quick 1)
+  --connections <n>     wrk connections (default 50)
+  --threads <n>         wrk threads (default 1)
+  --import-records <n>  observations for the import measurement (default 1000000, quick 200000; 0 skips)
+  --skip-postgres       leave out PostgreSQL + Redis even when they answer
+  -h, --help            this text
+
+Environment: MDS_BENCH_POSTGRES_URL / MDS_TEST_POSTGRES_URL and MDS_BENCH_REDIS_URL /
+MDS_TEST_REDIS_URL choose PostgreSQL and Redis (default: postgres://postgres@127.0.0.1:5432/test
+and redis://127.0.0.1:6379, used when they answer).`;
+
+function positiveInt(text: string | undefined, name: string, fallback: number, allowZero = false): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < (allowZero ? 0 : 1)) throw new Error(`--${name}: must be a whole number`);
+  return n;
+}
+
+export function parseOptions(argv: string[]): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      quick: { type: 'boolean' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      rounds: { type: 'string' },
+      connections: { type: 'string' },
+      threads: { type: 'string' },
+      'import-records': { type: 'string' },
+      'skip-postgres': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const quick = values.quick === true;
+  return {
+    quick,
+    duration: positiveInt(values.duration, 'duration', quick ? 1 : 5),
+    warmup: positiveInt(values.warmup, 'warmup', quick ? 1 : 2, true),
+    warmupEachScenario: !quick,
+    rounds: positiveInt(values.rounds, 'rounds', quick ? 1 : 3),
+    connections: positiveInt(values.connections, 'connections', 50),
+    threads: positiveInt(values.threads, 'threads', 1),
+    importRecords: positiveInt(values['import-records'], 'import-records', quick ? 200_000 : 1_000_000, true),
+    startupRuns: quick ? 1 : 3,
+    postgres: values['skip-postgres'] !== true,
+  };
+}

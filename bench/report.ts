@@ -1,0 +1,354 @@
+/**
+ * The result of a bench run: the targets of issue 5 judged from the figures
+ * measured in this run (never assumed), the console table, the JSON and
+ * docs/performance.md.
+ */
+import type { ImportResult } from './import.js';
+import type { TargetName, TargetSummary } from './load.js';
+import type { Machine, Versions } from './machine.js';
+import type { StartupResult } from './startup.js';
+
+export interface ScenarioReport {
+  id: string;
+  title: string;
+  url: string;
+  store: 'sqlite' | 'postgres+redis';
+  bodyBytes: number;
+  /** Records in `data` when it is a list. */
+  records?: number;
+  targets: Partial<Record<TargetName, TargetSummary>>;
+}
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export type Verdict = 'PASS' | 'FAIL' | 'SKIP';
+
+export interface TargetLine {
+  target: string;
+  required: string;
+  measured: string;
+  verdict: Verdict;
+}
+
+export interface BenchReport {
+  date: string;
+  command: string;
+  mode: 'quick' | 'full';
+  wallSeconds: number;
+  settings: {
+    generator: string;
+    durationSeconds: number;
+    warmupSeconds: number;
+    warmup: string;
+    rounds: number;
+    /** Which scenarios load the reference servers. */
+    references: string;
+    connections: number;
+    threads: number;
+    pinning: string;
+    serviceLogLevel: string;
+    limits: string;
+  };
+  machine: Machine;
+  /** 1-minute load average at the start and the end: other work on the machine shows here. */
+  loadAverage: { start: number; end: number };
+  versions: Versions;
+  scenarios: ScenarioReport[];
+  scaleOut: { included: boolean; reason?: string };
+  startup?: StartupResult;
+  imports: {
+    records: number;
+    note?: string;
+    sqlite?: ImportResult;
+    postgres?: ImportResult;
+    skipped?: string;
+  };
+  checks: Check[];
+  targets: TargetLine[];
+}
+
+const MIB = 1024;
+export const RSS_LIMIT_MB = 150;
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en') : '–');
+const ms = (us: number) => (Number.isFinite(us) ? `${(us / 1000).toFixed(2)} ms` : '–');
+const mb = (kb: number) => (kb > 0 ? `${(kb / MIB).toFixed(0)} MB` : '–');
+const times = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '–');
+
+function ratio(sc: ScenarioReport | undefined, a: TargetName, b: TargetName): number {
+  const x = sc?.targets[a]?.rps.median;
+  const y = sc?.targets[b]?.rps.median;
+  return x !== undefined && y !== undefined && y > 0 ? x / y : Number.NaN;
+}
+
+function verdict(ok: boolean | undefined): Verdict {
+  return ok === undefined ? 'SKIP' : ok ? 'PASS' : 'FAIL';
+}
+
+/** Every target of issue 5, judged from this run's figures. */
+export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
+  const sc = (id: string) => r.scenarios.find((s) => s.id === id);
+  const latest = sc('latest');
+  const pgLatest = sc('latest-pg');
+  const first = sc('history');
+  const cursor = sc('history-cursor');
+  const lines: TargetLine[] = [];
+  const add = (target: string, required: string, measured: string, ok: boolean | undefined) =>
+    lines.push({ target, required, measured, verdict: verdict(ok) });
+
+  const vsHttp = ratio(latest, 'service', 'node:http');
+  add('/v1/rates/latest, embedded, vs node:http', '≥ 0.60×', times(vsHttp), vsHttp >= 0.6);
+  const vsFastify = ratio(latest, 'service', 'fastify');
+  add('/v1/rates/latest, embedded, vs Fastify', '≥ 1.20×', times(vsFastify), vsFastify >= 1.2);
+  const p99 = latest?.targets.service?.p99Us ?? Number.NaN;
+  const p99Ref = latest?.targets['node:http']?.p99Us ?? Number.NaN;
+  add(
+    '/v1/rates/latest, embedded, p99',
+    `≤ 2× node:http p99 (${ms(2 * p99Ref)})`,
+    `${ms(p99)} (${times(p99 / p99Ref)})`,
+    p99 <= 2 * p99Ref,
+  );
+  const pg = ratio(pgLatest, 'service', 'node:http');
+  add(
+    '/v1/rates/latest, PostgreSQL + Redis, vs node:http',
+    '≥ 0.40×',
+    pgLatest ? times(pg) : `not run: ${r.scaleOut.reason ?? 'no PostgreSQL + Redis'}`,
+    pgLatest ? pg >= 0.4 : undefined,
+  );
+  const hist = ratio(first, 'service', 'node:http');
+  add('/v1/rates/history, 250-record page, vs node:http', '≥ 0.15×', times(hist), hist >= 0.15);
+  const f = first?.targets.service?.rps.median ?? Number.NaN;
+  const c = cursor?.targets.service?.rps.median ?? Number.NaN;
+  add(
+    '/v1/rates/history, cursor page as fast as the first',
+    '≥ 0.90× first page req/s',
+    `${int(c)} vs ${int(f)} req/s (${times(c / f)})`,
+    c >= 0.9 * f,
+  );
+  const failing = r.scenarios.filter((s) => {
+    const t = s.targets.service;
+    return !t || t.socketErrors > 0 || t.non2xx > 0;
+  });
+  const errors = r.scenarios.reduce((n, s) => n + (s.targets.service?.socketErrors ?? 0), 0);
+  const non2xx = r.scenarios.reduce((n, s) => n + (s.targets.service?.non2xx ?? 0), 0);
+  add(
+    'Zero errors and zero non-2xx, every scenario',
+    '0 and 0',
+    `${errors} errors, ${non2xx} non-2xx${failing.length ? ` (${failing.map((s) => s.title).join('; ')})` : ''}`,
+    failing.length === 0 && r.scenarios.length > 0,
+  );
+  for (const [store, label] of [
+    ['sqlite', 'embedded'],
+    ['postgres+redis', 'PostgreSQL + Redis'],
+  ] as const) {
+    const scenarios = r.scenarios.filter((s) => s.store === store);
+    const peak = Math.max(0, ...scenarios.map((s) => s.targets.service?.peakRssKb ?? 0));
+    add(
+      `Service RSS under load, ${label}`,
+      `≤ ${RSS_LIMIT_MB} MB`,
+      scenarios.length ? `${(peak / MIB).toFixed(1)} MB` : 'not run',
+      scenarios.length ? peak / MIB <= RSS_LIMIT_MB : undefined,
+    );
+  }
+  const st = r.startup;
+  add(
+    'Start to first 200, two-year sample, embedded',
+    '< 1000 ms',
+    st
+      ? `${int(st.medianMs)} ms (median of ${st.runsMs.length}: ${st.runsMs.map(int).join(', ')} ms)`
+      : 'not run',
+    st ? st.medianMs < 1000 : undefined,
+  );
+  const im = r.imports;
+  add(
+    'mds import rates into SQLite',
+    '≥ 200,000 obs/s',
+    im.sqlite ? importFigure(im.sqlite) : `not run${im.skipped ? `: ${im.skipped}` : ''}`,
+    im.sqlite ? im.sqlite.perSecond >= 200_000 : undefined,
+  );
+  add(
+    'mds import rates into PostgreSQL',
+    '≥ 50,000 obs/s',
+    im.postgres
+      ? importFigure(im.postgres)
+      : `not run${im.skipped ? `: ${im.skipped}` : r.scaleOut.reason ? `: ${r.scaleOut.reason}` : ''}`,
+    im.postgres ? im.postgres.perSecond >= 50_000 : undefined,
+  );
+  return lines;
+}
+
+function importFigure(x: ImportResult): string {
+  return x.error ? `failed after ${x.seconds.toFixed(1)} s (${x.error})` : `${int(x.perSecond)} obs/s`;
+}
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+const HEAD = [
+  'Scenario',
+  'Target',
+  'req/s median (min–max)',
+  '× node:http',
+  '× Fastify',
+  'p50',
+  'p99',
+  'peak RSS',
+  'errors / non-2xx',
+];
+
+function tableRows(r: BenchReport): string[][] {
+  const rows: string[][] = [];
+  for (const s of r.scenarios) {
+    let firstRow = true;
+    for (const name of ['service', 'node:http', 'fastify'] as const) {
+      const t = s.targets[name];
+      if (!t) continue;
+      rows.push([
+        firstRow ? s.title : '',
+        name,
+        `${int(t.rps.median)} (${int(t.rps.min)}–${int(t.rps.max)})`,
+        name === 'node:http' ? '1.00×' : times(ratio(s, name, 'node:http')),
+        name === 'fastify' ? '1.00×' : times(ratio(s, name, 'fastify')),
+        ms(t.p50Us),
+        ms(t.p99Us),
+        mb(t.peakRssKb),
+        `${t.socketErrors} / ${t.non2xx}`,
+      ]);
+      firstRow = false;
+    }
+  }
+  return rows;
+}
+
+function textTable(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i >= 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function mdTable(head: string[], rows: string[][]): string {
+  const esc = (c: string) => c.replaceAll('|', '\\|');
+  return [
+    `| ${head.map(esc).join(' | ')} |`,
+    `| ${head.map((_, i) => (i >= 2 ? '---:' : '---')).join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
+}
+
+function targetRows(r: BenchReport): string[][] {
+  return r.targets.map((t) => [t.verdict, t.target, t.required, t.measured]);
+}
+
+function importLines(r: BenchReport): string[] {
+  const im = r.imports;
+  const one = (label: string, x: ImportResult | undefined) =>
+    x?.error
+      ? `${label}: ${int(x.records)} observations: ${importFigure(x)}`
+      : x
+        ? `${label}: ${int(x.records)} observations in ${x.seconds.toFixed(2)} s (process start to exit) = ${int(x.perSecond)} obs/s` +
+          (x.cliSeconds !== undefined ? `; the command's own timing: ${x.cliSeconds.toFixed(2)} s` : '')
+        : `${label}: not run`;
+  if (im.skipped && !im.sqlite) return [`Import: not run (${im.skipped})`];
+  return [
+    one('Import into SQLite', im.sqlite),
+    one('Import into PostgreSQL', im.postgres),
+    ...(im.note ? [im.note] : []),
+  ];
+}
+
+export function consoleReport(r: BenchReport): string {
+  const out = [
+    '',
+    `Market Data Service benchmark, ${r.mode} run, ${r.date}`,
+    `${r.machine.cpus} CPU (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB RAM; Node ${r.versions.node}, Fastify ${r.versions.fastify}, SQLite ${r.versions.sqlite}`,
+    `1-minute load average: ${r.loadAverage.start.toFixed(2)} at the start, ${r.loadAverage.end.toFixed(2)} at the end`,
+    `wrk ${r.versions.wrk}: ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s × ${r.settings.rounds} round(s), warm-up ${r.settings.warmup}; references ${r.settings.references}; ${r.settings.pinning}; service log level ${r.settings.serviceLogLevel}`,
+    '',
+    textTable(HEAD, tableRows(r)),
+    '',
+    ...(r.startup
+      ? [
+          `Start to first 200: ${r.startup.runsMs.map((x) => `${int(x)} ms`).join(', ')} (median ${int(r.startup.medianMs)} ms)`,
+        ]
+      : []),
+    ...importLines(r),
+    ...r.checks.filter((c) => !c.ok).map((c) => `CHECK FAILED: ${c.name}: ${c.detail}`),
+    '',
+    textTable(['', 'Target', 'Required', 'Measured'], targetRows(r)),
+    '',
+    `Total time: ${r.wallSeconds.toFixed(0)} s`,
+  ];
+  return out.join('\n');
+}
+
+function cursorRecords(r: BenchReport): string {
+  const n = r.scenarios.find((s) => s.id === 'history-cursor')?.records;
+  return n === undefined ? 'its' : String(n);
+}
+
+export function markdownReport(r: BenchReport): string {
+  return `# Performance
+
+Written by \`${r.command}\` (bench/run.ts); do not edit by hand. The same figures are in
+\`bench/results/latest.json\`. Targets: issue 5.
+
+- Date: ${r.date} (${r.mode} run, ${r.wallSeconds.toFixed(0)} s)
+- Machine: ${r.machine.cpus} CPU (\`nproc\`), ${r.machine.cpuModel}, ${r.machine.memoryGiB} GiB RAM, Linux ${r.machine.kernel}
+- Versions: Node ${r.versions.node}, Fastify ${r.versions.fastify} (fast-json-stringify ${r.versions.fastJsonStringify}), SQLite ${r.versions.sqlite} (better-sqlite3 ${r.versions.betterSqlite3})${r.versions.postgres ? `, PostgreSQL ${r.versions.postgres}` : ''}${r.versions.redis ? `, Redis ${r.versions.redis}` : ''}, wrk ${r.versions.wrk}
+- Load: wrk, ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s per run, ${r.settings.rounds} interleaved round(s) (service, node:http, Fastify, …), warm-up ${r.settings.warmup}; references loaded ${r.settings.references}; ${r.settings.pinning}
+- Service: \`mds serve\` as a separate process, log level \`${r.settings.serviceLogLevel}\`, one key on a grant with every entitlement and ${r.settings.limits}
+
+## Requests per second
+
+Medians over the rounds, with min–max; p50/p99 are the medians of the rounds' percentiles; peak RSS is the
+highest VmRSS sampled (every 100 ms) during the scenario's runs; errors are socket errors, non-2xx are
+answers outside 2xx (warm-up included).
+
+${mdTable(HEAD, tableRows(r))}
+
+## Targets
+
+${mdTable(['', 'Target', 'Required', 'Measured'], targetRows(r))}
+
+${[
+  ...(r.startup
+    ? [
+        `- Start to first 200 (spawn of \`mds serve\` to the first 200 of \`/v1/rates/latest\`, store holding the two-year sample): ${r.startup.runsMs.map((x) => `${int(x)} ms`).join(', ')}`,
+      ]
+    : []),
+  ...importLines(r).map((l) => `- ${l}`),
+  ...(r.scaleOut.included ? [] : [`- PostgreSQL + Redis: not measured (${r.scaleOut.reason})`]),
+  ...r.checks.map((c) => `- Check, ${c.name}: ${c.ok ? 'ok' : 'FAILED'} (${c.detail})`),
+].join('\n')}
+
+## How it is measured
+
+- **Service**: \`node dist/src/cli/main.js serve --db <temp store>\`, the full pipeline (authentication,
+  entitlement, limits, headers, envelope) with the two-year sample (generated, ending yesterday UTC).
+- **node:http** (bench/reference-http.ts): a bare \`node:http\` server answering each benchmarked URL with
+  the exact bytes and Content-Type of the service's answer, serialized once at start-up: the Node.js limit.
+- **Fastify** (bench/reference-fastify.ts): a bare Fastify route per path that returns the same body as
+  a parsed object, serialized per request through the route's 200 schema from the service's OpenAPI
+  document (fast-json-stringify; unions of string literals written as one string enum): the framework's limit.
+- Every target gets the same request (Authorization header included) from the same wrk settings;
+  bench/wrk-report.lua counts non-2xx answers and reports the latency percentiles.
+- History: \`currency=EUR\`, a 366-day window ending yesterday, \`limit=250\`; the cursor page is the
+  \`meta.nextCursor\` of the first (${cursorRecords(r)} records with one observation a day, so it is smaller;
+  "as fast" means at least 0.90× the first page's requests/s).
+- The servers and wrk are pinned to their own cores, not the rest of the machine: the 1-minute load
+  average was ${r.loadAverage.start.toFixed(2)} at the start and ${r.loadAverage.end.toFixed(2)} at the end of the run.
+- PostgreSQL + Redis: a fresh schema (\`search_path\`) and Redis key prefix, dropped afterwards; the
+  PostgreSQL and Redis servers themselves are not pinned.
+- Import: generated NDJSON (40 currencies of the asset directory × 3 sources × hourly timestamps, unique
+  keys), timed as \`node dist/src/cli/main.js import rates <file> --db <url>\` from process start to exit,
+  into a store holding only the asset directory.
+`;
+}
