@@ -1,5 +1,7 @@
 /** How the bench runs the service: the built CLI, `mds serve`, as an operator would. */
 import { fileURLToPath } from 'node:url';
+import { defer } from './cleanup.js';
+import { freePort, httpGet, type Spawned, spawnPinned, stop, waitFor200 } from './proc.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -36,4 +38,33 @@ export function serviceCommand(
     args: [CLI, 'serve', '--host', '127.0.0.1', '--port', String(port), '--db', dbUrl],
     env: benchEnv(extraEnv),
   };
+}
+
+/** `mds serve` on a free port, stopped at the end of the run; resolves once /v1/me answers 200. */
+export async function startService(
+  dbUrl: string,
+  key: string,
+  cpus: string | undefined,
+  env: Record<string, string> = {},
+): Promise<{ proc: Spawned; origin: string }> {
+  const port = await freePort();
+  const { command, args, env: fullEnv } = serviceCommand(port, dbUrl, env);
+  const proc = spawnPinned(cpus, command, args, fullEnv);
+  defer(() => stop(proc));
+  const origin = `http://127.0.0.1:${port}`;
+  await waitFor200(`${origin}/v1/me`, { authorization: `Bearer ${key}` }, proc, { everyMs: 20 });
+  return { proc, origin };
+}
+
+/** The service's answer to `url`: 200 required, exact bytes kept. */
+export async function answer(
+  origin: string,
+  url: string,
+  key: string,
+): Promise<{ body: Buffer; contentType: string }> {
+  const res = await httpGet(`${origin}${url}`, { authorization: `Bearer ${key}` });
+  if (res.status !== 200) {
+    throw new Error(`GET ${url} answered ${res.status}, not 200: ${res.body.toString().slice(0, 500)}`);
+  }
+  return { body: res.body, contentType: String(res.headers['content-type'] ?? 'application/json') };
 }

@@ -13,7 +13,7 @@ import { buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
-import { type Proxy, startProxy } from '../support/proxy.js';
+import { startProxy, type TcpProxy } from '../support/proxy.js';
 
 const SCALE_OUT = Boolean(POSTGRES_URL && REDIS_URL);
 
@@ -36,7 +36,7 @@ async function until(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
 
 describe.runIf(SCALE_OUT)('dependency outages', () => {
   let db: Database;
-  let proxy: Proxy;
+  let proxy: TcpProxy;
   let redisPort: number;
   let redis: ChildProcess | null = null;
   let runtime: Runtime;

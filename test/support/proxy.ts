@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 
-export interface Proxy {
+export interface TcpProxy {
   port: number;
   /** Drops every connection and refuses new ones. */
   cut(): Promise<void>;
@@ -12,7 +12,7 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(targetHost: string, targetPort: number): Promise<Proxy> {
+export async function startProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let server: net.Server | null = null;
   let port = 0;

@@ -62,7 +62,10 @@ export async function spawnServer(options: {
   return { url, proc, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely by the tests
+type Json = Record<string, any>;
+
 export async function getJson(url: string, key?: string) {
   const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
 }
