@@ -15,7 +15,7 @@ interface Waiter {
 export class UsageRecorder {
   private pending = new Map<string, UsageIncrement>();
   private waiters: Waiter[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
   private scheduled = false;
   private firstAt = 0;
 
@@ -24,6 +24,12 @@ export class UsageRecorder {
     private readonly now: () => number = Date.now,
     /** Told how long the oldest unit of each committed batch waited. */
     private readonly onFlush?: (lagMs: number) => void,
+    /**
+     * Batches committing at once. On PostgreSQL a commit waits for its WAL flush;
+     * letting a few overlap lets the server flush them together instead of one
+     * batch waiting behind the other. SQLite commits synchronously: one is enough.
+     */
+    private readonly maxInFlight = store.dialect === 'postgres' ? 4 : 1,
   ) {}
 
   /** Resolves once the unit is committed; rejects if the commit failed (nothing was counted). */
@@ -39,24 +45,26 @@ export class UsageRecorder {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.flushing) return;
+    if (this.scheduled || this.inFlight.size >= this.maxInFlight) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.flush();
+      this.commitPending();
     });
   }
 
-  /** Writes everything recorded so far. Safe to call at any time (shutdown). */
-  async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
+  /** Starts committing what is pending as one batch. */
+  private commitPending(): void {
     if (this.pending.size === 0) return;
-    const batch = [...this.pending.values()];
+    // A fixed row order: overlapping commits then lock rows in the same order and cannot deadlock.
+    const batch = [...this.pending.values()].sort((a, b) =>
+      a.grantId === b.grantId ? (a.period < b.period ? -1 : 1) : a.grantId < b.grantId ? -1 : 1,
+    );
     const waiters = this.waiters;
     const firstAt = this.firstAt;
     this.pending = new Map();
     this.waiters = [];
-    this.flushing = this.store.addUsage(batch, this.now()).then(
+    const commit = this.store.addUsage(batch, this.now()).then(
       () => {
         this.onFlush?.(performance.now() - firstAt);
         for (const w of waiters) w.resolve();
@@ -65,11 +73,19 @@ export class UsageRecorder {
         for (const w of waiters) w.reject(err);
       },
     );
-    try {
-      await this.flushing;
-    } finally {
-      this.flushing = null;
+    this.inFlight.add(commit);
+    void commit.finally(() => {
+      this.inFlight.delete(commit);
       if (this.pending.size > 0) this.schedule();
+    });
+  }
+
+  /** Writes everything recorded so far and waits for every commit. Safe at any time (shutdown). */
+  async flush(): Promise<void> {
+    this.commitPending();
+    while (this.inFlight.size > 0) {
+      await Promise.all(this.inFlight);
+      this.commitPending();
     }
   }
 }

@@ -3,9 +3,9 @@
  * strings from pg by default; every value we store fits a double exactly
  * (micro-units and epoch ms), so this pool parses them as numbers.
  */
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import type { ImportSummary } from '../domain/types.js';
+import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
 import type { ImportBatch, ImportOptions, UsageIncrement } from './store.js';
@@ -57,51 +57,18 @@ export class PostgresStore extends KyselyStore {
       unchanged: 0,
     };
     await this.db.transaction().execute(async (trx) => {
-      if (batch.kind === 'rates') {
-        await sql`create temp table stage_rates (currency text, source text, updated_at bigint, buy bigint, sell bigint) on commit drop`.execute(
-          trx,
-        );
-        for (let i = 0; i < batch.records.length; i += CHUNK) {
-          const part = batch.records.slice(i, i + CHUNK);
-          await sql`insert into stage_rates select * from unnest(
-              ${part.map((r) => r.currency)}::text[], ${part.map((r) => r.source)}::text[],
-              ${part.map((r) => r.updatedAt)}::bigint[], ${part.map((r) => r.buy)}::bigint[],
-              ${part.map((r) => r.sell)}::bigint[])`.execute(trx);
-          onProgress?.(Math.min(i + CHUNK, batch.records.length), batch.records.length);
-        }
-        const { rows } = await sql<{ existing: number; same: number }>`
-          select count(r.currency)::bigint as existing,
-                 count(*) filter (where r.buy = s.buy and r.sell = s.sell)::bigint as same
-          from stage_rates s left join rates r
-            on r.currency = s.currency and r.source = s.source and r.updated_at = s.updated_at`.execute(trx);
-        await sql`insert into rates (currency, source, updated_at, buy, sell)
-          select currency, source, updated_at, buy, sell from stage_rates
-          on conflict (currency, source, updated_at) do update set buy = excluded.buy, sell = excluded.sell
-          where rates.buy <> excluded.buy or rates.sell <> excluded.sell`.execute(trx);
-        tally(summary, rows[0]);
-      } else {
-        await sql`create temp table stage_gold (purity text, updated_at bigint, buy bigint, sell bigint) on commit drop`.execute(
-          trx,
-        );
-        for (let i = 0; i < batch.records.length; i += CHUNK) {
-          const part = batch.records.slice(i, i + CHUNK);
-          await sql`insert into stage_gold select * from unnest(
-              ${part.map((g) => g.purity)}::text[], ${part.map((g) => g.updatedAt)}::bigint[],
-              ${part.map((g) => g.buy)}::bigint[], ${part.map((g) => g.sell)}::bigint[])`.execute(trx);
-          onProgress?.(Math.min(i + CHUNK, batch.records.length), batch.records.length);
-        }
-        const { rows } = await sql<{ existing: number; same: number }>`
-          select count(g.purity)::bigint as existing,
-                 count(*) filter (where g.buy = s.buy and g.sell = s.sell)::bigint as same
-          from stage_gold s left join gold g on g.purity = s.purity and g.updated_at = s.updated_at`.execute(
-          trx,
-        );
-        await sql`insert into gold (purity, updated_at, buy, sell)
-          select purity, updated_at, buy, sell from stage_gold
-          on conflict (purity, updated_at) do update set buy = excluded.buy, sell = excluded.sell
-          where gold.buy <> excluded.buy or gold.sell <> excluded.sell`.execute(trx);
-        tally(summary, rows[0]);
+      // One statement per chunk, straight from arrays: the upsert skips identical rows
+      // (its WHERE), and `xmax = 0` tells an inserted row from an updated one.
+      for (let i = 0; i < batch.records.length; i += CHUNK) {
+        const counted =
+          batch.kind === 'rates'
+            ? await upsertRates(trx, batch.records.slice(i, i + CHUNK))
+            : await upsertGold(trx, batch.records.slice(i, i + CHUNK));
+        summary.inserted += Number(counted.rows[0]?.inserted ?? 0);
+        summary.updated += Number(counted.rows[0]?.updated ?? 0);
+        onProgress?.(Math.min(i + CHUNK, batch.records.length), batch.records.length);
       }
+      summary.unchanged = summary.received - summary.inserted - summary.updated;
       if (summary.inserted + summary.updated > 0) await this.bump(trx, 'data');
       // Other instances refresh on the version poll; NOTIFY only shortens the wait.
       await sql`select pg_notify('mds_changes', 'data')`.execute(trx);
@@ -121,10 +88,33 @@ export class PostgresStore extends KyselyStore {
   }
 }
 
-function tally(summary: ImportSummary, row: { existing: number; same: number } | undefined): void {
-  const existing = Number(row?.existing ?? 0);
-  const same = Number(row?.same ?? 0);
-  summary.inserted = summary.received - existing;
-  summary.updated = existing - same;
-  summary.unchanged = same;
+type Counted = { rows: Array<{ inserted: number; updated: number }> };
+
+function upsertRates(trx: Transaction<Database>, part: RateObservation[]): Promise<Counted> {
+  return sql<{ inserted: number; updated: number }>`
+    with up as (
+      insert into rates (currency, source, updated_at, buy, sell)
+      select * from unnest(${part.map((r) => r.currency)}::text[], ${part.map((r) => r.source)}::text[],
+        ${part.map((r) => r.updatedAt)}::bigint[], ${part.map((r) => r.buy)}::bigint[],
+        ${part.map((r) => r.sell)}::bigint[])
+      on conflict (currency, source, updated_at) do update set buy = excluded.buy, sell = excluded.sell
+      where rates.buy <> excluded.buy or rates.sell <> excluded.sell
+      returning (xmax = 0) as fresh)
+    select count(*) filter (where fresh) as inserted, count(*) filter (where not fresh) as updated from up`.execute(
+    trx,
+  );
+}
+
+function upsertGold(trx: Transaction<Database>, part: GoldObservation[]): Promise<Counted> {
+  return sql<{ inserted: number; updated: number }>`
+    with up as (
+      insert into gold (purity, updated_at, buy, sell)
+      select * from unnest(${part.map((g) => g.purity)}::text[], ${part.map((g) => g.updatedAt)}::bigint[],
+        ${part.map((g) => g.buy)}::bigint[], ${part.map((g) => g.sell)}::bigint[])
+      on conflict (purity, updated_at) do update set buy = excluded.buy, sell = excluded.sell
+      where gold.buy <> excluded.buy or gold.sell <> excluded.sell
+      returning (xmax = 0) as fresh)
+    select count(*) filter (where fresh) as inserted, count(*) filter (where not fresh) as updated from up`.execute(
+    trx,
+  );
 }

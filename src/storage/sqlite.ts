@@ -78,7 +78,7 @@ export class SqliteStore extends KyselyStore {
               'select buy, sell from rates where currency = ? and source = ? and updated_at = ?',
             );
             const insert = raw.prepare(
-              'insert into rates (currency, source, updated_at, buy, sell) values (?, ?, ?, ?, ?)',
+              'insert into rates (currency, source, updated_at, buy, sell) values (?, ?, ?, ?, ?) on conflict do nothing',
             );
             const update = raw.prepare(
               'update rates set buy = ?, sell = ? where currency = ? and source = ? and updated_at = ?',
@@ -86,13 +86,13 @@ export class SqliteStore extends KyselyStore {
             let n = 0;
             for (const r of batch.records as RateObservation[]) {
               if (onProgress && ++n % PROGRESS_EVERY === 0) onProgress(n, batch.records.length);
-              const old = find.get(r.currency, r.source, r.updatedAt) as
-                | { buy: number; sell: number }
-                | undefined;
-              if (!old) {
-                insert.run(r.currency, r.source, r.updatedAt, r.buy, r.sell);
+              // Insert first: a new observation (the common case) costs one statement.
+              if (insert.run(r.currency, r.source, r.updatedAt, r.buy, r.sell).changes === 1) {
                 summary.inserted++;
-              } else if (old.buy !== r.buy || old.sell !== r.sell) {
+                continue;
+              }
+              const old = find.get(r.currency, r.source, r.updatedAt) as { buy: number; sell: number };
+              if (old.buy !== r.buy || old.sell !== r.sell) {
                 update.run(r.buy, r.sell, r.currency, r.source, r.updatedAt);
                 summary.updated++;
               } else summary.unchanged++;
@@ -101,7 +101,7 @@ export class SqliteStore extends KyselyStore {
         : () => {
             const find = raw.prepare('select buy, sell from gold where purity = ? and updated_at = ?');
             const insert = raw.prepare(
-              'insert into gold (purity, updated_at, buy, sell) values (?, ?, ?, ?)',
+              'insert into gold (purity, updated_at, buy, sell) values (?, ?, ?, ?) on conflict do nothing',
             );
             const update = raw.prepare(
               'update gold set buy = ?, sell = ? where purity = ? and updated_at = ?',
@@ -109,11 +109,12 @@ export class SqliteStore extends KyselyStore {
             let n = 0;
             for (const g of batch.records as GoldObservation[]) {
               if (onProgress && ++n % PROGRESS_EVERY === 0) onProgress(n, batch.records.length);
-              const old = find.get(g.purity, g.updatedAt) as { buy: number; sell: number } | undefined;
-              if (!old) {
-                insert.run(g.purity, g.updatedAt, g.buy, g.sell);
+              if (insert.run(g.purity, g.updatedAt, g.buy, g.sell).changes === 1) {
                 summary.inserted++;
-              } else if (old.buy !== g.buy || old.sell !== g.sell) {
+                continue;
+              }
+              const old = find.get(g.purity, g.updatedAt) as { buy: number; sell: number };
+              if (old.buy !== g.buy || old.sell !== g.sell) {
                 update.run(g.buy, g.sell, g.purity, g.updatedAt);
                 summary.updated++;
               } else summary.unchanged++;
