@@ -58,7 +58,7 @@ describe('rates', () => {
   it('parses NDJSON (numbers and strings, blank lines, trailing newline)', () => {
     const text = `${JSON.stringify(rate())}\n\n   \n${JSON.stringify(rate({ currency: 'USD', source: 'official', buy: 134.123456, sell: 135, updatedAt: T1 }))}\n`;
     const r = parseImport('rates', text, 'ndjson');
-    expect(r).toEqual({ kind: 'rates', records: expected, problems: [] });
+    expect(r).toEqual({ kind: 'rates', records: expected, lines: [1, 4], problems: [] });
   });
 
   it('parses NDJSON with a BOM, CRLF line ends and no trailing newline', () => {
@@ -278,13 +278,20 @@ describe('gold', () => {
     expect(parseImport('gold', ndjson(...rows), 'ndjson')).toEqual({
       kind: 'gold',
       records: expected,
+      lines: [1, 2],
       problems: [],
     });
     const csv = `purity,buy,sell,updatedAt\n18K,14000,14500,${T0}\n24K,18650.25,19000,${T0}\n`;
-    expect(parseImport('gold', csv, 'csv')).toEqual({ kind: 'gold', records: expected, problems: [] });
+    expect(parseImport('gold', csv, 'csv')).toEqual({
+      kind: 'gold',
+      records: expected,
+      lines: [2, 3],
+      problems: [],
+    });
     expect(parseImport('gold', JSON.stringify(rows), 'json')).toEqual({
       kind: 'gold',
       records: expected,
+      lines: [1, 1],
       problems: [],
     });
   });
@@ -338,6 +345,7 @@ describe('assets', () => {
     expect(parseImport('assets', ndjson(usd, xau), 'ndjson')).toEqual({
       kind: 'assets',
       records: [usd, xau],
+      lines: [1, 2],
       problems: [],
     });
     expect(parseImport('assets', JSON.stringify([usd, xau], null, 4), 'json').records).toEqual([usd, xau]);
@@ -554,7 +562,12 @@ describe('JSON array', () => {
     expect(parseImport('rates', '\n{"currency": "EUR"}', 'json').problems).toEqual([
       { line: 2, message: 'the document must be a JSON array of objects' },
     ]);
-    expect(parseImport('rates', '[]', 'json')).toEqual({ kind: 'rates', records: [], problems: [] });
+    expect(parseImport('rates', '[]', 'json')).toEqual({
+      kind: 'rates',
+      records: [],
+      lines: [],
+      problems: [],
+    });
   });
 });
 
