@@ -5,8 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import { constants as zlib } from 'node:zlib';
-import compress from '@fastify/compress';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -15,6 +13,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { encode } from './http/compression.js';
 import { ApiError, errorBody } from './http/errors.js';
 import { cleanDocument, registerOpenApi } from './http/openapi.js';
 import { pipeline, QUOTA_HEADERS, unavailable } from './http/pipeline.js';
@@ -203,25 +202,39 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // so the hot path never builds request.routeOptions.
   const { metrics } = services;
   const logRequests = (options.logger || undefined)?.isLevelEnabled('info') ?? false;
-  const observe = (route: string) => (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const labels = { route, status: reply.statusCode };
-    metrics.requests.inc(labels);
-    metrics.duration.observe(labels, reply.elapsedTime / 1000);
-    if (logRequests) {
-      request.log.info(
-        {
-          method: request.method,
-          url: logUrl(request.url),
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-          grantId: request.access?.grant.id,
-          keyId: request.access?.key.publicId,
-        },
-        'request',
-      );
-    }
-    done();
+  const observe = (route: string) => {
+    // Label children per status, looked up once: prom-client would otherwise hash
+    // the label object on every observation.
+    const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>();
+    return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      const status = reply.statusCode;
+      let child = children.get(status);
+      if (!child) {
+        child = {
+          count: metrics.requests.labels(route, String(status)),
+          time: metrics.duration.labels(route, String(status)),
+        };
+        children.set(status, child);
+      }
+      child.count.inc();
+      child.time.observe(reply.elapsedTime / 1000);
+      if (logRequests) {
+        request.log.info(
+          {
+            method: request.method,
+            url: logUrl(request.url),
+            status,
+            ms: Math.round(reply.elapsedTime * 100) / 100,
+            grantId: request.access?.grant.id,
+            keyId: request.access?.key.publicId,
+          },
+          'request',
+        );
+      }
+      done();
+    };
   };
+  // Unmatched requests have no route of their own to carry the hook.
   const observeUnmatched = observe('unmatched');
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) observeUnmatched(request, reply, done);
@@ -261,22 +274,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.code(err.status).header('content-type', JSON_TYPE).send(errorBody(err, request.id));
   });
 
-  // gzip/brotli for bodies over 1 KB; brotli at quality 4, not the default 11,
-  // which would cost more CPU per request than the whole pipeline.
-  await app.register(compress, {
-    threshold: 1024,
-    encodings: ['br', 'gzip'],
-    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
-  });
   await registerOpenApi(app);
 
   healthRoutes(app, services);
   pagesRoutes(app);
   let document: string | undefined;
-  app.get('/openapi.json', async (_request, reply) => {
+  app.get('/openapi.json', async (request, reply) => {
     document ??= JSON.stringify(cleanDocument(app.swagger()));
     reply.header('content-type', JSON_TYPE);
-    return document;
+    return encode(request, reply, document);
   });
 
   docsRoutes(app);

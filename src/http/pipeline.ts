@@ -89,6 +89,7 @@ export function unavailable(err: unknown): ApiError | null {
 
 export function pipeline(services: Services) {
   const { authenticator, limiter, activity, metrics } = services;
+  const allowed = metrics.limiterDecisions.labels('allowed');
   return (config: V1RouteConfig) =>
     async function v1Pipeline(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const now = services.now();
@@ -125,7 +126,7 @@ export function pipeline(services: Services) {
       } finally {
         timer();
       }
-      metrics.limiterDecisions.inc({ decision: decision.allowed ? 'allowed' : decision.reason! });
+      (decision.allowed ? allowed : metrics.limiterDecisions.labels(decision.reason!)).inc();
       reply.headers(quotaHeaders(decision, now));
       if (!decision.allowed) {
         throw new ApiError(429, decision.reason!, undefined, {

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { encode } from './compression.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -63,16 +64,21 @@ export function sendPrepared(
   reply: FastifyReply,
   body: Prepared,
   maxAge: number,
-): Buffer | FastifyReply {
+): Buffer | string | FastifyReply {
   if (notModified(request, reply, body.etag, maxAge)) return reply.send();
   reply.header('content-type', JSON_TYPE);
-  return Buffer.concat([body.head, Buffer.from(request.id, 'latin1'), body.tail]);
+  return encode(request, reply, Buffer.concat([body.head, Buffer.from(request.id, 'latin1'), body.tail]));
 }
 
 /** For bodies built as objects (cold paths such as /v1/me and the health checks). */
-export function envelopeOf(reply: FastifyReply, requestId: string, data: unknown, meta: object = {}): string {
+export function envelopeOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  data: unknown,
+  meta: object = {},
+): Buffer | string {
   reply.header('content-type', JSON_TYPE);
-  return JSON.stringify({ data, meta: { requestId, ...meta } });
+  return encode(request, reply, JSON.stringify({ data, meta: { requestId: request.id, ...meta } }));
 }
 
 export function dedupe(list: string): string[] {

@@ -7,10 +7,12 @@
  * in a private Fastify instance, and its two answers are kept.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { compress, type Encoding, negotiate } from '../compression.js';
 
 interface Page {
   type: string;
   body: Buffer;
+  packed: Map<Encoding, Buffer>;
 }
 
 const CONFIGURATION = {
@@ -29,7 +31,7 @@ async function render(): Promise<Map<string, Page>> {
   for (const url of ['/docs/', '/docs/js/scalar.js']) {
     const res = await inner.inject(url);
     if (res.statusCode !== 200) throw new Error(`docs renderer answered ${res.statusCode} for ${url}`);
-    out.set(url, { type: String(res.headers['content-type']), body: res.rawPayload });
+    out.set(url, { type: String(res.headers['content-type']), body: res.rawPayload, packed: new Map() });
   }
   await inner.close();
   return out;
@@ -38,7 +40,7 @@ async function render(): Promise<Map<string, Page>> {
 export function docsRoutes(app: FastifyInstance): void {
   app.get('/docs', async (_request, reply) => reply.redirect('/docs/', 301));
   for (const url of ['/docs/', '/docs/js/scalar.js']) {
-    app.get(url, async (_request, reply) => {
+    app.get(url, async (request, reply) => {
       pages ??= render().catch((err: unknown) => {
         pages = undefined;
         throw err;
@@ -46,7 +48,17 @@ export function docsRoutes(app: FastifyInstance): void {
       const page = (await pages).get(url)!;
       reply.header('content-type', page.type);
       reply.header('cache-control', 'public, max-age=3600');
-      return page.body;
+      reply.header('vary', 'accept-encoding');
+      // The 4 MB bundle is compressed once per encoding, not per request.
+      const encoding = negotiate(request.headers['accept-encoding']);
+      if (!encoding) return page.body;
+      reply.header('content-encoding', encoding);
+      let packed = page.packed.get(encoding);
+      if (!packed) {
+        packed = compress(page.body, encoding);
+        page.packed.set(encoding, packed);
+      }
+      return packed;
     });
   }
 }

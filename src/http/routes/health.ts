@@ -4,7 +4,7 @@ import { envelopeOf } from '../respond.js';
 
 /** Outside /v1: no key, no quota. `/readyz` is what a load balancer should watch. */
 export function healthRoutes(app: FastifyInstance, services: Services): void {
-  app.get('/healthz', async (request, reply) => envelopeOf(reply, request.id, { status: 'ok' }));
+  app.get('/healthz', async (request, reply) => envelopeOf(request, reply, { status: 'ok' }));
 
   app.get('/readyz', async (request, reply) => {
     const [store, limiter] = await Promise.all([
@@ -23,6 +23,6 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
     reply.code(ready ? 200 : 503);
     if (!ready) reply.header('retry-after', 5);
     const status = draining ? 'draining' : ready ? 'ready' : 'not_ready';
-    return envelopeOf(reply, request.id, { status, store, limiter });
+    return envelopeOf(request, reply, { status, store, limiter });
   });
 }

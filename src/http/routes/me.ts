@@ -24,7 +24,7 @@ export function meRoutes(app: FastifyInstance, { activity }: Services): void {
     async (request, reply) => {
       const { key, grant, keyScopes, grantScopes } = request.access!;
       const limits = request.limits!;
-      return envelopeOf(reply, request.id, {
+      return envelopeOf(request, reply, {
         account: { id: grant.accountId },
         grant: {
           id: grant.id,
