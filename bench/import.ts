@@ -5,12 +5,14 @@
  * `node dist/src/cli/main.js import rates <file> --db <url>`.
  */
 import { execFile } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Asset } from '../src/domain/types.js';
 import type { generateSample } from '../src/sample/generate.js';
 import { openStore } from '../src/storage/open.js';
 import { benchEnv, CLI } from './service.js';
+import { freshSchema } from './setup.js';
 
 const run = promisify(execFile);
 const HOUR = 3_600_000;
@@ -148,4 +150,52 @@ export async function timeImport(
     }
     return { records, seconds, perSecond: Number.NaN, inserted: 0, error: `the command failed: ${error}` };
   }
+}
+
+export interface ImportReport {
+  records: number;
+  note?: string;
+  sqlite?: ImportResult;
+  postgres?: ImportResult;
+  skipped?: string;
+}
+
+/** Generates the file once, then imports it into a fresh SQLite file and, when given, a fresh PostgreSQL schema. */
+export async function measureImports(o: {
+  records: number;
+  quick: boolean;
+  sample: ReturnType<typeof generateSample>;
+  endDate: string;
+  dir: string;
+  postgresUrl?: string;
+  cpus?: string;
+  log: (line: string) => void;
+}): Promise<ImportReport> {
+  const report: ImportReport = { records: o.records };
+  if (o.records === 0) return { ...report, skipped: 'disabled (--import-records 0)' };
+  if (o.records !== 1_000_000) {
+    report.note = `Import measured on ${o.records.toLocaleString('en')} observations, not 1,000,000${o.quick ? ' (quick mode)' : ''}; the rate is per second either way.`;
+  }
+  const assets = importAssets(o.sample);
+  const file = join(o.dir, 'rates.ndjson');
+  const codes = assets.map((a) => a.code);
+  await writeImportFile(file, o.records, codes, Date.parse(`${o.endDate}T00:00:00Z`));
+  try {
+    o.log(
+      `bench: import of ${o.records.toLocaleString('en')} observations (${codes.length} currencies) into SQLite`,
+    );
+    report.sqlite = await timeImport(file, join(o.dir, 'import.sqlite'), assets, o.records, o.cpus);
+    if (o.postgresUrl) {
+      o.log('bench: … into PostgreSQL');
+      const schema = await freshSchema(o.postgresUrl, 'import');
+      try {
+        report.postgres = await timeImport(file, schema.url, assets, o.records, o.cpus);
+      } finally {
+        await schema.drop();
+      }
+    }
+  } finally {
+    rmSync(file, { force: true });
+  }
+  return report;
 }
