@@ -15,6 +15,8 @@ export interface ServerProcess {
   stop(): Promise<void>;
   /** SIGKILL and wait for exit. */
   kill(): Promise<void>;
+  /** Everything the server printed on stdout so far (its banner). */
+  stdout(): string;
 }
 
 export async function spawnServer(options: {
@@ -34,6 +36,10 @@ export async function spawnServer(options: {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
+  proc.stdout!.on('data', (d) => {
+    stdout += d;
+  });
   proc.stderr!.on('data', (d) => {
     stderr += d;
   });
@@ -59,7 +65,7 @@ export async function spawnServer(options: {
     proc.kill(signal);
     await exited;
   };
-  return { url, proc, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+  return { url, proc, stop: () => end('SIGTERM'), kill: () => end('SIGKILL'), stdout: () => stdout };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely by the tests
