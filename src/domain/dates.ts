@@ -27,10 +27,6 @@ export function startOfDay(ms: number): number {
   return ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
 }
 
-export function toIso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 export interface MonthPeriod {
   start: number;
   end: number;
