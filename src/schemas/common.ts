@@ -107,5 +107,5 @@ export const ErrorBody = Type.Object(
   { $id: 'ErrorResponse', description: 'Every non-2xx answer' },
 );
 
-export const Envelope = <D extends TSchema, M extends TSchema>(data: D, meta: M) =>
-  Type.Object({ data, meta }, { additionalProperties: false });
+export const Envelope = <D extends TSchema, M extends TSchema>(data: D, meta: M, example?: unknown) =>
+  Type.Object({ data, meta }, { additionalProperties: false, ...(example ? { examples: [example] } : {}) });

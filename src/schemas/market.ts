@@ -14,6 +14,7 @@ import {
   SourceParam,
   Timestamp,
 } from './common.js';
+import { examples } from './examples.js';
 
 // ---- /v1/assets --------------------------------------------------------------
 
@@ -41,6 +42,7 @@ export const AssetsResponse = Envelope(
     count: Type.Integer(),
     type: Type.Union([AssetTypeName, Type.Null()]),
   }),
+  examples.assets,
 );
 
 // ---- /v1/rates/latest --------------------------------------------------------
@@ -73,6 +75,7 @@ export const RatesLatestResponse = Envelope(
     quote: Quote,
     currencies: Type.Array(Type.String()),
   }),
+  examples.ratesLatest,
 );
 
 // ---- /v1/rates/history -------------------------------------------------------
@@ -107,6 +110,7 @@ const PageMeta = {
 export const RatesHistoryResponse = Envelope(
   Type.Array(HistoryRate),
   Type.Object({ ...PageMeta, currency: Type.String(), source: SourceName }),
+  examples.ratesHistory,
 );
 
 // ---- /v1/market/premium ------------------------------------------------------
@@ -148,6 +152,7 @@ export const PremiumResponse = Envelope(
     currencies: Type.Array(Type.String()),
     missingCurrencies: Type.Array(Type.String()),
   }),
+  examples.premium,
 );
 
 // ---- /v1/gold ----------------------------------------------------------------
@@ -167,6 +172,7 @@ export const GoldRecord = Type.Object(
 export const GoldLatestResponse = Envelope(
   Type.Array(GoldRecord),
   Type.Object({ requestId: RequestId, count: Type.Integer(), quote: Quote, unit: Type.Literal('gram') }),
+  examples.goldLatest,
 );
 
 export const GoldHistoryQuery = Type.Object({ ...HistoryWindowQuery }, { additionalProperties: false });
@@ -174,4 +180,5 @@ export const GoldHistoryQuery = Type.Object({ ...HistoryWindowQuery }, { additio
 export const GoldHistoryResponse = Envelope(
   Type.Array(GoldRecord),
   Type.Object({ ...PageMeta, unit: Type.Literal('gram') }),
+  examples.goldHistory,
 );

@@ -1,6 +1,7 @@
 /** The account identity returned by /v1/me. */
 import { Type } from '@sinclair/typebox';
 import { Envelope, RequestId, Timestamp } from './common.js';
+import { examples } from './examples.js';
 
 const Scopes = Type.Array(Type.String(), { description: 'Canonical entitlements, sorted' });
 
@@ -40,4 +41,5 @@ export const MeResponse = Envelope(
     }),
   }),
   Type.Object({ requestId: RequestId }),
+  examples.me,
 );

@@ -18,6 +18,13 @@ const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ??
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
+/** Ajv for JSON Schema 2020-12 (OpenAPI 3.1) with formats, lenient about extra keywords. */
+export function newAjv(): Ajv {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  return ajv;
+}
+
 export interface HeaderObject {
   schema?: Record<string, unknown>;
   description?: string;

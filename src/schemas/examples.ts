@@ -1,0 +1,151 @@
+/**
+ * Example bodies for the reference at /docs (one per endpoint). Figures are in
+ * the style of the synthetic sample data set; request ids are illustrative.
+ */
+const names = { en: 'Euro', fr: 'Euro', ar: 'يورو' };
+const RID = 'req_3f9k2m1x_1a';
+
+export const examples = {
+  assets: {
+    data: [{ code: 'EUR', symbol: '€', names, type: 'currency' }],
+    meta: { requestId: RID, count: 1, type: 'currency' },
+  },
+  ratesLatest: {
+    data: [
+      {
+        currency: 'EUR',
+        names,
+        type: 'currency',
+        source: 'parallel',
+        quote: 'DZD',
+        buy: 258.45,
+        sell: 261.79,
+        updatedAt: '2026-11-21T09:00:00.000Z',
+      },
+    ],
+    meta: { requestId: RID, count: 1, source: 'parallel', quote: 'DZD', currencies: ['EUR'] },
+  },
+  ratesHistory: {
+    data: [
+      {
+        currency: 'EUR',
+        source: 'official',
+        quote: 'DZD',
+        buy: 153.32,
+        sell: 153.55,
+        updatedAt: '2026-11-21T10:00:00.000Z',
+      },
+    ],
+    meta: {
+      requestId: RID,
+      count: 1,
+      currency: 'EUR',
+      source: 'official',
+      quote: 'DZD',
+      from: '2026-11-21T00:00:00.000Z',
+      to: '2026-11-21T23:59:59.999Z',
+      limit: 1,
+      nextCursor: 'mvk7e2o0.mwsi1hbz.mwq6g800~aveO7iyylean1gRzyFLrAQ',
+    },
+  },
+  premium: {
+    data: [
+      {
+        currency: 'EUR',
+        quote: 'DZD',
+        parallel: { buy: 258.45, sell: 261.79, updatedAt: '2026-11-21T09:00:00.000Z' },
+        official: { buy: 153.32, sell: 153.55, updatedAt: '2026-11-21T10:00:00.000Z' },
+        premium: { buy: { amount: 105.13, percent: 68.569 }, sell: { amount: 108.24, percent: 70.4917 } },
+      },
+    ],
+    meta: { requestId: RID, count: 1, quote: 'DZD', currencies: ['EUR', 'XYZ'], missingCurrencies: ['XYZ'] },
+  },
+  goldLatest: {
+    data: [
+      {
+        purity: '18K',
+        quote: 'DZD',
+        unit: 'gram',
+        buy: 29592,
+        sell: 30767,
+        updatedAt: '2026-11-21T09:30:00.000Z',
+      },
+      {
+        purity: '21K',
+        quote: 'DZD',
+        unit: 'gram',
+        buy: 35035,
+        sell: 35947,
+        updatedAt: '2026-11-21T09:30:00.000Z',
+      },
+      {
+        purity: '24K',
+        quote: 'DZD',
+        unit: 'gram',
+        buy: 40354,
+        sell: 41333,
+        updatedAt: '2026-11-21T09:30:00.000Z',
+      },
+    ],
+    meta: { requestId: RID, count: 3, quote: 'DZD', unit: 'gram' },
+  },
+  goldHistory: {
+    data: [
+      {
+        purity: '18K',
+        quote: 'DZD',
+        unit: 'gram',
+        buy: 29592,
+        sell: 30767,
+        updatedAt: '2026-11-21T09:30:00.000Z',
+      },
+    ],
+    meta: {
+      requestId: RID,
+      count: 1,
+      quote: 'DZD',
+      unit: 'gram',
+      from: '2026-10-22T00:00:00.000Z',
+      to: '2026-11-21T23:59:59.999Z',
+      limit: 1,
+      nextCursor: 'mvk5x1a0.mwsi1hbz.mwq6g800.1~Q2hBYmMxMjM0NTY3ODkwYQ',
+    },
+  },
+  me: {
+    data: {
+      account: { id: 'acc_6uyhxunryj0s' },
+      grant: {
+        id: 'grt_faf4lqzjgd4q',
+        provider: 'manual',
+        plan: 'pro',
+        status: 'active',
+        scopes: ['assets:read', 'market:premium:read', 'rates:parallel:latest:read', 'usage:read'],
+        validFrom: '2026-01-01T00:00:00.000Z',
+        validUntil: '9999-12-31T23:59:59.999Z',
+        monthlyRequestLimit: 1000000,
+        requestsPerMinute: 300,
+      },
+      key: {
+        publicId: 'aj0tishsygtj',
+        prefix: 'mds_live_aj0tishsygtj',
+        label: 'production',
+        environment: 'live',
+        scopes: ['assets:read', 'market:premium:read', 'rates:parallel:latest:read', 'usage:read'],
+        status: 'active',
+        expiresAt: null,
+        lastUsedAt: '2026-11-22T03:25:56.111Z',
+      },
+      usage: {
+        periodStart: '2026-11-01T00:00:00.000Z',
+        resetAt: '2026-12-01T00:00:00.000Z',
+        requestsUsed: 5,
+        requestsRemaining: 999995,
+        requestLimit: 1000000,
+        requestsPerMinute: 300,
+        minuteRemaining: 295,
+        minuteResetAt: '2026-11-22T03:26:00.000Z',
+      },
+    },
+    meta: { requestId: RID },
+  },
+} as const;
