@@ -3,8 +3,9 @@
  * version moves. Requests never wait for a rebuild: they read the snapshot that
  * is current when they run.
  */
-import { MarketSnapshot } from '../domain/market.js';
+
 import type { Store } from '../storage/store.js';
+import { MarketSnapshot } from './snapshot.js';
 
 export class MarketData {
   private current = MarketSnapshot.empty();

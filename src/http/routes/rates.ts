@@ -1,10 +1,10 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type HistoryWindow, nextCursor, resolveWindow } from '../../domain/history.js';
-import { historyRateJson } from '../../domain/market.js';
 import { ratesEntitlement } from '../../domain/scopes.js';
 import type { Source } from '../../domain/types.js';
 import type { Services } from '../../runtime/services.js';
+import { historyRateJson } from '../../runtime/snapshot.js';
 import { MAX_CODES } from '../../schemas/common.js';
 import {
   RatesHistoryQuery,

@@ -4,9 +4,8 @@
  * pre-serialised, so a request for the latest rates only joins strings and
  * writes its own `meta` (issue #5: do per request only what must be).
  */
-import { type Prepared, prepare } from '../http/respond.js';
-import { PageCache } from '../runtime/page-cache.js';
-import { microsToNumber, percentChange } from './decimal.js';
+
+import { microsToNumber, percentChange } from '../domain/decimal.js';
 import {
   type Asset,
   type AssetType,
@@ -17,7 +16,9 @@ import {
   type RateObservation,
   SOURCES,
   type Source,
-} from './types.js';
+} from '../domain/types.js';
+import { type Prepared, prepare } from '../http/respond.js';
+import { PageCache } from './page-cache.js';
 
 export interface SourceView {
   /** Codes with an observation for this source, in code order. */
