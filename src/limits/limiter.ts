@@ -4,7 +4,7 @@
  * embedded default (memory.ts) and Redis for scale-out (redis.ts).
  */
 
-import { minuteWindow, monthPeriod } from '../domain/dates.js';
+import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
 
 export interface GrantLimits {
   id: string;
@@ -39,18 +39,30 @@ export function limitState(
   minuteUsed: number,
   monthUsed: number,
 ): LimitState {
-  const window = minuteWindow(now);
   const month = monthPeriod(now);
   return {
     minuteLimit: grant.requestsPerMinute,
     minuteRemaining: Math.max(0, grant.requestsPerMinute - minuteUsed),
-    minuteResetAt: window.end,
+    minuteResetAt: minuteStart(now) + MINUTE_MS,
     monthLimit: grant.monthlyRequestLimit,
     monthRemaining: Math.max(0, grant.monthlyRequestLimit - monthUsed),
     monthStart: month.start,
     monthResetAt: month.end,
     monthUsed,
   };
+}
+
+/** A refusal: the state before the request, nothing consumed. */
+export function refused(
+  state: LimitState,
+  reason: 'rate_limited' | 'quota_exceeded',
+  retryAt: number,
+): LimitDecision {
+  const decision = state as LimitDecision;
+  decision.allowed = false;
+  decision.reason = reason;
+  decision.retryAt = retryAt;
+  return decision;
 }
 
 export interface Limiter {

@@ -4,7 +4,7 @@
  * Monthly counts start from the durable usage in the store and every consumed
  * unit is committed through the UsageRecorder before the request is answered.
  */
-import { minuteWindow, monthPeriod } from '../domain/dates.js';
+import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
 import type { Store } from '../storage/store.js';
 import {
   type GrantLimits,
@@ -13,6 +13,7 @@ import {
   LimiterUnavailableError,
   type LimitState,
   limitState,
+  refused,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -62,40 +63,48 @@ export class MemoryLimiter implements Limiter {
   }
 
   private state(grant: GrantLimits, c: Counters, now: number): LimitState {
-    const minuteUsed = c.windowStart === minuteWindow(now).start ? c.minuteUsed : 0;
+    const minuteUsed = c.windowStart === minuteStart(now) ? c.minuteUsed : 0;
     return limitState(grant, now, minuteUsed, c.monthUsed);
   }
 
-  async consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
-    const c = await this.counters_(grant.id, now);
+  consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
+    const c = this.counters.get(grant.id);
+    // Counters of this month in memory (every request but a grant's first of the month
+    // and after a restart): no await before the check, one promise in all.
+    if (c && c.period === monthPeriod(now).key) return this.consumeFrom(grant, c, now);
+    return this.counters_(grant.id, now).then((loaded) => this.consumeFrom(grant, loaded, now));
+  }
+
+  private consumeFrom(grant: GrantLimits, c: Counters, now: number): Promise<LimitDecision> {
     // From here to the recorder call there is no await: check and consume are one step.
-    const window = minuteWindow(now);
-    if (c.windowStart !== window.start) {
-      c.windowStart = window.start;
+    const windowStart = minuteStart(now);
+    if (c.windowStart !== windowStart) {
+      c.windowStart = windowStart;
       c.minuteUsed = 0;
     }
-    const before = this.state(grant, c, now);
-    if (before.minuteRemaining <= 0) {
-      return { ...before, allowed: false, reason: 'rate_limited', retryAt: window.end };
+    if (c.minuteUsed >= grant.requestsPerMinute) {
+      return Promise.resolve(refused(this.state(grant, c, now), 'rate_limited', windowStart + MINUTE_MS));
     }
-    if (before.monthRemaining <= 0) {
-      return { ...before, allowed: false, reason: 'quota_exceeded', retryAt: before.monthResetAt };
+    if (c.monthUsed >= grant.monthlyRequestLimit) {
+      const state = this.state(grant, c, now);
+      return Promise.resolve(refused(state, 'quota_exceeded', state.monthResetAt));
     }
     c.minuteUsed++;
     c.monthUsed++;
     const period = c.period;
-    // The counts after *this* request, taken before the await: concurrent requests
-    // consumed while the commit is pending must not show up in this one's headers.
-    const after = this.state(grant, c, now);
-    try {
-      await this.recorder.record(grant.id, period);
-    } catch (err) {
-      // Not durable, so not counted: give the unit back and let the caller answer 503.
-      c.monthUsed--;
-      if (c.windowStart === window.start) c.minuteUsed--;
-      throw new LimiterUnavailableError(err);
-    }
-    return { ...after, allowed: true };
+    // The counts after *this* request, taken before the commit: concurrent requests
+    // consumed while it is pending must not show up in this one's headers.
+    const after = this.state(grant, c, now) as LimitDecision;
+    after.allowed = true;
+    return this.recorder.record(grant.id, period).then(
+      () => after,
+      (err: unknown) => {
+        // Not durable, so not counted: give the unit back and let the caller answer 503.
+        c.monthUsed--;
+        if (c.windowStart === windowStart) c.minuteUsed--;
+        throw new LimiterUnavailableError(err);
+      },
+    );
   }
 
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {
@@ -105,7 +114,7 @@ export class MemoryLimiter implements Limiter {
   async refund(grant: GrantLimits, now: number): Promise<void> {
     const c = this.counters.get(grant.id);
     if (!c) return;
-    if (c.windowStart === minuteWindow(now).start && c.minuteUsed > 0) c.minuteUsed--;
+    if (c.windowStart === minuteStart(now) && c.minuteUsed > 0) c.minuteUsed--;
     if (c.monthUsed > 0) {
       c.monthUsed--;
       await this.recorder.record(grant.id, c.period, -1).catch(() => {});

@@ -10,7 +10,7 @@
  * count comes back on its own.
  */
 import { Redis } from 'ioredis';
-import { minuteWindow, monthPeriod } from '../domain/dates.js';
+import { type MonthPeriod, minuteWindow, monthPeriod } from '../domain/dates.js';
 import type { Store } from '../storage/store.js';
 import {
   type GrantLimits,
@@ -19,32 +19,77 @@ import {
   LimiterUnavailableError,
   type LimitState,
   limitState,
+  refused,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
-// Returns {outcome, minuteUsed, monthUsed}; outcome -1 = month counter not seeded,
-// 0 = minute exhausted, 1 = month exhausted, 2 = consumed.
-const CONSUME = `
-local m = tonumber(redis.call('GET', KEYS[1]) or '0')
-local q = redis.call('GET', KEYS[2])
-if not q then return {-1, m, 0} end
-q = tonumber(q)
-if m >= tonumber(ARGV[1]) then return {0, m, q} end
-if q >= tonumber(ARGV[2]) then return {1, m, q} end
-m = redis.call('INCR', KEYS[1])
-if m == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-q = redis.call('INCR', KEYS[2])
-return {2, m, q}
+/**
+ * Check-and-consume for a tick's batch, one entry per pair of counters. KEYS
+ * are (minute counter, month counter) pairs; ARGV[1] is the minute counter's
+ * TTL, then (rpm, monthly, n) per pair: n requests of one grant. Taking the n
+ * requests one after the other, each is allowed while both counts are under
+ * their limits, so the first `allowed` of them are and the rest are refused;
+ * both counters grow by `allowed` at once. Out come four numbers per pair:
+ * status (-1 when the month counter is missing: not seeded, nothing consumed),
+ * minute used and month used before the batch, and `allowed`.
+ */
+const CONSUME_BATCH = `
+local out = {}
+for i = 1, #KEYS / 2 do
+  local mk, qk = KEYS[2 * i - 1], KEYS[2 * i]
+  local rpm, monthly, n = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
+  local m = tonumber(redis.call('GET', mk) or '0')
+  local q = redis.call('GET', qk)
+  local status, allowed = 0, 0
+  if not q then
+    status, q = -1, 0
+  else
+    q = tonumber(q)
+    allowed = math.max(0, math.min(n, rpm - m, monthly - q))
+    if allowed > 0 then
+      if redis.call('INCRBY', mk, allowed) == allowed then redis.call('PEXPIRE', mk, ARGV[1]) end
+      redis.call('INCRBY', qk, allowed)
+    end
+  end
+  out[4 * i - 3], out[4 * i - 2], out[4 * i - 1], out[4 * i] = status, m, q, allowed
+end
+return out
 `;
 
+/** Counter pairs per batch script: bounds the time one script holds Redis. */
+const MAX_BATCH = 512;
+const MINUTE_TTL_MS = 61_000;
+
+/** What one request learns from the batch: outcome (-1 not seeded, 0 minute, 1 month, 2 consumed) and counts after it. */
+type Outcome = [outcome: number, minuteUsed: number, monthUsed: number];
+
+/** The requests of one batch on one pair of counters, in arrival order. */
+interface Group {
+  minuteKey: string;
+  monthKey: string;
+  rpm: number;
+  monthly: number;
+  waiting: Array<{ resolve: (o: Outcome) => void; reject: (err: unknown) => void }>;
+}
+
+/** The i-th request of a group (0-based), as if the group's requests had been taken one at a time. */
+function outcomeOf(g: Group, i: number, m: number, q: number, allowed: number): Outcome {
+  if (i < allowed) return [2, m + i + 1, q + i + 1];
+  const mAfter = m + allowed;
+  return [mAfter >= g.rpm ? 0 : 1, mAfter, q + allowed];
+}
+
+const KEY_CACHE_LIMIT = 10_000;
+
+interface Keys {
+  window: { start: number; end: number };
+  period: MonthPeriod;
+  minuteKey: string;
+  monthKey: string;
+}
+
 interface LimiterRedis extends Redis {
-  mdsConsume(
-    minuteKey: string,
-    monthKey: string,
-    rpm: number,
-    monthly: number,
-    ttl: number,
-  ): Promise<number[]>;
+  mdsConsumeBatch(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<number[]>;
 }
 
 const MONTH_TTL_MS = 40 * 86_400_000;
@@ -53,14 +98,26 @@ const READY_GRACE_MS = 500;
 export class RedisLimiter implements Limiter {
   readonly kind = 'redis' as const;
 
+  /** Check-and-consume requests of this tick by counter pair, sent as one script call. */
+  private queue = new Map<string, Group>();
+  private readonly keyCache = new Map<string, Keys>();
+
   private constructor(
     private readonly redis: LimiterRedis,
     private readonly store: Store,
     private readonly recorder: UsageRecorder,
     private readonly prefix: string,
+    private readonly onRoundTrip?: (seconds: number) => void,
   ) {}
 
-  static connect(url: string, store: Store, recorder: UsageRecorder, prefix = 'mds:'): RedisLimiter {
+  static connect(
+    url: string,
+    store: Store,
+    recorder: UsageRecorder,
+    prefix = 'mds:',
+    /** Told the duration of each batch's script call, in seconds. */
+    onRoundTrip?: (seconds: number) => void,
+  ): RedisLimiter {
     const redis = new Redis(url, {
       // Fail fast while Redis is away (503), and reconnect in the background.
       enableOfflineQueue: false,
@@ -73,19 +130,25 @@ export class RedisLimiter implements Limiter {
       retryStrategy: (times) => Math.min(times * 100, 1_000),
     }) as LimiterRedis;
     redis.on('error', () => {});
-    redis.defineCommand('mdsConsume', { numberOfKeys: 2, lua: CONSUME });
-    return new RedisLimiter(redis, store, recorder, prefix);
+    redis.defineCommand('mdsConsumeBatch', { lua: CONSUME_BATCH });
+    return new RedisLimiter(redis, store, recorder, prefix, onRoundTrip);
   }
 
-  private keys(grantId: string, now: number) {
+  /** Counter keys per grant, rebuilt when the minute or the month turns. */
+  private keys(grantId: string, now: number): Keys {
+    const cached = this.keyCache.get(grantId);
+    if (cached && now >= cached.window.start && now < cached.window.end) return cached;
     const window = minuteWindow(now);
     const period = monthPeriod(now);
-    return {
+    const k = {
       window,
       period,
       minuteKey: `${this.prefix}m:${grantId}:${window.start}`,
       monthKey: `${this.prefix}q:${grantId}:${period.key}`,
     };
+    if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
+    this.keyCache.set(grantId, k);
+    return k;
   }
 
   /** Seeds the monthly counter from the durable usage; NX keeps a concurrent seed or increment. */
@@ -112,43 +175,89 @@ export class RedisLimiter implements Limiter {
     });
   }
 
-  async consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
-    const k = this.keys(grant.id, now);
-    let result: number[];
+  /**
+   * Queues a check-and-consume for this tick's batch. Under load one script call
+   * (one round trip, one script run) carries every request of the tick, where a
+   * call per request would cost Redis and this process a command each.
+   */
+  private consumeBatched(minuteKey: string, monthKey: string, grant: GrantLimits): Promise<Outcome> {
+    return new Promise((resolve, reject) => {
+      let group = this.queue.get(minuteKey);
+      if (!group) {
+        if (this.queue.size === 0) setImmediate(() => void this.sendBatch());
+        else if (this.queue.size >= MAX_BATCH) void this.sendBatch();
+        group = {
+          minuteKey,
+          monthKey,
+          rpm: grant.requestsPerMinute,
+          monthly: grant.monthlyRequestLimit,
+          waiting: [],
+        };
+        this.queue.set(minuteKey, group);
+      }
+      group.waiting.push({ resolve, reject });
+    });
+  }
+
+  private async sendBatch(): Promise<void> {
+    const batch = [...this.queue.values()];
+    if (batch.length === 0) return;
+    this.queue = new Map();
     try {
       await this.connected();
-      result = await this.redis.mdsConsume(
-        k.minuteKey,
-        k.monthKey,
-        grant.requestsPerMinute,
-        grant.monthlyRequestLimit,
-        61_000,
-      );
-      if (result[0] === -1) {
-        await this.seed(grant.id, k.monthKey, k.period.key);
-        result = await this.redis.mdsConsume(
-          k.minuteKey,
-          k.monthKey,
-          grant.requestsPerMinute,
-          grant.monthlyRequestLimit,
-          61_000,
-        );
+      const keys: string[] = [];
+      const args: number[] = [MINUTE_TTL_MS];
+      for (const g of batch) {
+        keys.push(g.minuteKey, g.monthKey);
+        args.push(g.rpm, g.monthly, g.waiting.length);
       }
+      const started = performance.now();
+      const out = await this.redis.mdsConsumeBatch(keys.length, ...keys, ...args);
+      this.onRoundTrip?.((performance.now() - started) / 1000);
+      batch.forEach((g, j) => {
+        const [status, m, q, allowed] = out.slice(4 * j, 4 * j + 4) as [number, number, number, number];
+        g.waiting.forEach((w, i) => {
+          w.resolve(status === -1 ? [-1, m, 0] : outcomeOf(g, i, m, q, allowed));
+        });
+      });
     } catch (err) {
-      throw new LimiterUnavailableError(err);
+      for (const g of batch) for (const w of g.waiting) w.reject(err);
     }
-    const [outcome, minuteUsed, monthUsed] = result as [number, number, number];
+  }
+
+  consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
+    const k = this.keys(grant.id, now);
+    return this.consumeBatched(k.minuteKey, k.monthKey, grant)
+      .then((result) =>
+        result[0] !== -1
+          ? result
+          : this.seed(grant.id, k.monthKey, k.period.key).then(() =>
+              this.consumeBatched(k.minuteKey, k.monthKey, grant),
+            ),
+      )
+      .then(
+        (result) => this.decide(grant, now, k, result),
+        (err: unknown) => {
+          throw new LimiterUnavailableError(err);
+        },
+      );
+  }
+
+  private decide(grant: GrantLimits, now: number, k: Keys, result: Outcome): Promise<LimitDecision> {
+    const [outcome, minuteUsed, monthUsed] = result;
     const state = limitState(grant, now, minuteUsed, monthUsed);
-    if (outcome === 0) return { ...state, allowed: false, reason: 'rate_limited', retryAt: k.window.end };
-    if (outcome === 1) return { ...state, allowed: false, reason: 'quota_exceeded', retryAt: k.period.end };
+    if (outcome === 0) return Promise.resolve(refused(state, 'rate_limited', k.window.end));
+    if (outcome === 1) return Promise.resolve(refused(state, 'quota_exceeded', k.period.end));
     if (outcome !== 2) throw new LimiterUnavailableError(new Error('monthly counter could not be seeded'));
-    try {
-      await this.recorder.record(grant.id, k.period.key);
-    } catch (err) {
-      await this.giveBack(k.minuteKey, k.monthKey).catch(() => {});
-      throw new LimiterUnavailableError(err);
-    }
-    return { ...state, allowed: true };
+    const decision = state as LimitDecision;
+    decision.allowed = true;
+    return this.recorder.record(grant.id, k.period.key).then(
+      () => decision,
+      async (err: unknown) => {
+        await this.giveBack(k.minuteKey, k.monthKey).catch(() => {});
+        throw new LimiterUnavailableError(err);
+      },
+    );
   }
 
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {

@@ -7,14 +7,30 @@
  */
 import type { Store, UsageIncrement } from '../storage/store.js';
 
-interface Waiter {
+/** The batch being filled: one promise shared by every unit in it. */
+interface Batch {
+  done: Promise<void>;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A failed batch is reported to every caller through `done`; this keeps the
+  // promise itself from counting as an unhandled rejection.
+  done.catch(() => {});
+  return { done, resolve, reject };
+}
+
 export class UsageRecorder {
-  private pending = new Map<string, UsageIncrement>();
-  private waiters: Waiter[] = [];
+  /** By grant, then period: both keys are long-lived strings, so no key is built per unit. */
+  private pending = new Map<string, Map<string, UsageIncrement>>();
+  private batch: Batch | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private scheduled = false;
   private firstAt = 0;
@@ -32,16 +48,23 @@ export class UsageRecorder {
     private readonly maxInFlight = store.dialect === 'postgres' ? 4 : 1,
   ) {}
 
-  /** Resolves once the unit is committed; rejects if the commit failed (nothing was counted). */
+  /**
+   * Resolves once the unit is committed; rejects if the commit failed (nothing
+   * was counted). Every unit of a batch gets the same promise: no allocation per unit.
+   */
   record(grantId: string, period: string, count = 1): Promise<void> {
     if (this.pending.size === 0) this.firstAt = performance.now();
-    const key = `${grantId}\u0000${period}`;
-    const entry = this.pending.get(key);
+    let periods = this.pending.get(grantId);
+    if (!periods) {
+      periods = new Map();
+      this.pending.set(grantId, periods);
+    }
+    const entry = periods.get(period);
     if (entry) entry.count += count;
-    else this.pending.set(key, { grantId, period, count });
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    else periods.set(period, { grantId, period, count });
+    this.batch ??= newBatch();
     this.schedule();
-    return done;
+    return this.batch.done;
   }
 
   private schedule(): void {
@@ -57,21 +80,21 @@ export class UsageRecorder {
   private commitPending(): void {
     if (this.pending.size === 0) return;
     // A fixed row order: overlapping commits then lock rows in the same order and cannot deadlock.
-    const batch = [...this.pending.values()].sort((a, b) =>
-      a.grantId === b.grantId ? (a.period < b.period ? -1 : 1) : a.grantId < b.grantId ? -1 : 1,
-    );
-    const waiters = this.waiters;
+    const batch = [...this.pending.values()]
+      .flatMap((periods) => [...periods.values()])
+      .sort((a, b) =>
+        a.grantId === b.grantId ? (a.period < b.period ? -1 : 1) : a.grantId < b.grantId ? -1 : 1,
+      );
+    const waiting = this.batch!;
     const firstAt = this.firstAt;
     this.pending = new Map();
-    this.waiters = [];
+    this.batch = null;
     const commit = this.store.addUsage(batch, this.now()).then(
       () => {
         this.onFlush?.(performance.now() - firstAt);
-        for (const w of waiters) w.resolve();
+        waiting.resolve();
       },
-      (err: unknown) => {
-        for (const w of waiters) w.reject(err);
-      },
+      (err: unknown) => waiting.reject(err),
     );
     this.inFlight.add(commit);
     void commit.finally(() => {

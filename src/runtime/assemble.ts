@@ -49,16 +49,18 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
   let limiter: Limiter;
   if (options.redisUrl) {
     const { RedisLimiter } = await import('../limits/redis.js');
-    limiter = RedisLimiter.connect(options.redisUrl, store, recorder, options.redisPrefix);
+    limiter = RedisLimiter.connect(options.redisUrl, store, recorder, options.redisPrefix, (seconds) =>
+      metrics.limiterLatency.observe(seconds),
+    );
   } else {
     limiter = new MemoryLimiter(store, recorder);
   }
 
   const market = new MarketData(store);
   await market.refresh();
-  const authenticator = new Authenticator(store, undefined, (hit) =>
-    metrics.cache.inc({ cache: 'verified_keys', result: hit ? 'hit' : 'miss' }),
-  );
+  const hits = metrics.cacheTallies.for({ cache: 'verified_keys', result: 'hit' });
+  const misses = metrics.cacheTallies.for({ cache: 'verified_keys', result: 'miss' });
+  const authenticator = new Authenticator(store, undefined, (hit) => (hit ? hits : misses).inc());
   const activity = new KeyActivity(store);
   const watcher = new Watcher(store, market, authenticator, activity, options.pollMs ?? 500);
   await watcher.start();

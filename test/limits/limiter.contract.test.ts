@@ -98,6 +98,66 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     expect(results.filter((r) => r.allowed)).toHaveLength(variant.redis ? 7 : 7 * 2);
   });
 
+  it('answers concurrent requests of several grants as if taken one at a time', async () => {
+    // One tick's requests are checked together (one Redis script per tick); each
+    // must still see the counts of its own turn.
+    const limiter = make();
+    const minute = await grant(5, 100);
+    const month = await grant(100, 3);
+    const both = await grant(4, 4);
+    await limiter.consume(both, NOW); // 3 left of each
+    const calls = [
+      ...Array.from({ length: 12 }, () => ({ g: minute, p: limiter.consume(minute, NOW) })),
+      ...Array.from({ length: 6 }, () => ({ g: month, p: limiter.consume(month, NOW) })),
+      ...Array.from({ length: 5 }, () => ({ g: both, p: limiter.consume(both, NOW) })),
+    ];
+    const settled = await Promise.all(calls.map(async (c) => ({ g: c.g, d: await c.p })));
+    const of = (g: { id: string }) => settled.filter((s) => s.g === g).map((s) => s.d);
+    // Concurrent requests have no order among themselves, but each must get its own turn.
+    const desc = (a: number, b: number) => b - a;
+
+    const m = of(minute);
+    expect(
+      m
+        .filter((d) => d.allowed)
+        .map((d) => d.minuteRemaining)
+        .sort(desc),
+    ).toEqual([4, 3, 2, 1, 0]);
+    expect(m.filter((d) => !d.allowed)).toHaveLength(7);
+    for (const d of m.filter((d) => !d.allowed)) {
+      expect(d).toMatchObject({ reason: 'rate_limited', minuteRemaining: 0, monthRemaining: 95 });
+    }
+
+    const q = of(month);
+    expect(
+      q
+        .filter((d) => d.allowed)
+        .map((d) => d.monthRemaining)
+        .sort(desc),
+    ).toEqual([2, 1, 0]);
+    for (const d of q.filter((d) => !d.allowed)) {
+      expect(d).toMatchObject({ reason: 'quota_exceeded', monthRemaining: 0, minuteRemaining: 97 });
+    }
+
+    // Both limits end together: the minute is checked first, as for a lone request.
+    const b = of(both);
+    expect(
+      b
+        .filter((d) => d.allowed)
+        .map((d) => [d.minuteRemaining, d.monthRemaining])
+        .sort((x, y) => y[0]! - x[0]!),
+    ).toEqual([
+      [2, 2],
+      [1, 1],
+      [0, 0],
+    ]);
+    expect(b.filter((d) => !d.allowed).map((d) => d.reason)).toEqual(['rate_limited', 'rate_limited']);
+
+    expect(await store.getUsage(minute.id, '2026-11')).toBe(5);
+    expect(await store.getUsage(month.id, '2026-11')).toBe(3);
+    expect(await store.getUsage(both.id, '2026-11')).toBe(4);
+  });
+
   it('refuses the minute window with its reset, then opens the next minute', async () => {
     const limiter = make();
     const g = await grant(2, 1000);

@@ -13,6 +13,7 @@ import { buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
+import { injectThroughServer } from '../support/dispatch.js';
 import { startProxy, type TcpProxy } from '../support/proxy.js';
 
 const SCALE_OUT = Boolean(POSTGRES_URL && REDIS_URL);
@@ -101,6 +102,7 @@ describe.runIf(SCALE_OUT)('dependency outages', () => {
     key = (await createKey(store, { grantId: grant.id })).key;
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
+    injectThroughServer(app);
   }, 30_000);
 
   afterAll(async () => {
