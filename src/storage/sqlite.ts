@@ -17,6 +17,47 @@ import type { Database } from './schema.js';
 import type { ImportBatch, ImportOptions, RateHistoryQuery, UsageIncrement } from './store.js';
 
 const PROGRESS_EVERY = 50_000;
+/** Records per multi-row INSERT of an import (500 bound parameters for rates). */
+const CHUNK = 100;
+
+/** How an import writes one kind of observation: its key columns, then buy and sell. */
+interface ObservationTable {
+  name: 'rates' | 'gold';
+  key: readonly string[];
+  values: readonly ['buy', 'sell'];
+  keyOf(r: RateObservation | GoldObservation): Array<string | number>;
+  /** Writes the record's key then values into `params` from `at`. */
+  fill(r: RateObservation | GoldObservation, params: Array<string | number>, at: number): void;
+}
+
+const RATES: ObservationTable = {
+  name: 'rates',
+  key: ['currency', 'source', 'updated_at'],
+  values: ['buy', 'sell'],
+  keyOf: (r) => [(r as RateObservation).currency, (r as RateObservation).source, r.updatedAt],
+  fill(r, params, at) {
+    const o = r as RateObservation;
+    params[at] = o.currency;
+    params[at + 1] = o.source;
+    params[at + 2] = o.updatedAt;
+    params[at + 3] = o.buy;
+    params[at + 4] = o.sell;
+  },
+};
+
+const GOLD: ObservationTable = {
+  name: 'gold',
+  key: ['purity', 'updated_at'],
+  values: ['buy', 'sell'],
+  keyOf: (r) => [(r as GoldObservation).purity, r.updatedAt],
+  fill(r, params, at) {
+    const o = r as GoldObservation;
+    params[at] = o.purity;
+    params[at + 1] = o.updatedAt;
+    params[at + 2] = o.buy;
+    params[at + 3] = o.sell;
+  },
+};
 
 /**
  * Kysely's transactions on SQLite begin IMMEDIATE: every one of them writes, and
@@ -71,55 +112,59 @@ export class SqliteStore extends KyselyStore {
       unchanged: 0,
     };
     const raw = this.raw;
-    const run =
-      batch.kind === 'rates'
-        ? () => {
-            const find = raw.prepare(
-              'select buy, sell from rates where currency = ? and source = ? and updated_at = ?',
-            );
-            const insert = raw.prepare(
-              'insert into rates (currency, source, updated_at, buy, sell) values (?, ?, ?, ?, ?) on conflict do nothing',
-            );
-            const update = raw.prepare(
-              'update rates set buy = ?, sell = ? where currency = ? and source = ? and updated_at = ?',
-            );
-            let n = 0;
-            for (const r of batch.records as RateObservation[]) {
-              if (onProgress && ++n % PROGRESS_EVERY === 0) onProgress(n, batch.records.length);
-              // Insert first: a new observation (the common case) costs one statement.
-              if (insert.run(r.currency, r.source, r.updatedAt, r.buy, r.sell).changes === 1) {
-                summary.inserted++;
-                continue;
-              }
-              const old = find.get(r.currency, r.source, r.updatedAt) as { buy: number; sell: number };
-              if (old.buy !== r.buy || old.sell !== r.sell) {
-                update.run(r.buy, r.sell, r.currency, r.source, r.updatedAt);
-                summary.updated++;
-              } else summary.unchanged++;
-            }
-          }
-        : () => {
-            const find = raw.prepare('select buy, sell from gold where purity = ? and updated_at = ?');
-            const insert = raw.prepare(
-              'insert into gold (purity, updated_at, buy, sell) values (?, ?, ?, ?) on conflict do nothing',
-            );
-            const update = raw.prepare(
-              'update gold set buy = ?, sell = ? where purity = ? and updated_at = ?',
-            );
-            let n = 0;
-            for (const g of batch.records as GoldObservation[]) {
-              if (onProgress && ++n % PROGRESS_EVERY === 0) onProgress(n, batch.records.length);
-              if (insert.run(g.purity, g.updatedAt, g.buy, g.sell).changes === 1) {
-                summary.inserted++;
-                continue;
-              }
-              const old = find.get(g.purity, g.updatedAt) as { buy: number; sell: number };
-              if (old.buy !== g.buy || old.sell !== g.sell) {
-                update.run(g.buy, g.sell, g.purity, g.updatedAt);
-                summary.updated++;
-              } else summary.unchanged++;
-            }
-          };
+    const table = batch.kind === 'rates' ? RATES : GOLD;
+    const records = batch.records as ReadonlyArray<RateObservation | GoldObservation>;
+    const cols = `(${[...table.key, ...table.values].join(', ')})`;
+    const row = `(${[...table.key, ...table.values].map(() => '?').join(', ')})`;
+    const width = table.key.length + table.values.length;
+    const insertChunk = raw.prepare(
+      `insert into ${table.name} ${cols} values ${Array(CHUNK).fill(row).join(', ')} on conflict do nothing`,
+    );
+    const insert = raw.prepare(`insert into ${table.name} ${cols} values ${row} on conflict do nothing`);
+    const where = table.key.map((c) => `${c} = ?`).join(' and ');
+    const find = raw.prepare(`select ${table.values.join(', ')} from ${table.name} where ${where}`).raw();
+    const update = raw.prepare(
+      `update ${table.name} set ${table.values.map((c) => `${c} = ?`).join(', ')} where ${where}`,
+    );
+    const savepoint = raw.prepare('savepoint chunk');
+    const release = raw.prepare('release chunk');
+    const rollback = raw.prepare('rollback to chunk');
+
+    /** One record on its own: insert, or compare with the stored one and update if it differs. */
+    const one = (r: RateObservation | GoldObservation) => {
+      const key = table.keyOf(r);
+      const values = [r.buy, r.sell];
+      if (insert.run(...key, ...values).changes === 1) {
+        summary.inserted++;
+        return;
+      }
+      const old = find.get(...key) as number[];
+      if (old[0] !== r.buy || old[1] !== r.sell) {
+        update.run(...values, ...key);
+        summary.updated++;
+      } else summary.unchanged++;
+    };
+
+    // New observations (the common case) go in CHUNK rows per statement: half the
+    // time of a statement per row (bench: 2.0 s → 1.0 s per million). A chunk
+    // that meets a stored key is rolled back to its savepoint and taken row by
+    // row, which tells inserted, updated and unchanged records apart.
+    const run = () => {
+      const params = new Array<string | number>(CHUNK * width);
+      let i = 0;
+      for (; i + CHUNK <= records.length; i += CHUNK) {
+        for (let j = 0; j < CHUNK; j++) table.fill(records[i + j]!, params, j * width);
+        savepoint.run();
+        if (insertChunk.run(params).changes === CHUNK) summary.inserted += CHUNK;
+        else {
+          rollback.run();
+          for (let j = 0; j < CHUNK; j++) one(records[i + j]!);
+        }
+        release.run();
+        if (onProgress && (i + CHUNK) % PROGRESS_EVERY === 0) onProgress(i + CHUNK, records.length);
+      }
+      for (; i < records.length; i++) one(records[i]!);
+    };
     // IMMEDIATE: the batch reads before it writes, and a deferred transaction
     // upgrading to a writer fails at once ("database is locked") when another
     // process (a running server, a second import) has written meanwhile.

@@ -195,4 +195,52 @@ describe.each(backends())('store contract on $name', ({ name }) => {
     ).rejects.toThrow();
     expect(await store.latestRates()).toEqual(before);
   });
+
+  it('counts large imports exactly: new, changed and unchanged records mixed in every chunk', async () => {
+    // Large batches are written many rows per statement (SQLite); a chunk that
+    // meets stored keys must still tell inserted, updated and unchanged apart.
+    const series = (n: number, from = 0) =>
+      Array.from({ length: n }, (_, k) => ({
+        currency: 'USD',
+        source: 'transfer' as const,
+        buy: 200_000_000 + from + k,
+        sell: 210_000_000 + from + k,
+        updatedAt: T0 + (from + k) * 3_600_000,
+      }));
+    const first = series(1_050);
+    expect(await store.import({ kind: 'rates', records: first })).toMatchObject({ inserted: 1_050 });
+    // Every 7th stored record changed, then 230 new ones: chunks of stored, mixed and new records.
+    const second = [
+      ...first.map((r, k) => (k % 7 === 0 ? { ...r, sell: r.sell + 1 } : r)),
+      ...series(230, 1_050),
+    ];
+    expect(await store.import({ kind: 'rates', records: second })).toMatchObject({
+      received: 1_280,
+      inserted: 230,
+      updated: 150,
+      unchanged: 900,
+    });
+    const stored = await store.rateHistory({
+      currency: 'USD',
+      source: 'transfer',
+      from: T0,
+      to: T0 + 2_000 * 3_600_000,
+      limit: 2_000,
+    });
+    expect(stored).toHaveLength(1_280);
+    expect([...stored].reverse()).toEqual(second);
+
+    const gold = Array.from({ length: 330 }, (_, k) => ({
+      purity: (['18K', '21K', '24K'] as const)[k % 3]!,
+      buy: 40_000_000_000 + k,
+      sell: 41_000_000_000 + k,
+      updatedAt: T0 + 1_000 * DAY + Math.floor(k / 3) * DAY,
+    }));
+    expect(await store.import({ kind: 'gold', records: gold })).toMatchObject({ inserted: 330 });
+    const changed = gold.map((g, k) => (k === 200 ? { ...g, buy: 1 } : g));
+    expect(await store.import({ kind: 'gold', records: changed })).toMatchObject({
+      updated: 1,
+      unchanged: 329,
+    });
+  });
 });
