@@ -4,7 +4,9 @@
  * services are assembled in runtime/assemble.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { parse as parseQueryString } from 'fast-querystring';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -15,6 +17,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { encode } from './http/compression.js';
 import { ApiError, errorBody } from './http/errors.js';
+import { FastPath, type Observe } from './http/fast-path.js';
 import { cleanDocument, registerOpenApi } from './http/openapi.js';
 import { pipeline, QUOTA_HEADERS, unavailable } from './http/pipeline.js';
 import { JSON_TYPE } from './http/respond.js';
@@ -54,6 +57,10 @@ function requestIds(): () => string {
   let n = 0;
   return () => prefix + (n++).toString(36);
 }
+
+/** The router's query-string parser, and the fast path's: one parse for both. */
+const parseQuery = (query: string): Record<string, unknown> =>
+  query.length === 0 ? {} : (parseQueryString(query) as Record<string, unknown>);
 
 /** A key pasted into a URL by mistake (`?api_key=…`): only its public prefix is logged. */
 const KEY_IN_URL = /(mds_(?:live|test)_[a-z0-9]{12}_)[0-9A-Za-z]+/g;
@@ -126,7 +133,30 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     connectionsCheckingInterval: Math.min(1_000, headersTimeout),
   };
   const nextId = requestIds();
+  const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
+  const fast = new FastPath({
+    services,
+    nextId,
+    parseQuery,
+    maxUrlLength: maxUrl,
+    hsts,
+    logError: (err, requestId) => app.log.error({ err, requestId }, 'unhandled error'),
+  });
   const app = Fastify({
+    // The server Fastify would create, with the fast path (http/fast-path.ts) in front of its router.
+    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+      const dispatch = (req: IncomingMessage, res: ServerResponse) => {
+        if (!fast.take(req, res)) handler(req, res);
+      };
+      const server = options.tls
+        ? createTlsServer({ ...options.tls, ...serverOptions, minVersion: 'TLSv1.2' }, dispatch)
+        : createServer(serverOptions, dispatch);
+      server.keepAliveTimeout = 5_000;
+      server.requestTimeout = requestTimeout;
+      server.setTimeout(30_000);
+      return server;
+    },
+    routerOptions: { querystringParser: parseQuery },
     loggerInstance: options.logger || undefined,
     logger: options.logger === false ? false : undefined,
     genReqId: nextId,
@@ -149,8 +179,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     requestTimeout,
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
-    http: serverOptions,
-    ...(options.tls ? { https: { ...options.tls, ...serverOptions, minVersion: 'TLSv1.2' as const } } : {}),
+    ...(options.tls ? { https: true } : {}),
   }) as unknown as FastifyInstance;
   // CONNECT never reaches Fastify: without a listener Node drops the connection unanswered.
   app.server.on('connect', (_request: unknown, socket: import('node:net').Socket) =>
@@ -171,16 +200,22 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.includes('GET')) getPaths.add(route.url);
-    route.onResponse = [...asArray(route.onResponse), observe(route.url)] as typeof route.onResponse;
+    const observed = observer(route.url);
+    route.onResponse = [...asArray(route.onResponse), onResponse(observed)] as typeof route.onResponse;
     const v1 = route.config?.v1;
-    if (v1) route.preHandler = [v1Pipeline(v1), ...asArray(route.preHandler)] as typeof route.preHandler;
+    if (!v1) return;
+    // A route with hooks of its own (the deprecated alias's headers) stays on the general path.
+    const ownHooks = [route.onRequest, route.preHandler, route.onSend, route.preSerialization].some(
+      (hook) => asArray(hook).length > 0,
+    );
+    if (methods.includes('GET') && !ownHooks) fast.add(route.url, v1, observed);
+    route.preHandler = [v1Pipeline(v1), ...asArray(route.preHandler)] as typeof route.preHandler;
   });
 
   app.decorateRequest('access', null);
   app.decorateRequest('limits', null);
 
   const { lifecycle } = services;
-  const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
   // Callback-style hooks: on every request, a promise per hook is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -202,40 +237,44 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // so the hot path never builds request.routeOptions.
   const { metrics } = services;
   const logRequests = (options.logger || undefined)?.isLevelEnabled('info') ?? false;
-  const observe = (route: string) => {
+  const observer = (route: string): Observe => {
     // Label children per status, looked up once: prom-client would otherwise hash
     // the label object on every observation.
     const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>();
-    return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      const status = reply.statusCode;
+    return (status, elapsedMs, requestId, method, url, access) => {
       let child = children.get(status);
       if (!child) {
         child = {
-          count: metrics.requests.labels(route, String(status)),
+          count: metrics.requestTallies.for({ route, status: String(status) }),
           time: metrics.duration.labels(route, String(status)),
         };
         children.set(status, child);
       }
       child.count.inc();
-      child.time.observe(reply.elapsedTime / 1000);
+      child.time.observe(elapsedMs / 1000);
       if (logRequests) {
-        request.log.info(
+        app.log.info(
           {
-            method: request.method,
-            url: logUrl(request.url),
+            requestId,
+            method,
+            url: logUrl(url),
             status,
-            ms: Math.round(reply.elapsedTime * 100) / 100,
-            grantId: request.access?.grant.id,
-            keyId: request.access?.key.publicId,
+            ms: Math.round(elapsedMs * 100) / 100,
+            grantId: access?.grant.id,
+            keyId: access?.key.publicId,
           },
           'request',
         );
       }
-      done();
     };
   };
+  const onResponse =
+    (observed: Observe) => (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      observed(reply.statusCode, reply.elapsedTime, request.id, request.method, request.url, request.access);
+      done();
+    };
   // Unmatched requests have no route of their own to carry the hook.
-  const observeUnmatched = observe('unmatched');
+  const observeUnmatched = onResponse(observer('unmatched'));
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) observeUnmatched(request, reply, done);
     else done();

@@ -96,16 +96,27 @@ export class Authenticator {
     return this.check(entry, now);
   }
 
-  /** Status, expiry and grant checks: on every request, as time moves. */
+  /**
+   * The access of a key verified since the last access change, when it passes
+   * every check now; undefined otherwise (absent, malformed, unknown, refused),
+   * leaving the verdict and its error to `authenticate`. Synchronous, for the
+   * fast path: `Bearer <key>` exactly, the form clients send.
+   */
+  cached(
+    authorization: string | undefined,
+    xApiKey: string | undefined,
+    now: number,
+  ): AccessContext | undefined {
+    if (xApiKey !== undefined || authorization === undefined || !authorization.startsWith('Bearer ')) return;
+    const entry = this.verified.get(authorization.slice(7));
+    if (!entry || refusal(entry, now)) return;
+    this.onCacheLookup?.(true);
+    return entry;
+  }
+
   private check(entry: CacheEntry, now: number): AccessContext {
-    const { key, grant } = entry;
-    if (key.status !== 'active') throw new ApiError(401, 'revoked_api_key', undefined, bearerError());
-    if (key.expiresAt !== null && now >= key.expiresAt) {
-      throw new ApiError(401, 'expired_api_key', undefined, bearerError());
-    }
-    if (grant.status !== 'active' || now < grant.validFrom || now >= grant.validUntil) {
-      throw new ApiError(403, 'grant_inactive');
-    }
+    const refused = refusal(entry, now);
+    if (refused) throw refused;
     return entry;
   }
 
@@ -133,6 +144,18 @@ export class Authenticator {
     const keyScopes = key.scopes === null ? grantScopes : new Set(expandScopes(key.scopes));
     return { key, grant, keyScopes, grantScopes };
   }
+}
+
+/** Status, expiry and grant checks: on every request, as time moves. */
+function refusal({ key, grant }: CacheEntry, now: number): ApiError | undefined {
+  if (key.status !== 'active') return new ApiError(401, 'revoked_api_key', undefined, bearerError());
+  if (key.expiresAt !== null && now >= key.expiresAt) {
+    return new ApiError(401, 'expired_api_key', undefined, bearerError());
+  }
+  if (grant.status !== 'active' || now < grant.validFrom || now >= grant.validUntil) {
+    return new ApiError(403, 'grant_inactive');
+  }
+  return undefined;
 }
 
 const bearerError = () => ({ 'www-authenticate': 'Bearer error="invalid_token"' });

@@ -54,9 +54,12 @@ export function monthPeriod(ms: number): MonthPeriod {
   return lastMonth;
 }
 
+/** The start of the UTC minute that contains `ms` (no allocation: on every request). */
+export const minuteStart = (ms: number): number => ms - (ms % MINUTE_MS);
+
 /** The fixed 60-second window aligned to the UTC minute that contains `ms`. */
 export function minuteWindow(ms: number): { start: number; end: number } {
-  const start = ms - (ms % MINUTE_MS);
+  const start = minuteStart(ms);
   return { start, end: start + MINUTE_MS };
 }
 

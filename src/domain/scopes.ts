@@ -2,7 +2,7 @@
  * Entitlements (decisions §4). Canonical entitlements are the only values ever
  * shown; legacy umbrellas may sit in the store and are expanded when read.
  */
-import type { Source } from './types.js';
+import { SOURCES, type Source } from './types.js';
 
 export const ENTITLEMENTS = [
   'assets:read',
@@ -48,8 +48,19 @@ export function expandScopes(stored: readonly string[]): Entitlement[] {
   return ENTITLEMENTS.filter((e) => out.has(e));
 }
 
+/** Built once: looked up on every rates request. */
+const RATES_ENTITLEMENTS = Object.fromEntries(
+  SOURCES.map((source) => [
+    source,
+    {
+      latest: `rates:${source}:latest:read` as Entitlement,
+      history: `rates:${source}:history:read` as Entitlement,
+    },
+  ]),
+) as Record<Source, Record<'latest' | 'history', Entitlement>>;
+
 export function ratesEntitlement(source: Source, kind: 'latest' | 'history'): Entitlement {
-  return `rates:${source}:${kind}:read` as Entitlement;
+  return RATES_ENTITLEMENTS[source][kind];
 }
 
 /** Parses a comma-separated CLI list; returns the unknown entries separately. */

@@ -37,11 +37,15 @@ export function compress(body: Buffer | string, encoding: Encoding): Buffer {
     : gzipSync(body);
 }
 
+/** The encoding this client gets for `body`: null when too small or not asked for. */
+export function encodingFor(acceptEncoding: string | undefined, body: Buffer | string): Encoding | null {
+  return Buffer.byteLength(body) < COMPRESS_THRESHOLD ? null : negotiate(acceptEncoding);
+}
+
 /** Compresses `body` for this client when it is worth it; sets the headers. */
 export function encode(request: FastifyRequest, reply: FastifyReply, body: Buffer | string): Buffer | string {
   reply.header('vary', 'accept-encoding');
-  if (Buffer.byteLength(body) < COMPRESS_THRESHOLD) return body;
-  const encoding = negotiate(request.headers['accept-encoding']);
+  const encoding = encodingFor(request.headers['accept-encoding'], body);
   if (!encoding) return body;
   reply.header('content-encoding', encoding);
   return compress(body, encoding);

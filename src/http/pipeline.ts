@@ -24,11 +24,18 @@ import {
 import type { Services } from '../runtime/services.js';
 import { ApiError, invalidParameters, serviceUnavailable } from './errors.js';
 import type { QueryValidationError } from './query.js';
+import type { PreparedAnswer } from './respond.js';
 
 export interface V1RouteConfig {
   validate: (raw: Record<string, unknown>) => { value: unknown } | { error: QueryValidationError };
   /** The entitlement this request needs, from its validated query. */
   entitlement: (query: never) => Entitlement;
+  /**
+   * The answer when it is already prepared (it depends only on the data
+   * snapshot and the validated query), or undefined when the handler has work
+   * to do. Routes that have it are served by the fast path (fast-path.ts).
+   */
+  prepared?: (query: never) => PreparedAnswer | undefined;
 }
 
 declare module 'fastify' {
@@ -51,16 +58,19 @@ export const QUOTA_HEADERS = [
   'x-monthly-quota-reset',
 ] as const;
 
-export function quotaHeaders(state: LimitState, now: number): Record<string, string | number> {
-  return {
-    'ratelimit-limit': state.minuteLimit,
-    'ratelimit-remaining': state.minuteRemaining,
-    'ratelimit-reset': secondsUntil(state.minuteResetAt, now),
-    'ratelimit-policy': `${state.minuteLimit};w=60`,
-    'x-monthly-quota-limit': state.monthLimit,
-    'x-monthly-quota-remaining': state.monthRemaining,
-    'x-monthly-quota-reset': monthPeriod(state.monthStart).endIso,
-  };
+/** Writes the quota headers of the specification (Errors) through `set`, in a fixed order. */
+export function writeQuotaHeaders(
+  state: LimitState,
+  now: number,
+  set: (name: string, value: string) => void,
+): void {
+  set('ratelimit-limit', String(state.minuteLimit));
+  set('ratelimit-remaining', String(state.minuteRemaining));
+  set('ratelimit-reset', String(secondsUntil(state.minuteResetAt, now)));
+  set('ratelimit-policy', `${state.minuteLimit};w=60`);
+  set('x-monthly-quota-limit', String(state.monthLimit));
+  set('x-monthly-quota-remaining', String(state.monthRemaining));
+  set('x-monthly-quota-reset', monthPeriod(state.monthStart).endIso);
 }
 
 export const grantLimits = (ctx: AccessContext): GrantLimits => ctx.grant;
@@ -87,9 +97,46 @@ export function unavailable(err: unknown): ApiError | null {
   return null;
 }
 
+/**
+ * Step 6, shared by the Fastify pipeline and the fast path (fast-path.ts):
+ * consumes one unit and returns the decision, or throws the 429 or 503, with
+ * the quota headers already set through `setHeader`.
+ */
+export function unitConsumer(services: Services) {
+  const { limiter, activity, metrics } = services;
+  const tally = (decision: string) => metrics.decisionTallies.for({ decision });
+  const allowed = tally('allowed');
+  const refused = { rate_limited: tally('rate_limited'), quota_exceeded: tally('quota_exceeded') };
+  const unavailableCount = tally('unavailable');
+  // Promise callbacks rather than an async function: this runs on every request.
+  return (
+    access: AccessContext,
+    now: number,
+    setHeader: (name: string, value: string) => void,
+  ): Promise<LimitDecision> => {
+    return limiter.consume(access.grant, now).then(
+      (decision) => {
+        (decision.allowed ? allowed : refused[decision.reason!]).inc();
+        writeQuotaHeaders(decision, now, setHeader);
+        if (!decision.allowed) {
+          throw new ApiError(429, decision.reason!, undefined, {
+            'retry-after': secondsUntil(decision.retryAt!, now),
+          });
+        }
+        activity.use(access.key.publicId, now);
+        return decision;
+      },
+      (err: unknown) => {
+        unavailableCount.inc();
+        throw unavailable(err) ?? err;
+      },
+    );
+  };
+}
+
 export function pipeline(services: Services) {
-  const { authenticator, limiter, activity, metrics } = services;
-  const allowed = metrics.limiterDecisions.labels('allowed');
+  const { authenticator, limiter } = services;
+  const consume = unitConsumer(services);
   return (config: V1RouteConfig) =>
     async function v1Pipeline(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const now = services.now();
@@ -106,7 +153,7 @@ export function pipeline(services: Services) {
         const state = await limiter.peek(access.grant, now).catch((err: unknown) => {
           throw unavailable(err) ?? err;
         });
-        reply.headers(quotaHeaders(state, now));
+        writeQuotaHeaders(state, now, (name, value) => reply.header(name, value));
         throw invalidParameters(checked.error.details);
       }
       request.query = checked.value;
@@ -116,24 +163,6 @@ export function pipeline(services: Services) {
         throw new ApiError(403, 'insufficient_scope', [{ entitlement: needed }]);
       }
 
-      let decision: LimitDecision;
-      const timer = metrics.limiterLatency.startTimer();
-      try {
-        decision = await limiter.consume(access.grant, now);
-      } catch (err) {
-        metrics.limiterDecisions.inc({ decision: 'unavailable' });
-        throw unavailable(err) ?? err;
-      } finally {
-        timer();
-      }
-      (decision.allowed ? allowed : metrics.limiterDecisions.labels(decision.reason!)).inc();
-      reply.headers(quotaHeaders(decision, now));
-      if (!decision.allowed) {
-        throw new ApiError(429, decision.reason!, undefined, {
-          'retry-after': secondsUntil(decision.retryAt!, now),
-        });
-      }
-      request.limits = decision;
-      activity.use(access.key.publicId, now);
+      request.limits = await consume(access, now, (name, value) => reply.header(name, value));
     };
 }

@@ -1,7 +1,8 @@
 /**
  * Boots the whole application for a test, on a chosen backend, with the sample
  * data set dated relative to today and helpers to make accounts, grants and
- * keys. Tests talk to it only through HTTP (`app.inject`) and the CLI.
+ * keys. Tests talk to it only through HTTP (`app.inject`, routed through the
+ * server's request listener: see dispatch.ts) and the CLI.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../../src/access/admin.js';
@@ -12,6 +13,7 @@ import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Backend, type Database, freshDatabase } from './backends.js';
+import { injectThroughServer } from './dispatch.js';
 
 export const DAY = 86_400_000;
 /** The sample ends yesterday (UTC), so "today" windows hold no future records. */
@@ -66,6 +68,7 @@ export async function startHarness(
   });
   const app = await buildApp(runtime.services, { logger: false });
   await app.ready();
+  injectThroughServer(app);
 
   const refresh = async () => {
     const v = await store.versions();

@@ -4,9 +4,15 @@ import type { Services } from '../../runtime/services.js';
 import { AssetsQuery, AssetsResponse } from '../../schemas/market.js';
 import { responses } from '../../schemas/responses.js';
 import { compileQuery } from '../query.js';
-import { MAX_AGE, sendPrepared } from '../respond.js';
+import { MAX_AGE, type PreparedAnswer, sendPrepared } from '../respond.js';
+
+type Query = Static<typeof AssetsQuery>;
 
 export function assetsRoutes(app: FastifyInstance, { market }: Services): void {
+  const directory = ({ type }: Query): PreparedAnswer => ({
+    body: market.snapshot.assets.get(type ?? '')!,
+    maxAge: MAX_AGE.directory,
+  });
   app.get(
     '/assets',
     {
@@ -17,11 +23,13 @@ export function assetsRoutes(app: FastifyInstance, { market }: Services): void {
         querystring: AssetsQuery,
         response: responses(AssetsResponse, 'The asset directory', [400, 401, 403, 429, 503]),
       },
-      config: { v1: { validate: compileQuery(AssetsQuery), entitlement: () => 'assets:read' } },
+      config: {
+        v1: { validate: compileQuery(AssetsQuery), entitlement: () => 'assets:read', prepared: directory },
+      },
     },
     async (request, reply) => {
-      const { type } = request.query as Static<typeof AssetsQuery>;
-      return sendPrepared(request, reply, market.snapshot.assets.get(type ?? '')!, MAX_AGE.directory);
+      const { body, maxAge } = directory(request.query as Query);
+      return sendPrepared(request, reply, body, maxAge);
     },
   );
 }

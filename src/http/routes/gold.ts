@@ -9,7 +9,7 @@ import { GoldHistoryQuery, GoldHistoryResponse, GoldLatestResponse } from '../..
 import { responses } from '../../schemas/responses.js';
 import { notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { MAX_AGE, prepare, sendPrepared } from '../respond.js';
+import { MAX_AGE, type PreparedAnswer, prepare, sendPrepared } from '../respond.js';
 import { pageKey, windowRefinement } from './rates.js';
 
 type HistoryQuery = Static<typeof GoldHistoryQuery> & { window: HistoryWindow };
@@ -20,6 +20,14 @@ export const ignoreQuery = () => ({ value: {} });
 
 export function goldRoutes(app: FastifyInstance, services: Services): void {
   const { market, store, cursors } = services;
+  const goldLatest = (): PreparedAnswer | undefined => {
+    const body = market.snapshot.goldLatest;
+    return body ? { body, maxAge: MAX_AGE.latest } : undefined;
+  };
+  const cachedHistory = (q: HistoryQuery): PreparedAnswer | undefined => {
+    const body = market.snapshot.pages.get(pageKey(SCOPE, q, q.window, q.limit ?? 250));
+    return body && { body, maxAge: MAX_AGE.history };
+  };
 
   app.get(
     '/gold/latest',
@@ -32,12 +40,12 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
         tags: ['Gold'],
         response: responses(GoldLatestResponse, 'Latest gold records', [401, 403, 404, 429, 503]),
       },
-      config: { v1: { validate: ignoreQuery, entitlement: () => 'gold:latest:read' } },
+      config: { v1: { validate: ignoreQuery, entitlement: () => 'gold:latest:read', prepared: goldLatest } },
     },
     async (request, reply) => {
-      const body = market.snapshot.goldLatest;
-      if (!body) throw notFound('No gold reference is stored.');
-      return sendPrepared(request, reply, body, MAX_AGE.latest);
+      const answer = goldLatest();
+      if (!answer) throw notFound('No gold reference is stored.');
+      return sendPrepared(request, reply, answer.body, answer.maxAge);
     },
   );
 
@@ -60,6 +68,7 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
             windowRefinement<HistoryQuery>(services, () => SCOPE, 2),
           ),
           entitlement: () => 'gold:history:read',
+          prepared: cachedHistory,
         },
       },
     },

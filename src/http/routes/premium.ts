@@ -4,13 +4,36 @@ import type { Services } from '../../runtime/services.js';
 import { PremiumQuery, PremiumResponse } from '../../schemas/market.js';
 import { responses } from '../../schemas/responses.js';
 import { compileQuery } from '../query.js';
-import { dedupe, MAX_AGE, prepare, sendPrepared } from '../respond.js';
+import { dedupe, MAX_AGE, type PreparedAnswer, prepare, sendPrepared } from '../respond.js';
 import { checkCodeCount } from './rates.js';
 
 type Query = Static<typeof PremiumQuery>;
 const DEFAULT_CURRENCIES = 'EUR,USD,GBP,CAD';
 
 export function premiumRoutes(app: FastifyInstance, { market }: Services): void {
+  const premium = (q: Query): PreparedAnswer => {
+    const list = q.currency ?? DEFAULT_CURRENCIES;
+    const snapshot = market.snapshot;
+    const key = `premium|${list}`;
+    let page = snapshot.pages.get(key);
+    if (!page) {
+      const requested = dedupe(list);
+      const items: string[] = [];
+      const missing: string[] = [];
+      for (const code of requested) {
+        const item = snapshot.premium.get(code);
+        if (item) items.push(item);
+        else missing.push(code);
+      }
+      page = prepare(
+        `[${items.join(',')}]`,
+        `"count":${items.length},"quote":"DZD","currencies":${JSON.stringify(requested)},"missingCurrencies":${JSON.stringify(missing)}`,
+      );
+      snapshot.pages.set(key, page);
+    }
+    return { body: page, maxAge: MAX_AGE.latest };
+  };
+
   app.get(
     '/market/premium',
     {
@@ -29,30 +52,13 @@ export function premiumRoutes(app: FastifyInstance, { market }: Services): void 
         v1: {
           validate: compileQuery<Query>(PremiumQuery, (q, problems) => checkCodeCount(q.currency, problems)),
           entitlement: () => 'market:premium:read',
+          prepared: premium,
         },
       },
     },
     async (request, reply) => {
-      const list = (request.query as Query).currency ?? DEFAULT_CURRENCIES;
-      const snapshot = market.snapshot;
-      const key = `premium|${list}`;
-      let page = snapshot.pages.get(key);
-      if (!page) {
-        const requested = dedupe(list);
-        const items: string[] = [];
-        const missing: string[] = [];
-        for (const code of requested) {
-          const item = snapshot.premium.get(code);
-          if (item) items.push(item);
-          else missing.push(code);
-        }
-        page = prepare(
-          `[${items.join(',')}]`,
-          `"count":${items.length},"quote":"DZD","currencies":${JSON.stringify(requested)},"missingCurrencies":${JSON.stringify(missing)}`,
-        );
-        snapshot.pages.set(key, page);
-      }
-      return sendPrepared(request, reply, page, MAX_AGE.latest);
+      const { body, maxAge } = premium(request.query as Query);
+      return sendPrepared(request, reply, body, maxAge);
     },
   );
 }

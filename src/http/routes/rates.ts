@@ -15,7 +15,7 @@ import {
 import { responses } from '../../schemas/responses.js';
 import { type ErrorDetail, notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { dedupe, MAX_AGE, prepare, sendPrepared } from '../respond.js';
+import { dedupe, MAX_AGE, type PreparedAnswer, prepare, sendPrepared } from '../respond.js';
 
 type LatestQuery = Static<typeof RatesLatestQuery>;
 type HistoryQuery = Static<typeof RatesHistoryQuery> & { window: HistoryWindow };
@@ -54,6 +54,26 @@ const historyScope = (q: { currency: string; source?: Source }) =>
 export function ratesRoutes(app: FastifyInstance, services: Services): void {
   const { market, store, cursors } = services;
 
+  const latest = (q: LatestQuery): PreparedAnswer => {
+    const source = q.source ?? 'parallel';
+    const snapshot = market.snapshot;
+    const view = snapshot.bySource[source];
+    if (q.currency === undefined) return { body: view.all, maxAge: MAX_AGE.latest };
+    // Clients ask for the same few lists again and again: prepare each once per data version.
+    const key = `latest|${source}|${q.currency}`;
+    let page = snapshot.pages.get(key);
+    if (!page) {
+      const requested = dedupe(q.currency);
+      const found = requested.filter((c) => view.records.has(c)).sort();
+      page = prepare(
+        `[${found.map((c) => view.records.get(c)).join(',')}]`,
+        `"count":${found.length},"source":"${source}","quote":"DZD","currencies":${JSON.stringify(requested)}`,
+      );
+      snapshot.pages.set(key, page);
+    }
+    return { body: page, maxAge: MAX_AGE.latest };
+  };
+
   app.get(
     '/rates/latest',
     {
@@ -76,28 +96,13 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
             checkCodeCount(q.currency, problems),
           ),
           entitlement: (q: LatestQuery) => ratesEntitlement(q.source ?? 'parallel', 'latest'),
+          prepared: latest,
         },
       },
     },
     async (request, reply) => {
-      const q = request.query as LatestQuery;
-      const source = q.source ?? 'parallel';
-      const snapshot = market.snapshot;
-      const view = snapshot.bySource[source];
-      if (q.currency === undefined) return sendPrepared(request, reply, view.all, MAX_AGE.latest);
-      // Clients ask for the same few lists again and again: prepare each once per data version.
-      const key = `latest|${source}|${q.currency}`;
-      let page = snapshot.pages.get(key);
-      if (!page) {
-        const requested = dedupe(q.currency);
-        const found = requested.filter((c) => view.records.has(c)).sort();
-        page = prepare(
-          `[${found.map((c) => view.records.get(c)).join(',')}]`,
-          `"count":${found.length},"source":"${source}","quote":"DZD","currencies":${JSON.stringify(requested)}`,
-        );
-        snapshot.pages.set(key, page);
-      }
-      return sendPrepared(request, reply, page, MAX_AGE.latest);
+      const { body, maxAge } = latest(request.query as LatestQuery);
+      return sendPrepared(request, reply, body, maxAge);
     },
   );
 
@@ -105,6 +110,12 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     RatesHistoryQuery,
     windowRefinement<HistoryQuery>(services, historyScope, 1),
   );
+
+  /** A page this version of the data has already served. */
+  const cachedHistory = (q: HistoryQuery): PreparedAnswer | undefined => {
+    const body = market.snapshot.pages.get(pageKey(historyScope(q), q, q.window, q.limit ?? 250));
+    return body && { body, maxAge: MAX_AGE.history };
+  };
 
   const history = async (request: FastifyRequest, reply: FastifyReply) => {
     const q = request.query as HistoryQuery;
@@ -163,7 +174,7 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
           'Observations of one asset and source, newest first, cursor-paginated. Requires `rates:<source>:history:read`. ' +
           'The window is at most 366 days. 404 when the asset is unknown or has never had an observation for the source.',
       },
-      config: historyConfig,
+      config: { v1: { ...historyConfig.v1, prepared: cachedHistory } },
     },
     history,
   );

@@ -1,0 +1,150 @@
+/**
+ * The fast path: a GET to a /v1 route whose answer is already prepared (latest
+ * rates, premium, gold latest, the asset directory, a history page this data
+ * version has served), from a key verified since the last access change.
+ *
+ * Why it exists (issue #5): profiles of /v1/rates/latest put about half of the
+ * request's time in Fastify's per-request machinery (request and reply objects,
+ * hook runners, the header map, onSend), for a body that is already bytes. A
+ * request taken here runs the same pipeline steps as the Fastify preHandler,
+ * through the same functions (the authenticator's checks, the route's query
+ * validator, entitlement and prepared answer, `unitConsumer` for the limits),
+ * and gets the same status, headers and bytes.
+ *
+ * Everything else goes to Fastify untouched: a key not yet verified, any
+ * request that will be refused before the limits (401, 403, 400), HEAD, a
+ * conditional request, a page not yet prepared, a stopping server. That
+ * choice is made before anything is consumed, so no request is half-handled
+ * by both. After the unit is consumed only the limiter's own refusals (429,
+ * 503) can follow, and they are written here with Fastify's envelope and headers.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AccessContext } from '../access/authenticator.js';
+import type { Services } from '../runtime/services.js';
+import { compress, encodingFor } from './compression.js';
+import { ApiError, errorBody } from './errors.js';
+import { unavailable, unitConsumer, type V1RouteConfig } from './pipeline.js';
+import { bodyFor, cacheControl, JSON_TYPE, type PreparedAnswer } from './respond.js';
+
+/** What the app records of every answered request: metrics, and the access line when enabled. */
+export type Observe = (
+  status: number,
+  elapsedMs: number,
+  requestId: string,
+  method: string,
+  url: string,
+  access: AccessContext | null,
+) => void;
+
+interface FastRoute {
+  validate: V1RouteConfig['validate'];
+  entitlement: (query: unknown) => ReturnType<V1RouteConfig['entitlement']>;
+  prepared: (query: unknown) => PreparedAnswer | undefined;
+  observe: Observe;
+}
+
+export interface FastPathOptions {
+  services: Services;
+  nextId: () => string;
+  parseQuery: (query: string) => Record<string, unknown>;
+  /** URLs longer than this are Fastify's to refuse (414). */
+  maxUrlLength: number;
+  /** The Strict-Transport-Security value when serving TLS. */
+  hsts: string | null;
+  /** Unexpected failures are logged, as the Fastify error handler logs them. */
+  logError: (err: unknown, requestId: string) => void;
+}
+
+export class FastPath {
+  private readonly routes = new Map<string, FastRoute>();
+  private readonly consume: ReturnType<typeof unitConsumer>;
+
+  constructor(private readonly o: FastPathOptions) {
+    this.consume = unitConsumer(o.services);
+  }
+
+  /** Called for each route registered with a `prepared` answer and no hooks of its own. */
+  add(path: string, config: V1RouteConfig, observe: Observe): void {
+    const { validate, entitlement, prepared } = config;
+    if (!prepared) return;
+    this.routes.set(path, {
+      validate,
+      entitlement: entitlement as FastRoute['entitlement'],
+      prepared: prepared as FastRoute['prepared'],
+      observe,
+    });
+  }
+
+  /** Answers the request and returns true, or returns false having done nothing. */
+  take(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = req.url ?? '';
+    if (req.method !== 'GET' || url.length > this.o.maxUrlLength) return false;
+    const q = url.indexOf('?');
+    const route = this.routes.get(q === -1 ? url : url.slice(0, q));
+    if (route === undefined) return false;
+    const { services } = this.o;
+    const h = req.headers;
+    // The router ends the path at '#' too; such URLs, Host-less requests and
+    // conditional requests are rare enough to leave to the general path.
+    if (h['if-none-match'] !== undefined || h.host === undefined || services.lifecycle.draining) return false;
+    if (url.includes('#')) return false;
+    const started = performance.now();
+    const now = services.now();
+    const access = services.authenticator.cached(h.authorization, h['x-api-key'] as string | undefined, now);
+    if (access === undefined) return false;
+    const checked = route.validate(this.o.parseQuery(q === -1 ? '' : url.slice(q + 1)));
+    if ('error' in checked) return false;
+    const needed = route.entitlement(checked.value);
+    if (!access.keyScopes.has(needed) || !access.grantScopes.has(needed)) return false;
+    const answer = route.prepared(checked.value);
+    if (answer === undefined) return false;
+
+    const requestId = this.o.nextId();
+    const headers: string[] = ['x-request-id', requestId];
+    if (this.o.hsts) headers.push('strict-transport-security', this.o.hsts);
+    const setHeader = (name: string, value: string) => {
+      headers.push(name, value);
+    };
+    const done = (status: number) =>
+      route.observe(status, performance.now() - started, requestId, 'GET', url, access);
+    this.consume(access, now, setHeader).then(
+      () => {
+        headers.push(
+          'etag',
+          answer.body.etag,
+          'cache-control',
+          cacheControl(answer.maxAge),
+          'content-type',
+          JSON_TYPE,
+          'vary',
+          'accept-encoding',
+        );
+        let body = bodyFor(answer.body, requestId);
+        const encoding = encodingFor(h['accept-encoding'], body);
+        if (encoding) {
+          body = compress(body, encoding);
+          headers.push('content-encoding', encoding);
+        }
+        headers.push('content-length', String(body.length));
+        res.writeHead(200, headers);
+        res.end(body);
+        done(200);
+      },
+      (err: unknown) => {
+        let api = unavailable(err);
+        if (!api) {
+          this.o.logError(err, requestId);
+          api = new ApiError(500, 'internal_error');
+        }
+        if (api.headers)
+          for (const [name, value] of Object.entries(api.headers)) setHeader(name, String(value));
+        const body = errorBody(api, requestId);
+        headers.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body)));
+        res.writeHead(api.status, headers);
+        res.end(body);
+        done(api.status);
+      },
+    );
+    return true;
+  }
+}

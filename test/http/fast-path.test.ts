@@ -1,0 +1,167 @@
+/**
+ * The fast path (src/http/fast-path.ts) must be invisible: for every request it
+ * takes, the status, the headers (names, order and values) and the body equal
+ * those of the Fastify pipeline, and it must leave every other request alone.
+ *
+ * A Bearer key verified earlier takes the fast path; the same key sent as
+ * X-Api-Key goes through Fastify (the fast path reads Bearer keys only), which
+ * gives the two answers to compare.
+ */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FastPath } from '../../src/http/fast-path.js';
+import { backends } from '../support/backends.js';
+import { DAY, type Harness, startHarness } from '../support/harness.js';
+
+/** Headers that differ between any two requests: the id, the clock, the counts consumed so far. */
+const VARYING = new Set([
+  'x-request-id',
+  'date',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'x-monthly-quota-remaining',
+  'content-length', // ids differ in length; the bodies are compared, and each length checked below
+]);
+
+function comparable(res: LightMyRequestResponse) {
+  expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+  const id = String(res.headers['x-request-id']);
+  const encoding = res.headers['content-encoding'];
+  const raw = res.rawPayload;
+  const body = (encoding === 'br' ? brotliDecompressSync(raw) : encoding === 'gzip' ? gunzipSync(raw) : raw)
+    .toString('utf8')
+    .replaceAll(id, '<id>');
+  const headers = Object.entries(res.headers).map(([name, value]) => [name, VARYING.has(name) ? '*' : value]);
+  return { status: res.statusCode, headers, body };
+}
+
+const take = vi.spyOn(FastPath.prototype, 'take');
+/** Whether the last request was answered by the fast path. */
+const tookFast = () => take.mock.results.at(-1)?.value as boolean;
+
+describe.each(backends())('fast path on $name', (backend) => {
+  let h: Harness;
+  let key: string;
+
+  beforeAll(async () => {
+    h = await startHarness(backend);
+    ({ key } = await h.newKey());
+    expect((await h.get('/v1/me', key)).statusCode).toBe(200); // verifies the key
+  });
+  afterAll(() => h?.close());
+  afterEach(() => take.mockClear());
+
+  const fast = async (url: string, headers: Record<string, string> = {}) => {
+    let res = await h.get(url, key, headers);
+    // The watcher drops verified keys when access data changes (another test's new
+    // key); Fastify then verifies the key again and the next request is fast.
+    if (!tookFast()) res = await h.get(url, key, headers);
+    expect(tookFast(), `${url} should take the fast path`).toBe(true);
+    return res;
+  };
+  const general = async (url: string, headers: Record<string, string> = {}) => {
+    const res = await h.app.inject({ method: 'GET', url, headers: { 'x-api-key': key, ...headers } });
+    expect(tookFast(), `${url} should go through Fastify`).toBe(false);
+    return res;
+  };
+
+  const to = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+  const from = new Date(Date.now() - 40 * DAY).toISOString().slice(0, 10);
+  const urls = [
+    '/v1/rates/latest',
+    '/v1/rates/latest?source=official',
+    '/v1/rates/latest?currency=USD,EUR,XXX',
+    '/v1/rates/latest?source=transfer&currency=EUR',
+    '/v1/market/premium',
+    '/v1/market/premium?currency=EUR,GBP',
+    '/v1/gold/latest',
+    '/v1/gold/latest?ignored=1',
+    '/v1/assets',
+    '/v1/assets?type=metal',
+    `/v1/rates/history?currency=EUR&from=${from}&to=${to}&limit=7`,
+    `/v1/gold/history?from=${from}&to=${to}&limit=5`,
+  ];
+  const encodings: Array<Record<string, string>> = [
+    {},
+    { 'accept-encoding': 'gzip' },
+    { 'accept-encoding': 'br, gzip' },
+  ];
+
+  it.each(urls)('answers %s as Fastify does, byte for byte, compressed or not', async (url) => {
+    // The first answer of a history page prepares it; from then on it is served fast.
+    expect((await general(url)).statusCode).toBe(200);
+    for (const headers of encodings) {
+      const viaFastify = comparable(await general(url, headers));
+      const viaFastPath = comparable(await fast(url, headers));
+      expect(viaFastPath).toEqual(viaFastify);
+      expect(viaFastPath.status).toBe(200);
+    }
+  });
+
+  it('follows a history cursor on the fast path once the page is prepared', async () => {
+    const first = await general(`/v1/rates/history?currency=USD&from=${from}&to=${to}&limit=5`);
+    const cursor = first.json().meta.nextCursor as string;
+    const url = `/v1/rates/history?currency=USD&from=${from}&to=${to}&limit=5&cursor=${encodeURIComponent(cursor)}`;
+    const viaFastify = comparable(await general(url));
+    expect(comparable(await fast(url))).toEqual(viaFastify);
+  });
+
+  it('counts every request it answers against the limits, and refuses the (L+1)th with the same 429', async () => {
+    const a = await h.newKey({ rpm: 2 });
+    const b = await h.newKey({ rpm: 2 });
+    expect((await h.get('/v1/me', a.key)).statusCode).toBe(200); // verifies a; uses 1 of 2
+    expect((await h.app.inject({ url: '/v1/me', headers: { 'x-api-key': b.key } })).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 250)); // the watcher has seen the new keys: no cache drop below
+    const okFast = await h.get('/v1/rates/latest', a.key);
+    expect(okFast.headers['ratelimit-remaining']).toBe('0');
+    const refusedFast = await h.get('/v1/rates/latest', a.key);
+    expect(tookFast()).toBe(true);
+    await h.app.inject({ url: '/v1/rates/latest', headers: { 'x-api-key': b.key } });
+    const refusedFastify = await h.app.inject({ url: '/v1/rates/latest', headers: { 'x-api-key': b.key } });
+    expect(tookFast()).toBe(false);
+    expect(refusedFast.statusCode).toBe(429);
+    expect(refusedFast.json().error.code).toBe('rate_limited');
+    expect(comparable(refusedFast)).toEqual(comparable(refusedFastify));
+    // Answered units are committed before the answer is sent: nothing to wait for.
+    const period = new Date().toISOString().slice(0, 7);
+    expect(await h.store.getUsage(a.grantId, period)).toBe(2); // /v1/me and one 200: a 429 does not count
+  });
+
+  it('leaves to Fastify what it does not answer itself', async () => {
+    const { key: unseen } = await h.newKey();
+    const cases: Array<[string, Record<string, string>, string?]> = [
+      ['/v1/rates/latest', { authorization: `Bearer ${unseen}` }], // not verified yet
+      ['/v1/rates/latest', { authorization: `Bearer ${key}`, 'if-none-match': '*' }],
+      ['/v1/rates/latest?currency=eur', { authorization: `Bearer ${key}` }], // 400
+      ['/v1/rates/latest?limit=1', { authorization: `Bearer ${key}` }], // 400
+      ['/v1/rates/historical?currency=EUR', { authorization: `Bearer ${key}` }], // alias with its own headers
+      ['/v1/me', { authorization: `Bearer ${key}` }], // built per request
+      ['/v1/rates/latest/', { authorization: `Bearer ${key}` }],
+      ['/v1/rates/latest', { authorization: `bearer ${key}` }],
+      ['/v1/rates/latest', { authorization: `Bearer ${key}` }, 'HEAD'],
+    ];
+    for (const [url, headers, method = 'GET'] of cases) {
+      await h.app.inject({ method: method as 'GET', url, headers });
+      expect(tookFast(), `${method} ${url} ${JSON.stringify(headers)}`).toBe(false);
+    }
+    // Refusals that precede the limits are Fastify's: a key without the entitlement gets its 403 there.
+    const narrow = await h.newKey({ scopes: ['gold:latest:read'] });
+    await h.get('/v1/gold/latest', narrow.key);
+    const denied = await h.get('/v1/rates/latest', narrow.key);
+    expect(tookFast()).toBe(false);
+    expect(denied.statusCode).toBe(403);
+  });
+
+  it('stops serving a revoked key at once', async () => {
+    const k = await h.newKey();
+    await new Promise((r) => setTimeout(r, 250)); // the watcher has seen the new key
+    await h.get('/v1/gold/latest', k.key);
+    expect((await h.get('/v1/gold/latest', k.key)).statusCode).toBe(200);
+    expect(tookFast()).toBe(true);
+    await h.revoke(k.publicId);
+    const res = await h.get('/v1/gold/latest', k.key);
+    expect(tookFast()).toBe(false);
+    expect(res.statusCode).toBe(401);
+  });
+});
