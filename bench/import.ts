@@ -9,6 +9,7 @@ import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Asset } from '../src/domain/types.js';
+import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { generateSample } from '../src/sample/generate.js';
 import { openStore } from '../src/storage/open.js';
 import { benchEnv, CLI } from './service.js';
@@ -119,7 +120,7 @@ export async function timeImport(
   } finally {
     await store.close();
   }
-  const args = [CLI, 'import', 'rates', file, '--db', dbUrl, '--json'];
+  const args = [...NODE_FLAGS, CLI, 'import', 'rates', file, '--db', dbUrl, '--json'];
   const [command, argv] = cpus
     ? ['taskset', ['-c', cpus, process.execPath, ...args]]
     : [process.execPath, args];

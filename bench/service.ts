@@ -1,5 +1,6 @@
 /** How the bench runs the service: the built CLI, `mds serve`, as an operator would. */
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../src/runtime/heap.js';
 import { defer } from './cleanup.js';
 import { freePort, httpGet, type Spawned, spawnPinned, stop, waitFor200 } from './proc.js';
 
@@ -35,7 +36,8 @@ export function serviceCommand(
 ): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   return {
     command: process.execPath,
-    args: [CLI, 'serve', '--host', '127.0.0.1', '--port', String(port), '--db', dbUrl],
+    // As the `mds` executable runs it (its #! line): the flags of src/runtime/heap.ts.
+    args: [...NODE_FLAGS, CLI, 'serve', '--host', '127.0.0.1', '--port', String(port), '--db', dbUrl],
     env: benchEnv(extraEnv),
   };
 }

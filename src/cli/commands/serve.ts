@@ -1,5 +1,6 @@
 import { createAccount, createGrant, createKey } from '../../access/admin.js';
 import { ENTITLEMENTS } from '../../domain/scopes.js';
+import { tuneHeap } from '../../runtime/heap.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
 import { openStore } from '../../storage/open.js';
 import type { Store } from '../../storage/store.js';
@@ -87,6 +88,7 @@ export const serveCommand: Command = {
     }
 
     // Loaded here: the HTTP stack would otherwise slow every other command's start.
+    tuneHeap();
     const { createLogger, startServer, stopOnSignals } = await import('../../server.js');
     const logger = createLogger();
     const server = await startServer(
