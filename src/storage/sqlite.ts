@@ -14,7 +14,13 @@ import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
-import type { ImportBatch, ImportOptions, RateHistoryQuery, UsageIncrement } from './store.js';
+import {
+  type ImportBatch,
+  type ImportOptions,
+  type RateHistoryQuery,
+  UnknownAssetsError,
+  type UsageIncrement,
+} from './store.js';
 
 const PROGRESS_EVERY = 50_000;
 /** Records per multi-row INSERT of an import (500 bound parameters for rates). */
@@ -58,6 +64,14 @@ const GOLD: ObservationTable = {
     params[at + 3] = o.sell;
   },
 };
+
+/** The foreign key of rates, for a whole import at once: throws before anything is written. */
+function assertKnownCurrencies(raw: BetterSqlite3.Database, records: readonly RateObservation[]): void {
+  const known = new Set(raw.prepare('select code from assets').pluck().all() as string[]);
+  const unknown = new Set<string>();
+  for (const r of records) if (!known.has(r.currency)) unknown.add(r.currency);
+  if (unknown.size > 0) throw new UnknownAssetsError([...unknown].sort());
+}
 
 /**
  * Kysely's transactions on SQLite begin IMMEDIATE: every one of them writes, and
@@ -165,17 +179,29 @@ export class SqliteStore extends KyselyStore {
       }
       for (; i < records.length; i++) one(records[i]!);
     };
-    // IMMEDIATE: the batch reads before it writes, and a deferred transaction
-    // upgrading to a writer fails at once ("database is locked") when another
-    // process (a running server, a second import) has written meanwhile.
-    raw
-      .transaction(() => {
-        run();
-        if (summary.inserted + summary.updated > 0) {
-          raw.prepare("update versions set value = value + 1 where name = 'data'").run();
-        }
-      })
-      .immediate();
+    // The foreign key of rates (currency → assets) is checked once per import,
+    // inside its transaction, instead of by SQLite on every row: that per-row
+    // lookup in assets was a tenth of the import (profile, issue #5). The pragma
+    // applies to this connection only and is restored before anything else can
+    // run on it (this block is synchronous). Gold has no foreign key.
+    const checkAssetsHere = batch.kind === 'rates' && raw.pragma('foreign_keys', { simple: true }) === 1;
+    if (checkAssetsHere) raw.pragma('foreign_keys = OFF');
+    try {
+      // IMMEDIATE: the batch reads before it writes, and a deferred transaction
+      // upgrading to a writer fails at once ("database is locked") when another
+      // process (a running server, a second import) has written meanwhile.
+      raw
+        .transaction(() => {
+          if (checkAssetsHere) assertKnownCurrencies(raw, records as readonly RateObservation[]);
+          run();
+          if (summary.inserted + summary.updated > 0) {
+            raw.prepare("update versions set value = value + 1 where name = 'data'").run();
+          }
+        })
+        .immediate();
+    } finally {
+      if (checkAssetsHere) raw.pragma('foreign_keys = ON');
+    }
     return summary;
   }
 

@@ -80,6 +80,20 @@ export type ImportBatch =
   | { kind: 'rates'; records: RateObservation[] }
   | { kind: 'gold'; records: GoldObservation[] };
 
+/**
+ * Rates whose currency is not in the asset directory: the import is refused
+ * whole, nothing written. (The CLI reports such records by line before it
+ * calls the store; this is the store's own guarantee, checked in the import's
+ * transaction.)
+ */
+export class UnknownAssetsError extends Error {
+  readonly code = 'unknown_assets';
+  constructor(readonly currencies: readonly string[]) {
+    super(`not in the asset directory: ${currencies.join(', ')}`);
+    this.name = 'UnknownAssetsError';
+  }
+}
+
 export interface ImportOptions {
   /** Called as records are written (for a progress display); `done` ≤ `total`. */
   onProgress?: (done: number, total: number) => void;
