@@ -622,7 +622,7 @@ describe('canonical NDJSON lines', () => {
   // Mostly valid values, so that runs of canonical lines (and duplicates) are common.
   const mostly = <T>(valid: fc.Arbitrary<T>, other: fc.Arbitrary<T>) =>
     fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: other, weight: 1 });
-  const amount = mostly(
+  const amount = mostly<string | number>(
     fc.oneof(
       fc.constantFrom('241.5', '1', '0.000001', '999999999.999999'),
       fc.nat({ max: 1_000_000 }).map((n) => ((n + 1) / 1000).toFixed(3)),
