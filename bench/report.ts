@@ -3,6 +3,7 @@
  * measured in this run (never assumed), the console table, the JSON and
  * docs/performance.md.
  */
+import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { ImportResult } from './import.js';
 import type { TargetName, TargetSummary } from './load.js';
 import type { Machine, Versions } from './machine.js';
@@ -331,7 +332,7 @@ ${[
 
 ## How it is measured
 
-- **Service**: \`node --max-semi-space-size=4 dist/src/cli/main.js serve --db <temp store>\` (the flags of
+- **Service**: \`node ${NODE_FLAGS.join(' ')} dist/src/cli/main.js serve --db <temp store>\` (the flags of
   the \`mds\` executable's \`#!\` line, src/runtime/heap.ts), the full pipeline (authentication,
   entitlement, limits, headers, envelope) with the two-year sample (generated, ending yesterday UTC).
 - **node:http** (bench/reference-http.ts): a bare \`node:http\` server answering each benchmarked URL with
@@ -364,10 +365,15 @@ and A/B runs of two builds interleaved; what was done about each:
   test/http/fast-path.test.ts checks status, headers and bytes against the Fastify path.
 - **Copying the body per request** (\`Buffer.concat\` of a 6 KB body: a malloc and a copy, and
   external memory for the GC): the prepared halves and the request id go out as three chunks of
-  one corked write.
+  one corked write; only a compressed answer is built whole.
 - **prom-client's \`inc()\` and \`observe()\`** validate and hash their labels on every call (1–2 µs
-  per request, A/B): hot counters are plain tallies added at scrape time, and the limiter's timer
-  is one observation per Redis batch instead of one per request.
+  per request, A/B; \`observe()\` alone was 2.5 % of the profile): hot counters are plain tallies
+  added at scrape time, the request-latency histogram keeps plain bucket counts per series, and the
+  limiter's timer is one observation per Redis batch instead of one per request.
+- **V8's helper threads on the service's core.** With only the GC helpers off, the optimizing
+  compiler's threads still ran about 150 ms of every 5 s on the pinned core, a millisecond at a time,
+  and the event loop waited as long to get it back (\`/proc/<pid>/task/*/schedstat\`): most of the
+  p99. \`--single-threaded\` keeps compilation and GC on the loop's thread; the wait fell to a few ms.
 - **PostgreSQL + Redis: waiting for the disk.** A usage commit took 1.0 ms (its WAL flush) for
   about 27 requests. Usage commits now use their own connections with \`synchronous_commit = off\`
   (docs/decisions.md §18c). Redis gets one script call per tick with one entry per grant, not one
@@ -377,7 +383,15 @@ and A/B runs of two builds interleaved; what was done about each:
   \`--max-semi-space-size=4\` (src/runtime/heap.ts).
 - **Cursor pages** verified their HMAC on every request: verified cursors are now cached.
 - **SQLite import**: one INSERT per row cost 2.0 s per million. Rows now go 100 per INSERT, with a
-  savepoint per chunk so that stored keys are still counted row by row: 1.0 s per million.
+  savepoint per chunk so that stored keys are still counted row by row: 1.0 s per million. The
+  foreign key of rates is checked once per import in its transaction, not per row (−0.2 s).
+- **Import parsing**: \`JSON.parse\` and the field-by-field checks were 1.75 s of a million-line
+  import. Lines in the canonical form (the README's field order, strings, no spaces) are read by
+  one regular expression with the same checks (property-tested against the general way): 1.0 s,
+  and a million copies of each currency code no longer reach the GC.
+- **PostgreSQL import** is bound by the server: a plain \`INSERT … SELECT\` of a million rows takes
+  7.5 s with the rates → assets foreign key and 2.6 s without (its trigger runs per row). The key
+  stays; staging in a temporary table and an anti-join instead of \`ON CONFLICT\` measured slower.
 - Earlier: SQLite \`WITHOUT ROWID\` tables and raw rows for history pages, prepared pages cached
   per data version, compression only when asked, per-route hooks, a verified-key cache, and
   PostgreSQL upserts from arrays (\`unnest\`).

@@ -246,7 +246,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       if (!child) {
         child = {
           count: metrics.requestTallies.for({ route, status: String(status) }),
-          time: metrics.duration.labels(route, String(status)),
+          time: metrics.duration.for({ route, status: String(status) }),
         };
         children.set(status, child);
       }

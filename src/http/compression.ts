@@ -38,14 +38,15 @@ export function compress(body: Buffer | string, encoding: Encoding): Buffer {
 }
 
 /** The encoding this client gets for `body`: null when too small or not asked for. */
-export function encodingFor(acceptEncoding: string | undefined, body: Buffer | string): Encoding | null {
-  return Buffer.byteLength(body) < COMPRESS_THRESHOLD ? null : negotiate(acceptEncoding);
+/** The encoding for a body of `bytes` bytes, or null to send it as it is. */
+export function encodingFor(acceptEncoding: string | undefined, bytes: number): Encoding | null {
+  return bytes < COMPRESS_THRESHOLD ? null : negotiate(acceptEncoding);
 }
 
 /** Compresses `body` for this client when it is worth it; sets the headers. */
 export function encode(request: FastifyRequest, reply: FastifyReply, body: Buffer | string): Buffer | string {
   reply.header('vary', 'accept-encoding');
-  const encoding = encodingFor(request.headers['accept-encoding'], body);
+  const encoding = encodingFor(request.headers['accept-encoding'], Buffer.byteLength(body));
   if (!encoding) return body;
   reply.header('content-encoding', encoding);
   return compress(body, encoding);

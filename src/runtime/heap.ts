@@ -10,12 +10,16 @@
  * 157–185 MB to about 100 MB, and the smaller young generation costs no
  * throughput (it collects faster and stays in cache).
  *
- * GC runs on the main thread (`--single-threaded-gc`). An instance is one event
+ * V8 runs no helper threads (`--single-threaded`): garbage collection and
+ * optimizing compilation happen on the main thread. An instance is one event
  * loop, and one instance per core is how it scales (docs/deployment.md). V8's
- * helper threads for concurrent marking and sweeping then compete with that loop
- * for its core. Under wrk the process was stalled for 15–25 ms around each
- * full collection, which made most of the p99. With the flag, the longest
- * stalls are about 5 ms.
+ * helper threads (concurrent marking and sweeping, concurrent compilation) would
+ * otherwise compete with that loop for its core. Measured under wrk with the
+ * process on one core: with GC helpers alone off (`--single-threaded-gc`) the
+ * compiler threads still took about 150 ms of every 5 s from the loop, a
+ * millisecond at a time, and the loop waited as long again to get its core
+ * back (/proc/<pid>/task/<tid>/schedstat); with `--single-threaded` that wait
+ * fell to a few milliseconds, and p99 with it (docs/performance.md).
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -24,7 +28,7 @@ import { setFlagsFromString } from 'node:v8';
  * `#!` line), so do `npm start` and the bench; test/cli/node-flags.test.ts
  * keeps the three in step.
  */
-export const NODE_FLAGS = ['--max-semi-space-size=4', '--single-threaded-gc'] as const;
+export const NODE_FLAGS = ['--max-semi-space-size=4', '--single-threaded'] as const;
 
 /** Collect the old generation once it has grown 30 % past its live size. Read at every collection. */
 export function tuneHeap(): void {

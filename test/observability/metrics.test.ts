@@ -62,6 +62,29 @@ describe('metrics on the admin port', () => {
     expect(text).toMatch(
       /mds_http_request_duration_seconds_bucket\{le="0.005",route="\/v1\/rates\/latest",status="200"\}/,
     );
+    // The latency histogram: cumulative buckets ending in +Inf, then _sum and _count.
+    const series = '{route="/v1/rates/latest",status="200"}';
+    const buckets = [
+      ...text.matchAll(
+        /mds_http_request_duration_seconds_bucket\{le="([^"]+)",route="\/v1\/rates\/latest",status="200"\} (\d+)/g,
+      ),
+    ];
+    expect(buckets.map((b) => b[1])).toEqual([
+      ...'0.0005 0.001 0.0025 0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 2.5 5'.split(' '),
+      '+Inf',
+    ]);
+    const counts = buckets.map((b) => Number(b[2]));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(counts.at(-1)).toBe(3);
+    expect(text).toContain(`mds_http_request_duration_seconds_count${series} 3`);
+    const sum = Number(
+      new RegExp(`mds_http_request_duration_seconds_sum${series.replace(/[{}/]/g, '\\$&')} (\\S+)`).exec(
+        text,
+      )?.[1],
+    );
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThan(3 * 5);
+    expect(text).toContain('# TYPE mds_http_request_duration_seconds histogram');
     expect(text).toMatch(/mds_limiter_decisions_total\{decision="allowed"\} 3/);
     expect(text).toMatch(/mds_limiter_decisions_total\{decision="rate_limited"\} 1/);
     expect(text).toMatch(/mds_cache_lookups_total\{cache="verified_keys",result="hit"\} 3/);
