@@ -2,7 +2,7 @@
  * `mds import` throughput: N generated rate observations as NDJSON (40
  * currencies of the asset directory × 3 sources × hourly timestamps, every key
  * unique), timed end to end as the operator runs it:
- * `node dist/src/cli/main.js import rates <file> --db <url>`.
+ * `node dist/mds.mjs import rates <file> --db <url>`.
  */
 import { execFile } from 'node:child_process';
 import { createWriteStream, rmSync } from 'node:fs';

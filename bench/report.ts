@@ -332,7 +332,7 @@ ${[
 
 ## How it is measured
 
-- **Service**: \`node ${NODE_FLAGS.join(' ')} dist/src/cli/main.js serve --db <temp store>\` (the flags of
+- **Service**: \`node ${NODE_FLAGS.join(' ')} dist/mds.mjs serve --db <temp store>\` (the flags of
   the \`mds\` executable's \`#!\` line, src/runtime/heap.ts), the full pipeline (authentication,
   entitlement, limits, headers, envelope) with the two-year sample (generated, ending yesterday UTC).
 - **node:http** (bench/reference-http.ts): a bare \`node:http\` server answering each benchmarked URL with
@@ -350,7 +350,7 @@ ${[
 - PostgreSQL + Redis: a fresh schema (\`search_path\`) and Redis key prefix, dropped afterwards; the
   PostgreSQL and Redis servers themselves are not pinned.
 - Import: generated NDJSON (40 currencies of the asset directory × 3 sources × hourly timestamps, unique
-  keys), timed as \`node dist/src/cli/main.js import rates <file> --db <url>\` from process start to exit,
+  keys), timed as \`node dist/mds.mjs import rates <file> --db <url>\` from process start to exit,
   into a store holding only the asset directory.
 
 ## Where the time went

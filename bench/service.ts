@@ -1,11 +1,13 @@
 /** How the bench runs the service: the built CLI, `mds serve`, as an operator would. */
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../src/paths.js';
 import { NODE_FLAGS } from '../src/runtime/heap.js';
 import { defer } from './cleanup.js';
 import { freePort, httpGet, type Spawned, spawnPinned, stop, waitFor200 } from './proc.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+/** The repository root, whether this runs from bench/ (tests) or dist/bench/ (npm run bench). */
+export const ROOT = PROJECT_ROOT;
+export const CLI = join(PROJECT_ROOT, 'dist', 'mds.mjs');
 
 /** The service's log level under load (pino; warn logs nothing for a 200). */
 export const SERVICE_LOG_LEVEL = 'warn';

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const server = spawnPinned(
     undefined,
     process.execPath,
-    ['dist/src/cli/main.js', 'serve', '--port', String(port), '--db', prepared.url],
+    ['dist/mds.mjs', 'serve', '--port', String(port), '--db', prepared.url],
     {
       ...process.env,
       MDS_LOG_LEVEL: 'warn',

@@ -4,9 +4,9 @@
  * catalogue is an operator error, not a silently wrong grant.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { isKnownScope } from '../domain/scopes.js';
+import { PROJECT_ROOT } from '../paths.js';
 import { AdminError } from './admin.js';
 
 export interface PlanDefaults {
@@ -15,16 +15,7 @@ export interface PlanDefaults {
   scopes: string[];
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-// src/access → repository root; dist/src/access → one more level.
-const DEFAULT_FILE = join(
-  here,
-  '..',
-  '..',
-  ...(here.includes(`${'/dist/'}`) ? ['..'] : []),
-  'config',
-  'plans.json',
-);
+const DEFAULT_FILE = join(PROJECT_ROOT, 'config', 'plans.json');
 
 export function loadPlans(file = process.env.MDS_PLANS_FILE || DEFAULT_FILE): Map<string, PlanDefaults> {
   let raw: unknown;

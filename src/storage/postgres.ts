@@ -3,8 +3,10 @@
  * strings from pg by default; every value we store fits a double exactly
  * (micro-units and epoch ms), so this pool parses them as numbers.
  */
+
+import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
+import type { Pool } from 'pg';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
@@ -18,9 +20,9 @@ export class PostgresStore extends KyselyStore {
 
   private constructor(
     db: Kysely<Database>,
-    readonly pool: pg.Pool,
+    readonly pool: Pool,
     /** Usage commits only; see `addUsage`. */
-    private readonly usagePool: pg.Pool,
+    private readonly usagePool: Pool,
   ) {
     super(db);
   }
@@ -98,7 +100,15 @@ export class PostgresStore extends KyselyStore {
   }
 }
 
-function openPool(url: string, max: number): pg.Pool {
+/**
+ * pg is loaded when a PostgreSQL store is opened, not with this module: the
+ * embedded default never needs it, and loading it (it probes for undici) was a
+ * tenth of the time from process start to the first answer (issue #5).
+ */
+const loadPg = (): typeof import('pg') => createRequire(import.meta.url)('pg');
+
+function openPool(url: string, max: number): Pool {
+  const pg = loadPg();
   const pool = new pg.Pool({
     connectionString: url,
     max,

@@ -18,15 +18,22 @@ describe('node flags of a serving process', () => {
     expect(first).toBe(`#!/usr/bin/env -S node ${flags}`);
   });
 
+  it('the executable that is shipped, the bundle, keeps the #! line', () => {
+    const first = readFileSync(new URL('dist/mds.mjs', root), 'utf8').split('\n')[0];
+    expect(first).toBe(`#!/usr/bin/env -S node ${flags}`);
+    const { bin } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+    expect(bin).toEqual({ mds: 'dist/mds.mjs' });
+  });
+
   it('npm start and npm run mds pass them', () => {
     const { scripts } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
-    expect(scripts.start).toContain(`node ${flags} dist/src/cli/main.js serve`);
-    expect(scripts.mds).toBe(`node ${flags} dist/src/cli/main.js`);
+    expect(scripts.start).toContain(`node ${flags} dist/mds.mjs serve`);
+    expect(scripts.mds).toBe(`node ${flags} dist/mds.mjs`);
   });
 
   it('the bench starts the service with them', () => {
     const { args } = serviceCommand(8080, '/tmp/x.sqlite');
     expect(args.slice(0, NODE_FLAGS.length)).toEqual([...NODE_FLAGS]);
-    expect(args[NODE_FLAGS.length]).toMatch(/cli\/main\.js$/);
+    expect(args[NODE_FLAGS.length]).toMatch(/dist\/mds\.mjs$/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Runs the built admin CLI (`node dist/src/cli/main.js`) as an operator would:
+ * Runs the built admin CLI (`node dist/mds.mjs`, the bundled executable) as an operator would:
  * a child process, its exit code, stdout and stderr. `npm test` builds first.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 
-export const CLI = resolve('dist/src/cli/main.js');
+export const CLI = resolve('dist/mds.mjs');
 
 export interface ServerProcess {
   url: string;

@@ -4,18 +4,9 @@
  * path from the URL ever reaches the file system.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-
-// dist/src/http/routes → repository root; src/http/routes under tsx/vitest → the same root.
-const root = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  '..',
-  ...(import.meta.url.includes('/dist/') ? ['..'] : []),
-);
+import { PROJECT_ROOT } from '../../paths.js';
 
 const PAGES: Record<string, { file: string; type: string }> = {
   '/charts': { file: 'public/charts.html', type: 'text/html; charset=utf-8' },
@@ -27,7 +18,7 @@ export function pagesRoutes(app: FastifyInstance): void {
   for (const [url, page] of Object.entries(PAGES)) {
     let body: Buffer;
     try {
-      body = readFileSync(join(root, page.file));
+      body = readFileSync(join(PROJECT_ROOT, page.file));
     } catch {
       continue;
     }

@@ -1,0 +1,36 @@
+/**
+ * The `mds` executable as one file, dist/mds.mjs: tsc's output (dist/src/)
+ * bundled with the libraries it loads on every start.
+ *
+ * Why (issue #5, start to first 200 under a second): Node 20 loads an ES
+ * module graph file by file, and Kysely, TypeBox, Fastify and prom-client are
+ * several hundred files. Resolving and compiling them one at a time was about
+ * half of the time from process start to the first answer; from one file it
+ * is a fraction of that (docs/performance.md).
+ *
+ * Left outside the bundle, loaded from node_modules as before:
+ * - better-sqlite3: a native addon;
+ * - pg and ioredis: the scale-out backends, loaded only when configured;
+ * - pino: its transports start worker threads from their own files;
+ * - @scalar/fastify-api-reference: reads its browser bundle from its package,
+ *   loaded on the first request for /docs.
+ */
+import { build } from 'esbuild';
+
+const root = new URL('../../', import.meta.url);
+
+await build({
+  entryPoints: [new URL('dist/src/cli/main.js', root).pathname],
+  outfile: new URL('dist/mds.mjs', root).pathname,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'pino', '@scalar/fastify-api-reference'],
+  // Bundled CommonJS code calls require(); an ES module has none of its own.
+  banner: {
+    js: "import { createRequire as __mdsRequire } from 'node:module'; const require = __mdsRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});

@@ -1,0 +1,19 @@
+/**
+ * Files that ship beside the code (public/, config/) are found from the
+ * project root: the nearest folder above this module that holds package.json.
+ * The same lookup works from src/ (tests), from dist/src/ (tsc's output) and
+ * from the single-file bundle dist/mds.mjs, where every module shares one
+ * `import.meta.url`.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+function findRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${start}`);
+  }
+}
+
+export const PROJECT_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
