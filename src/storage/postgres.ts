@@ -54,17 +54,29 @@ export class PostgresStore extends KyselyStore {
       updated: 0,
       unchanged: 0,
     };
+    const records: ReadonlyArray<RateObservation | GoldObservation> = batch.records;
+    const upsert = batch.kind === 'rates' ? upsertRates : upsertGold;
+    const encode = batch.kind === 'rates' ? rateColumns : goldColumns;
     await this.db.transaction().execute(async (trx) => {
       // One statement per chunk, straight from arrays: the upsert skips identical rows
       // (its WHERE), and `xmax = 0` tells an inserted row from an updated one.
-      for (let i = 0; i < batch.records.length; i += CHUNK) {
-        const counted =
-          batch.kind === 'rates'
-            ? await upsertRates(trx, batch.records.slice(i, i + CHUNK))
-            : await upsertGold(trx, batch.records.slice(i, i + CHUNK));
+      let columns = encode(records.slice(0, CHUNK) as never);
+      for (let i = 0; i < records.length; i += CHUNK) {
+        const running = upsert(trx, columns);
+        // The next chunk is encoded while PostgreSQL works on this one (the query
+        // is on the wire by the time a setImmediate callback runs): the client's
+        // share of the import no longer adds to the server's (issue #5).
+        const following =
+          i + CHUNK < records.length
+            ? new Promise<string[]>((resolve) =>
+                setImmediate(() => resolve(encode(records.slice(i + CHUNK, i + 2 * CHUNK) as never))),
+              )
+            : Promise.resolve([]);
+        const counted = await running;
         summary.inserted += Number(counted.rows[0]?.inserted ?? 0);
         summary.updated += Number(counted.rows[0]?.updated ?? 0);
-        onProgress?.(Math.min(i + CHUNK, batch.records.length), batch.records.length);
+        onProgress?.(Math.min(i + CHUNK, records.length), records.length);
+        columns = await following;
       }
       summary.unchanged = summary.received - summary.inserted - summary.updated;
       if (summary.inserted + summary.updated > 0) await this.bump(trx, 'data');
@@ -138,13 +150,42 @@ function withSessionSetting(url: string, setting: string): string {
 
 type Counted = { rows: Array<{ inserted: number; updated: number }> };
 
-function upsertRates(trx: Transaction<Database>, part: RateObservation[]): Promise<Counted> {
+/**
+ * A PostgreSQL array literal, sent as one text parameter and cast in the query:
+ * built here in one pass rather than by pg element by element.
+ */
+const textArray = (values: readonly string[]) =>
+  `{${values.map((v) => (v.includes('"') || v.includes('\\') ? `"${v.replace(/["\\]/g, '\\$&')}"` : `"${v}"`)).join(',')}}`;
+const numberArray = (values: readonly number[]) => `{${values.join(',')}}`;
+
+/** A chunk of rates as the array literals of `upsertRates`, column by column. */
+function rateColumns(part: readonly RateObservation[]): string[] {
+  return [
+    textArray(part.map((r) => r.currency)),
+    textArray(part.map((r) => r.source)),
+    numberArray(part.map((r) => r.updatedAt)),
+    numberArray(part.map((r) => r.buy)),
+    numberArray(part.map((r) => r.sell)),
+  ];
+}
+
+function goldColumns(part: readonly GoldObservation[]): string[] {
+  return [
+    textArray(part.map((g) => g.purity)),
+    numberArray(part.map((g) => g.updatedAt)),
+    numberArray(part.map((g) => g.buy)),
+    numberArray(part.map((g) => g.sell)),
+  ];
+}
+
+function upsertRates(
+  trx: Transaction<Database>,
+  [currency, source, at, buy, sell]: string[],
+): Promise<Counted> {
   return sql<{ inserted: number; updated: number }>`
     with up as (
       insert into rates (currency, source, updated_at, buy, sell)
-      select * from unnest(${part.map((r) => r.currency)}::text[], ${part.map((r) => r.source)}::text[],
-        ${part.map((r) => r.updatedAt)}::bigint[], ${part.map((r) => r.buy)}::bigint[],
-        ${part.map((r) => r.sell)}::bigint[])
+      select * from unnest(${currency}::text[], ${source}::text[], ${at}::bigint[], ${buy}::bigint[], ${sell}::bigint[])
       on conflict (currency, source, updated_at) do update set buy = excluded.buy, sell = excluded.sell
       where rates.buy <> excluded.buy or rates.sell <> excluded.sell
       returning (xmax = 0) as fresh)
@@ -153,12 +194,11 @@ function upsertRates(trx: Transaction<Database>, part: RateObservation[]): Promi
   );
 }
 
-function upsertGold(trx: Transaction<Database>, part: GoldObservation[]): Promise<Counted> {
+function upsertGold(trx: Transaction<Database>, [purity, at, buy, sell]: string[]): Promise<Counted> {
   return sql<{ inserted: number; updated: number }>`
     with up as (
       insert into gold (purity, updated_at, buy, sell)
-      select * from unnest(${part.map((g) => g.purity)}::text[], ${part.map((g) => g.updatedAt)}::bigint[],
-        ${part.map((g) => g.buy)}::bigint[], ${part.map((g) => g.sell)}::bigint[])
+      select * from unnest(${purity}::text[], ${at}::bigint[], ${buy}::bigint[], ${sell}::bigint[])
       on conflict (purity, updated_at) do update set buy = excluded.buy, sell = excluded.sell
       where gold.buy <> excluded.buy or gold.sell <> excluded.sell
       returning (xmax = 0) as fresh)
