@@ -199,7 +199,13 @@ describe.each(backends())('store contract on $name', ({ name }) => {
   it('stores text exactly as given, quotes and backslashes included (the bulk paths build their own literals)', async () => {
     const odd = 'Q"\\{x},y';
     await store.import({ kind: 'assets', records: [asset(odd)] });
-    const rate = { currency: odd, source: 'official' as const, buy: 7_000_000, sell: 8_000_000, updatedAt: T0 };
+    const rate = {
+      currency: odd,
+      source: 'official' as const,
+      buy: 7_000_000,
+      sell: 8_000_000,
+      updatedAt: T0,
+    };
     expect(await store.import({ kind: 'rates', records: [rate] })).toMatchObject({ inserted: 1 });
     expect((await store.latestRates()).filter((r) => r.currency === odd)).toEqual([rate]);
     expect(await store.import({ kind: 'rates', records: [rate] })).toMatchObject({ unchanged: 1 });
