@@ -118,6 +118,21 @@ export function importFlow(backend: Backend): void {
       );
     });
 
+    it('keeps every character of the input: UTF-8 names from a file, from stdin and in CSV', async () => {
+      const store = db.open();
+      try {
+        const names = new Map(
+          (await store.listAssets()).map((a) => [a.code, [a.symbol, a.names.fr, a.names.ar]]),
+        );
+        expect(names.get('EUR')).toEqual(['€', 'Euro', 'يورو']);
+        expect(names.get('USD')).toEqual(['$', 'Dollar américain', 'دولار أمريكي']);
+        expect(names.get('GBP')).toEqual(['£', 'Livre sterling', 'جنيه إسترليني']);
+        expect(names.get('CHF')).toEqual(['Fr.', 'Franc suisse', 'فرنك سويسري']);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('importing the same assets again changes nothing', async () => {
       expect(
         summary(await run(['import', 'assets', '-', '--format', 'ndjson', '--json'], ASSETS_NDJSON)),

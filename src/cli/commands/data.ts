@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { detectFormat, type ImportFormat, type ImportKind, parseImport } from '../../domain/import-parse.js';
 import type { ImportSummary } from '../../domain/types.js';
@@ -9,6 +10,15 @@ import { CliError } from '../output.js';
 
 const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
 const FORMATS: readonly ImportFormat[] = ['ndjson', 'csv', 'json'];
+
+/**
+ * The input as text. An all-ASCII file (the usual export) is copied byte for
+ * byte, which is the same string as decoding it as UTF-8 at a third of the
+ * cost (100 MB: 0.3 s, issue #5); anything else is decoded as UTF-8.
+ */
+function decode(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
 
 export async function withStore<T>(url: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = openStore(url);
@@ -139,7 +149,7 @@ export const dataCommands: Command[] = [
       }
       let text: string;
       try {
-        text = readFileSync(file === '-' ? 0 : file, 'utf8');
+        text = decode(readFileSync(file === '-' ? 0 : file));
       } catch (err) {
         throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
       }
