@@ -374,10 +374,10 @@ and A/B runs of two builds interleaved; what was done about each:
   compiler's threads still ran about 150 ms of every 5 s on the pinned core, a millisecond at a time,
   and the event loop waited as long to get it back (\`/proc/<pid>/task/*/schedstat\`): most of the
   p99. \`--single-threaded\` keeps compilation and GC on the loop's thread; the wait fell to a few ms.
-- **PostgreSQL + Redis: waiting for the disk.** A usage commit took 1.0 ms (its WAL flush) for
-  about 27 requests. Usage commits now use their own connections with \`synchronous_commit = off\`
-  (docs/decisions.md §18c). Redis gets one script call per tick with one entry per grant, not one
-  per request; Redis shares the load generator's core.
+- **PostgreSQL + Redis: round trips.** A usage commit takes about 1 ms (its WAL flush) for a tick's
+  requests; up to four are in flight, so PostgreSQL flushes them together, and every commit stays
+  synchronous (docs/decisions.md §18c). Redis gets one script call per tick with one entry per
+  grant, not one per request; Redis shares the load generator's core.
 - **RSS**: V8 let the old generation grow to about four times its live size, and the young one
   to 2 × 16 MB. \`serve\` sets \`--heap-growing-percent=30\`, and the executable passes
   \`--max-semi-space-size=4\` (src/runtime/heap.ts).

@@ -19,7 +19,7 @@ import { encode } from './http/compression.js';
 import { ApiError, errorBody } from './http/errors.js';
 import { FastPath, type Observe } from './http/fast-path.js';
 import { cleanDocument, registerOpenApi } from './http/openapi.js';
-import { pipeline, QUOTA_HEADERS, unavailable } from './http/pipeline.js';
+import { pipeline, QUOTA_HEADERS, unavailable, WITH_QUOTA } from './http/pipeline.js';
 import { JSON_TYPE } from './http/respond.js';
 import { assetsRoutes } from './http/routes/assets.js';
 import { docsRoutes } from './http/routes/docs.js';
@@ -45,8 +45,6 @@ export interface AppOptions {
 const MAX_URL_LENGTH = 4096;
 
 const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-/** Statuses that carry the quota headers (specification, Errors). */
-const WITH_QUOTA = new Set([200, 304, 400, 404, 429]);
 
 /**
  * Request ids: a random per-process prefix and a counter. Unique across

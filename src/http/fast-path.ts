@@ -23,7 +23,7 @@ import type { AccessContext } from '../access/authenticator.js';
 import type { Services } from '../runtime/services.js';
 import { compress, encodingFor } from './compression.js';
 import { ApiError, errorBody } from './errors.js';
-import { unavailable, unitConsumer, type V1RouteConfig } from './pipeline.js';
+import { QUOTA_HEADERS, unavailable, unitConsumer, type V1RouteConfig, WITH_QUOTA } from './pipeline.js';
 import { bodyFor, cacheControl, JSON_TYPE, type PreparedAnswer } from './respond.js';
 
 /** What the app records of every answered request: metrics, and the access line when enabled. */
@@ -107,8 +107,10 @@ export class FastPath {
     };
     const done = (status: number) =>
       route.observe(status, performance.now() - started, requestId, 'GET', url, access);
-    this.consume(access, now, setHeader).then(
-      () => {
+    let consumed = false;
+    this.consume(access, now, setHeader)
+      .then(() => {
+        consumed = true;
         headers.push(
           'etag',
           answer.body.etag,
@@ -140,22 +142,43 @@ export class FastPath {
           res.end(body);
         }
         done(200);
-      },
-      (err: unknown) => {
+      })
+      .catch((err: unknown) => {
+        // The limiter's refusal (429) or outage (503): nothing was consumed. Anything
+        // else is a failure of ours, answered as Fastify's error handler answers it
+        // (app.ts): 500, the unit given back, no quota headers.
         let api = unavailable(err);
         if (!api) {
           this.o.logError(err, requestId);
           api = new ApiError(500, 'internal_error');
         }
+        if (consumed && api.status >= 500) void services.limiter.refund(access.grant, now).catch(() => {});
+        if (res.headersSent) {
+          // Failed part-way through the body: the client must not take it as whole.
+          res.destroy();
+          done(api.status);
+          return;
+        }
+        const sent = WITH_QUOTA.has(api.status) ? headers : withoutQuotaHeaders(headers);
         if (api.headers)
-          for (const [name, value] of Object.entries(api.headers)) setHeader(name, String(value));
+          for (const [name, value] of Object.entries(api.headers)) sent.push(name, String(value));
         const body = errorBody(api, requestId);
-        headers.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body)));
-        res.writeHead(api.status, headers);
+        sent.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body)));
+        res.writeHead(api.status, sent);
         res.end(body);
         done(api.status);
-      },
-    );
+      });
     return true;
   }
+}
+
+const QUOTA_HEADER_NAMES: ReadonlySet<string> = new Set(QUOTA_HEADERS);
+
+/** A flat [name, value, …] header list without the quota headers. */
+function withoutQuotaHeaders(headers: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < headers.length; i += 2) {
+    if (!QUOTA_HEADER_NAMES.has(headers[i]!)) out.push(headers[i]!, headers[i + 1]!);
+  }
+  return out;
 }

@@ -48,6 +48,9 @@ declare module 'fastify' {
   }
 }
 
+/** Statuses that carry the quota headers (specification, Errors). */
+export const WITH_QUOTA: ReadonlySet<number> = new Set([200, 304, 400, 404, 429]);
+
 export const QUOTA_HEADERS = [
   'ratelimit-limit',
   'ratelimit-remaining',

@@ -88,8 +88,17 @@ interface Keys {
   monthKey: string;
 }
 
+/** DECR of each counter that exists (see `giveBack`). */
+const GIVE_BACK = `
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECR', KEYS[i]) end
+end
+return 0
+`;
+
 interface LimiterRedis extends Redis {
   mdsConsumeBatch(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<number[]>;
+  mdsGiveBack(minuteKey: string, monthKey: string): Promise<number>;
 }
 
 const MONTH_TTL_MS = 40 * 86_400_000;
@@ -131,6 +140,7 @@ export class RedisLimiter implements Limiter {
     }) as LimiterRedis;
     redis.on('error', () => {});
     redis.defineCommand('mdsConsumeBatch', { lua: CONSUME_BATCH });
+    redis.defineCommand('mdsGiveBack', { numberOfKeys: 2, lua: GIVE_BACK });
     return new RedisLimiter(redis, store, recorder, prefix, onRoundTrip);
   }
 
@@ -272,8 +282,13 @@ export class RedisLimiter implements Limiter {
     }
   }
 
+  /**
+   * Gives a unit back to counters that still exist. A plain DECR on a counter
+   * Redis has lost would create it at -1, without an expiry: the month would then
+   * never be seeded from the store again, and its quota would start over.
+   */
   private async giveBack(minuteKey: string, monthKey: string): Promise<void> {
-    await this.redis.multi().decr(minuteKey).decr(monthKey).exec();
+    await this.redis.mdsGiveBack(minuteKey, monthKey);
   }
 
   async refund(grant: GrantLimits, now: number): Promise<void> {

@@ -21,26 +21,13 @@ export class PostgresStore extends KyselyStore {
   private constructor(
     db: Kysely<Database>,
     readonly pool: Pool,
-    /** Usage commits only; see `addUsage`. */
-    private readonly usagePool: Pool,
   ) {
     super(db);
   }
 
   static open(url: string, options: { max?: number } = {}): PostgresStore {
     const pool = openPool(url, options.max ?? 10);
-    // As many connections as the usage recorder has commits in flight (limits/usage-recorder.ts).
-    const usagePool = openPool(withSessionSetting(url, 'synchronous_commit=off'), 4);
-    return new PostgresStore(
-      new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
-      pool,
-      usagePool,
-    );
-  }
-
-  override async close(): Promise<void> {
-    await super.close();
-    await this.usagePool.end();
+    return new PostgresStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool);
   }
 
   protected async importObservations(
@@ -68,10 +55,18 @@ export class PostgresStore extends KyselyStore {
         // share of the import no longer adds to the server's (issue #5).
         const following =
           i + CHUNK < records.length
-            ? new Promise<string[]>((resolve) =>
-                setImmediate(() => resolve(encode(records.slice(i + CHUNK, i + 2 * CHUNK) as never))),
+            ? new Promise<string[]>((resolve, reject) =>
+                setImmediate(() => {
+                  try {
+                    resolve(encode(records.slice(i + CHUNK, i + 2 * CHUNK) as never));
+                  } catch (err) {
+                    reject(err);
+                  }
+                }),
               )
             : Promise.resolve([]);
+        // A failed chunk fails the import; the encoding then in progress is dropped with it.
+        following.catch(() => {});
         const counted = await running;
         summary.inserted += Number(counted.rows[0]?.inserted ?? 0);
         summary.updated += Number(counted.rows[0]?.updated ?? 0);
@@ -88,16 +83,15 @@ export class PostgresStore extends KyselyStore {
 
   /**
    * One statement for the whole tick: the group commit of every request waiting
-   * on it, as a named prepared statement (parsed once per connection). Its
-   * connections commit with `synchronous_commit = off` (decisions, durable
-   * usage): the commit returns once PostgreSQL holds it, not after the WAL reaches
-   * the disk, which halves the time a request waits; a crash of this service
-   * loses nothing, a crash of the PostgreSQL host may lose its last few hundred
-   * milliseconds of usage (an under-count, never an over-count).
+   * on it, as a named prepared statement (parsed once per connection). It is a
+   * synchronous commit, like every other: decisions §5 wants answered units to
+   * survive a crash of any process, PostgreSQL's included, so the commit waits
+   * for its WAL flush. The usage recorder keeps a few commits in flight, so
+   * PostgreSQL flushes them together.
    */
   override async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
     if (increments.length === 0) return;
-    await this.usagePool.query({
+    await this.pool.query({
       name: 'mds_add_usage',
       text: `insert into usage (grant_id, period, used, updated_at)
         select g, p, c, $4 from unnest($1::text[], $2::text[], $3::bigint[]) as t(g, p, c)
@@ -138,14 +132,6 @@ function openPool(url: string, max: number): Pool {
   // was running rejects on its own (→ 503), so the event needs only a listener.
   pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
-}
-
-/** The URL with `-c name=value` added to its `options` (which may already set a search_path). */
-function withSessionSetting(url: string, setting: string): string {
-  const u = new URL(url);
-  const options = u.searchParams.get('options');
-  u.searchParams.set('options', options ? `${options} -c ${setting}` : `-c ${setting}`);
-  return u.toString();
 }
 
 type Counted = { rows: Array<{ inserted: number; updated: number }> };

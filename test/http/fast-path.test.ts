@@ -7,6 +7,7 @@
  * X-Api-Key goes through Fastify (the fast path reads Bearer keys only), which
  * gives the two answers to compare.
  */
+import { ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -126,6 +127,38 @@ describe.each(backends())('fast path on $name', (backend) => {
     // Answered units are committed before the answer is sent: nothing to wait for.
     const period = new Date().toISOString().slice(0, 7);
     expect(await h.store.getUsage(a.grantId, period)).toBe(2); // /v1/me and one 200: a 429 does not count
+  });
+
+  it('a failure while answering is a 500 without quota headers, the unit given back, as on the Fastify path', async () => {
+    const k = await h.newKey();
+    await new Promise((r) => setTimeout(r, 250)); // the watcher has seen the new key
+    expect((await h.get('/v1/gold/latest', k.key)).statusCode).toBe(200); // verifies the key
+    const first = await h.get('/v1/gold/latest', k.key);
+    expect(tookFast()).toBe(true);
+    const period = new Date().toISOString().slice(0, 7);
+    const used = await h.store.getUsage(k.grantId, period);
+    // The 200's head fails to go out once (an invalid header, a socket error…).
+    const writeHead = vi.spyOn(ServerResponse.prototype, 'writeHead').mockImplementationOnce(() => {
+      throw new Error('the head could not be written');
+    });
+    try {
+      const failed = await h.get('/v1/gold/latest', k.key);
+      expect(tookFast()).toBe(true);
+      expect(failed.statusCode).toBe(500);
+      expect(failed.json().error.code).toBe('internal_error');
+      expect(failed.json().meta.requestId).toBe(failed.headers['x-request-id']);
+      for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'x-monthly-quota-remaining']) {
+        expect(failed.headers[name], name).toBeUndefined();
+      }
+    } finally {
+      writeHead.mockRestore();
+    }
+    // The unit it consumed is given back: usage is as before it.
+    await vi.waitFor(async () => expect(await h.store.getUsage(k.grantId, period)).toBe(used), {
+      timeout: 3_000,
+    });
+    expect(first.statusCode).toBe(200);
+    expect((await h.get('/v1/gold/latest', k.key)).statusCode).toBe(200); // and it keeps serving
   });
 
   it('leaves to Fastify what it does not answer itself', async () => {

@@ -205,4 +205,25 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     const d = await limiter.consume(g, NOW);
     expect(d).toMatchObject({ allowed: true, monthUsed: 5, monthRemaining: 5 });
   });
+
+  it.runIf(variant.redis)(
+    'a refund after Redis lost the counters leaves them to be seeded again',
+    async () => {
+      const limiter = make();
+      const g = await grant(100, 10);
+      for (let i = 0; i < 3; i++) await limiter.consume(g, NOW);
+      const r = new Redis(REDIS_URL!);
+      try {
+        await r.del(...(await r.keys(`${prefix}*${g.id}*`)));
+        await limiter.refund(g, NOW);
+        // No counter at -1 (and without an expiry) is left behind by the give-back …
+        expect(await r.keys(`${prefix}*${g.id}*`)).toEqual([]);
+      } finally {
+        r.disconnect();
+      }
+      // … so the month is seeded from the store: 3 consumed, 1 refunded, then this one.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await limiter.consume(g, NOW)).toMatchObject({ allowed: true, monthUsed: 3, monthRemaining: 7 });
+    },
+  );
 });
