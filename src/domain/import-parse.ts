@@ -569,8 +569,10 @@ const assetSpec: KindSpec<Asset> = {
  * field-by-field checks were two fifths of `mds import`.
  */
 const AMOUNT_TEXT = '"([0-9]{1,9}(?:\\.[0-9]{1,6})?)"';
+/** The asset-code rule (CODE) without its anchors. */
+const CODE_TEXT = CODE.source.slice(1, -1);
 const CANONICAL_RATE = new RegExp(
-  `^\\{"currency":"([A-Z0-9]{2,10})","source":"(${SOURCES.join('|')})","buy":${AMOUNT_TEXT},"sell":${AMOUNT_TEXT},"updatedAt":"([^"\\\\]{20,40})"\\}\r?$`,
+  `^\\{"currency":"(${CODE_TEXT})","source":"(${SOURCES.join('|')})","buy":${AMOUNT_TEXT},"sell":${AMOUNT_TEXT},"updatedAt":"([^"\\\\]{20,40})"\\}\r?$`,
 );
 const CANONICAL_GOLD = new RegExp(
   `^\\{"purity":"(${PURITIES.join('|')})","buy":${AMOUNT_TEXT},"sell":${AMOUNT_TEXT},"updatedAt":"([^"\\\\]{20,40})"\\}\r?$`,
