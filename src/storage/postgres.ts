@@ -42,14 +42,13 @@ export class PostgresStore extends KyselyStore {
       unchanged: 0,
     };
     const records: ReadonlyArray<RateObservation | GoldObservation> = batch.records;
-    const upsert = batch.kind === 'rates' ? upsertRates : upsertGold;
-    const encode = batch.kind === 'rates' ? rateColumns : goldColumns;
+    const table = batch.kind === 'rates' ? RATES : GOLD;
+    const encode = (part: ReadonlyArray<RateObservation | GoldObservation>) => encodeColumns(table, part);
     await this.db.transaction().execute(async (trx) => {
-      // One statement per chunk, straight from arrays: the upsert skips identical rows
-      // (its WHERE), and `xmax = 0` tells an inserted row from an updated one.
-      let columns = encode(records.slice(0, CHUNK) as never);
+      // One statement per chunk (`upsert`), its rows sent as array literals.
+      let columns = encode(records.slice(0, CHUNK));
       for (let i = 0; i < records.length; i += CHUNK) {
-        const running = upsert(trx, columns);
+        const running = upsert(trx, table, columns);
         // The next chunk is encoded while PostgreSQL works on this one (the query
         // is on the wire by the time a setImmediate callback runs): the client's
         // share of the import no longer adds to the server's (issue #5).
@@ -58,7 +57,7 @@ export class PostgresStore extends KyselyStore {
             ? new Promise<string[]>((resolve, reject) =>
                 setImmediate(() => {
                   try {
-                    resolve(encode(records.slice(i + CHUNK, i + 2 * CHUNK) as never));
+                    resolve(encode(records.slice(i + CHUNK, i + 2 * CHUNK)));
                   } catch (err) {
                     reject(err);
                   }
@@ -144,49 +143,67 @@ const textArray = (values: readonly string[]) =>
   `{${values.map((v) => (v.includes('"') || v.includes('\\') ? `"${v.replace(/["\\]/g, '\\$&')}"` : `"${v}"`)).join(',')}}`;
 const numberArray = (values: readonly number[]) => `{${values.join(',')}}`;
 
-/** A chunk of rates as the array literals of `upsertRates`, column by column. */
-function rateColumns(part: readonly RateObservation[]): string[] {
-  return [
-    textArray(part.map((r) => r.currency)),
-    textArray(part.map((r) => r.source)),
-    numberArray(part.map((r) => r.updatedAt)),
-    numberArray(part.map((r) => r.buy)),
-    numberArray(part.map((r) => r.sell)),
-  ];
+/**
+ * How the import writes one kind of observation: its columns in table order
+ * (key first, then buy and sell), each with its array type and how to read it
+ * from a record.
+ */
+interface ObservationTable {
+  name: 'rates' | 'gold';
+  key: readonly string[];
+  columns: ReadonlyArray<{ name: string; type: 'text' | 'bigint'; of(r: never): string | number }>;
 }
 
-function goldColumns(part: readonly GoldObservation[]): string[] {
-  return [
-    textArray(part.map((g) => g.purity)),
-    numberArray(part.map((g) => g.updatedAt)),
-    numberArray(part.map((g) => g.buy)),
-    numberArray(part.map((g) => g.sell)),
-  ];
+const VALUES = [
+  { name: 'buy', type: 'bigint', of: (r: RateObservation | GoldObservation) => r.buy },
+  { name: 'sell', type: 'bigint', of: (r: RateObservation | GoldObservation) => r.sell },
+] as const;
+
+const RATES: ObservationTable = {
+  name: 'rates',
+  key: ['currency', 'source', 'updated_at'],
+  columns: [
+    { name: 'currency', type: 'text', of: (r: RateObservation) => r.currency },
+    { name: 'source', type: 'text', of: (r: RateObservation) => r.source },
+    { name: 'updated_at', type: 'bigint', of: (r: RateObservation) => r.updatedAt },
+    ...VALUES,
+  ],
+};
+
+const GOLD: ObservationTable = {
+  name: 'gold',
+  key: ['purity', 'updated_at'],
+  columns: [
+    { name: 'purity', type: 'text', of: (g: GoldObservation) => g.purity },
+    { name: 'updated_at', type: 'bigint', of: (g: GoldObservation) => g.updatedAt },
+    ...VALUES,
+  ],
+};
+
+/** A chunk as one array literal per column, in table order. */
+function encodeColumns(
+  table: ObservationTable,
+  part: ReadonlyArray<RateObservation | GoldObservation>,
+): string[] {
+  return table.columns.map(({ type, of }) => {
+    const values = part.map(of as (r: RateObservation | GoldObservation) => string | number);
+    return type === 'text' ? textArray(values as string[]) : numberArray(values as number[]);
+  });
 }
 
-function upsertRates(
-  trx: Transaction<Database>,
-  [currency, source, at, buy, sell]: string[],
-): Promise<Counted> {
+/**
+ * One chunk in one statement: the upsert skips identical rows (its WHERE), and
+ * `xmax = 0` tells an inserted row from an updated one.
+ */
+function upsert(trx: Transaction<Database>, table: ObservationTable, columns: string[]): Promise<Counted> {
+  const t = sql.table(table.name);
+  const names = sql.raw(table.columns.map((c) => c.name).join(', '));
+  const arrays = sql.join(columns.map((a, i) => sql`${a}::${sql.raw(table.columns[i]!.type)}[]`));
   return sql<{ inserted: number; updated: number }>`
     with up as (
-      insert into rates (currency, source, updated_at, buy, sell)
-      select * from unnest(${currency}::text[], ${source}::text[], ${at}::bigint[], ${buy}::bigint[], ${sell}::bigint[])
-      on conflict (currency, source, updated_at) do update set buy = excluded.buy, sell = excluded.sell
-      where rates.buy <> excluded.buy or rates.sell <> excluded.sell
-      returning (xmax = 0) as fresh)
-    select count(*) filter (where fresh) as inserted, count(*) filter (where not fresh) as updated from up`.execute(
-    trx,
-  );
-}
-
-function upsertGold(trx: Transaction<Database>, [purity, at, buy, sell]: string[]): Promise<Counted> {
-  return sql<{ inserted: number; updated: number }>`
-    with up as (
-      insert into gold (purity, updated_at, buy, sell)
-      select * from unnest(${purity}::text[], ${at}::bigint[], ${buy}::bigint[], ${sell}::bigint[])
-      on conflict (purity, updated_at) do update set buy = excluded.buy, sell = excluded.sell
-      where gold.buy <> excluded.buy or gold.sell <> excluded.sell
+      insert into ${t} (${names}) select * from unnest(${arrays})
+      on conflict (${sql.raw(table.key.join(', '))}) do update set buy = excluded.buy, sell = excluded.sell
+      where ${t}.buy <> excluded.buy or ${t}.sell <> excluded.sell
       returning (xmax = 0) as fresh)
     select count(*) filter (where fresh) as inserted, count(*) filter (where not fresh) as updated from up`.execute(
     trx,
