@@ -372,8 +372,12 @@ and A/B runs of two builds interleaved; what was done about each:
   limiter's timer is one observation per Redis batch instead of one per request.
 - **V8's helper threads on the service's core.** With only the GC helpers off, the optimizing
   compiler's threads still ran about 150 ms of every 5 s on the pinned core, a millisecond at a time,
-  and the event loop waited as long to get it back (\`/proc/<pid>/task/*/schedstat\`): most of the
-  p99. \`--single-threaded\` keeps compilation and GC on the loop's thread; the wait fell to a few ms.
+  and the event loop waited as long to get it back (\`/proc/<pid>/task/*/schedstat\`).
+  \`--single-threaded\` keeps compilation and GC on the loop's thread; the wait fell to a few ms.
+- **p99, still close to its limit.** Not GC: in a 5 s window under load, about 400 scavenges of
+  about 0.4 ms and one 3 ms major collection (PerformanceObserver). A bare \`node:http\` server's own
+  p99 moved between 3.7 and 10 ms from run to run on this machine; the service's follows its larger
+  per-request work (response headers, the limiter's promise hops).
 - **PostgreSQL + Redis: round trips.** A usage commit takes about 1 ms (its WAL flush) for a tick's
   requests; up to four are in flight, so PostgreSQL flushes them together, and every commit stays
   synchronous (docs/decisions.md §18c). Redis gets one script call per tick with one entry per
