@@ -40,7 +40,7 @@ export interface Runtime {
 export async function assemble(options: AssembleOptions = {}): Promise<Runtime> {
   const now = options.now ?? Date.now;
   const metrics = options.metrics ?? new Metrics();
-  const store = instrumentStore(options.store ?? openStore(options.databaseUrl), metrics);
+  const store = instrumentStore(options.store ?? openStore(options.databaseUrl, { serving: true }), metrics);
   await store.migrate();
   const secret = await store.setting('cursor_secret');
   if (!secret) throw new Error('the store has no cursor secret: run `mds migrate`');

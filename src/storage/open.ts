@@ -8,11 +8,12 @@ import type { Store } from './store.js';
 
 export const DEFAULT_DATABASE = './data/mds.sqlite';
 
-export function openStore(url: string = DEFAULT_DATABASE): Store {
+/** `serving`: the store of a long-running server (SQLite then checkpoints on a thread of its own). */
+export function openStore(url: string = DEFAULT_DATABASE, options: { serving?: boolean } = {}): Store {
   if (/^postgres(ql)?:\/\//.test(url)) return PostgresStore.open(url);
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   if (path === '') throw new Error('sqlite: needs a file path, e.g. sqlite:./data/mds.sqlite');
-  return SqliteStore.open(path);
+  return SqliteStore.open(path, { backgroundCheckpoints: options.serving === true });
 }
 
 /** What an operator may see of a database URL: never its password. */

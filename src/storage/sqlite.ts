@@ -15,6 +15,11 @@ import type { GoldObservation, ImportSummary, RateObservation } from '../domain/
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
 import {
+  type CheckpointerOptions,
+  FALLBACK_AUTOCHECKPOINT_PAGES,
+  SqliteCheckpointer,
+} from './sqlite-checkpointer.js';
+import {
   type ImportBatch,
   type ImportOptions,
   type RateHistoryQuery,
@@ -91,11 +96,21 @@ class ImmediateSqliteDialect extends SqliteDialect {
 export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
 
+  private checkpointer?: SqliteCheckpointer;
+
   private constructor(private readonly raw: BetterSqlite3.Database) {
     super(new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: raw }) }));
   }
 
-  static open(path: string, options: { readonly?: boolean } = {}): SqliteStore {
+  /**
+   * `backgroundCheckpoints`: for a serving process, WAL checkpoints run on a
+   * worker thread instead of inside the commits of the event loop
+   * (sqlite-checkpointer.ts). One-shot commands leave them to SQLite.
+   */
+  static open(
+    path: string,
+    options: { readonly?: boolean; backgroundCheckpoints?: boolean | CheckpointerOptions } = {},
+  ): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const raw = new BetterSqlite3(path, { readonly: options.readonly ?? false });
     raw.pragma('busy_timeout = 5000');
@@ -111,7 +126,19 @@ export class SqliteStore extends KyselyStore {
         throw new Error('MDS_SQLITE_MAX_PAGES: must be a positive integer');
       raw.pragma(`max_page_count = ${maxPages}`);
     }
-    return new SqliteStore(raw);
+    const store = new SqliteStore(raw);
+    const background = options.backgroundCheckpoints;
+    if (background && !options.readonly && path !== ':memory:') {
+      raw.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+      store.checkpointer = SqliteCheckpointer.start(path, background === true ? {} : background);
+    }
+    return store;
+  }
+
+  override async close(): Promise<void> {
+    // The thread's connection first: closing the last connection checkpoints and removes the WAL.
+    await this.checkpointer?.stop();
+    await super.close();
   }
 
   protected async importObservations(

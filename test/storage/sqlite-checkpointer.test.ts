@@ -1,0 +1,110 @@
+/**
+ * WAL checkpoints of a serving SQLite store run on a worker thread
+ * (src/storage/sqlite-checkpointer.ts): pages reach the database file without
+ * the serving connection checkpointing, and closing leaves a clean file.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/storage/open.js';
+import { SqliteStore } from '../../src/storage/sqlite.js';
+import { type CheckpointResult, SqliteCheckpointer } from '../../src/storage/sqlite-checkpointer.js';
+import type { Store } from '../../src/storage/store.js';
+
+const dirs: string[] = [];
+function tempDb(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mds-ckpt-'));
+  dirs.push(dir);
+  return join(dir, 'db.sqlite');
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const asset = (code: string, symbol: string) => ({
+  code,
+  symbol,
+  names: { en: code, fr: code, ar: code },
+  type: 'currency' as const,
+});
+
+/** A few small commits: each appends pages to the WAL, far fewer than any automatic checkpoint needs. */
+async function writeSome(store: Store, rounds: number): Promise<void> {
+  for (let i = 0; i < rounds; i++) await store.import({ kind: 'assets', records: [asset('EUR', `E${i}`)] });
+}
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('background WAL checkpoints (SQLite, serving)', () => {
+  it('move committed pages into the database file while the serving connection only appends', async () => {
+    const path = tempDb();
+    const reports: CheckpointResult[] = [];
+    const store = SqliteStore.open(path, {
+      backgroundCheckpoints: { everyMs: 20, onCheckpoint: (r) => reports.push(r) },
+    });
+    try {
+      await store.migrate();
+      await until(() => reports.length > 0); // the migration's pages
+      const before = readFileSync(path);
+      await writeSome(store, 5);
+      const seen = reports.length;
+      await until(() => reports.length > seen);
+      expect(reports.at(-1)!.checkpointed).toBeGreaterThan(0);
+      expect(readFileSync(path).equals(before)).toBe(false);
+      expect((await store.listAssets())[0]!.symbol).toBe('E4');
+    } finally {
+      await store.close();
+    }
+    // The thread's connection closed first; the serving one, closing last, folded the WAL away.
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const reopened = SqliteStore.open(path);
+    expect((await reopened.listAssets())[0]!.symbol).toBe('E4');
+    await reopened.close();
+  });
+
+  it('are what moves the pages: a one-shot store leaves them in the WAL until it closes', async () => {
+    const path = tempDb();
+    const store = SqliteStore.open(path);
+    try {
+      await store.migrate();
+      const before = readFileSync(path);
+      await writeSome(store, 5);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(readFileSync(path).equals(before)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('are on for the store a server opens (openStore serving), every second', async () => {
+    const path = tempDb();
+    const setup = openStore(path);
+    await setup.migrate();
+    await setup.close();
+    const store = openStore(path, { serving: true });
+    try {
+      const before = readFileSync(path);
+      await writeSome(store, 3);
+      await until(() => !readFileSync(path).equals(before), 4_000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('report a thread that cannot open the file, and stop cleanly', async () => {
+    const errors: Error[] = [];
+    const checkpointer = SqliteCheckpointer.start(join(tmpdir(), 'mds-no-such-dir', 'x.sqlite'), {
+      onError: (e) => errors.push(e),
+    });
+    await until(() => errors.length > 0);
+    expect(errors[0]!.message).toMatch(/unable to open|does not exist|directory/i);
+    await checkpointer.stop();
+  });
+});
