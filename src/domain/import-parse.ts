@@ -255,8 +255,8 @@ interface Sink {
   readonly problems: ImportProblem[];
   /** Latest accepted `updatedAt` (now + 1 day). */
   readonly latest: number;
-  lastTimestamp: string | null;
-  lastTimestampResult: number | string;
+  /** Timestamps already parsed, by their text (cachedTimestamp). */
+  readonly timestamps: Map<string, number | string>;
   /** The last currency of a canonical line, shared by the records that follow it. */
   lastCode: string;
   /** True when the input is CSV: field names are reported as the CSV columns. */
@@ -361,8 +361,7 @@ class Collector<T> implements RecordSink {
   /** The input line of each record, parallel to `records`. */
   readonly lines: number[] = [];
   readonly latest: number;
-  lastTimestamp: string | null = null;
-  lastTimestampResult: number | string = 0;
+  readonly timestamps = new Map<string, number | string>();
   lastCode = '';
 
   constructor(
@@ -488,13 +487,23 @@ function amount(obj: Record<string, unknown>, field: string, line: number, c: Si
   return 0;
 }
 
-/** `parseTimestamp`, remembering the last string parsed: batches share timestamps. */
+/** Distinct timestamps remembered before the cache starts over (over five years of hours). */
+const TIMESTAMP_CACHE = 50_000;
+
+/**
+ * `parseTimestamp`, remembering the strings already parsed. An import holds many
+ * series over the same instants (every currency and source at each hour), so
+ * most timestamps repeat: a lookup by text replaced most of the parsing, which
+ * was an eighth of a million-line import (profile, issue #5).
+ */
 function cachedTimestamp(value: unknown, c: Sink): number | string {
   if (typeof value !== 'string') return parseTimestamp(value, c.latest);
-  if (value === c.lastTimestamp) return c.lastTimestampResult;
-  const r = parseTimestamp(value, c.latest);
-  c.lastTimestamp = value;
-  c.lastTimestampResult = r;
+  let r = c.timestamps.get(value);
+  if (r === undefined) {
+    r = parseTimestamp(value, c.latest);
+    if (c.timestamps.size === TIMESTAMP_CACHE) c.timestamps.clear();
+    c.timestamps.set(value, r);
+  }
   return r;
 }
 
