@@ -22,6 +22,7 @@ import {
   consoleReport,
   judge,
   markdownReport,
+  type PagePair,
   type ScenarioReport,
 } from './report.js';
 import { answer, ROOT, SERVICE_LOG_LEVEL, startService } from './service.js';
@@ -154,14 +155,52 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
       targets: await loadScenario(targets, s.url, run.settings, o.warmupEachScenario || i === 0, log),
     });
   }
+  const pages = await alternatePages(
+    { name: 'service', ...service },
+    list.find((s) => s.id === 'history')!.url,
+    list.find((s) => s.id === 'history-cursor')!.url,
+    run.settings,
+  );
   await stop(service.proc);
   return {
     reports,
+    pages,
     checks,
     refsFor,
     latestBody: bodies.get('latest'),
     stopRefs: () => Promise.all([stop(http.proc), stop(fastify.proc)]),
   };
+}
+
+/**
+ * The first and the cursor history page on the service alone, one run each in
+ * turn, round after round. "The cursor page as fast as the first" compares two
+ * URLs of one server: measured a minute apart (their scenarios), this machine's
+ * drift in between moved the ratio by more than the 10 % the target allows
+ * (node:http, serving fixed bytes, drifted as much); alternated, both see the same moments.
+ */
+async function alternatePages(
+  service: Target,
+  firstUrl: string,
+  cursorUrl: string,
+  settings: LoadSettings,
+): Promise<PagePair> {
+  log('bench: history pages alternated (first, cursor, first, …) for the cursor target');
+  const once = { ...settings, rounds: 1 };
+  const pair: PagePair = { firstRps: [], cursorRps: [] };
+  for (let r = 0; r < settings.rounds; r++) {
+    for (const [url, into] of [
+      [firstUrl, pair.firstRps],
+      [cursorUrl, pair.cursorRps],
+    ] as const) {
+      const t = (await loadScenario([service], url, once, false, () => {})).service;
+      into.push(Math.round(t?.rps.median ?? Number.NaN));
+    }
+    log(
+      `    round ${r + 1}/${settings.rounds} first ${pair.firstRps.at(-1)} req/s, cursor ${pair.cursorRps.at(-1)} req/s`,
+    );
+  }
+  return pair;
 }
 
 /** /v1/rates/latest again, on a fresh PostgreSQL schema and the Redis limiter. */
@@ -319,6 +358,7 @@ async function main(argv: string[]): Promise<number> {
     scaleOut: 'reason' in scaleOut ? { included: false, reason: scaleOut.reason } : { included: true },
     startup,
     imports,
+    pages: local.pages,
     checks,
   };
   const report: BenchReport = { ...partial, targets: judge(partial) };
