@@ -69,7 +69,7 @@ export interface BenchReport {
     skipped?: string;
   };
   /** The two history pages alternated on the service (bench/run.ts `alternatePages`), req/s per round. */
-  pages?: PagePair;
+  pages: PagePair;
   checks: Check[];
   targets: TargetLine[];
 }
@@ -103,7 +103,6 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   const latest = sc('latest');
   const pgLatest = sc('latest-pg');
   const first = sc('history');
-  const cursor = sc('history-cursor');
   const lines: TargetLine[] = [];
   const add = (target: string, required: string, measured: string, ok: boolean | undefined) =>
     lines.push({ target, required, measured, verdict: verdict(ok) });
@@ -129,28 +128,16 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   );
   const hist = ratio(first, 'service', 'node:http');
   add('/v1/rates/history, 250-record page, vs node:http', '≥ 0.15×', times(hist), hist >= 0.15);
-  // Judged on the alternated runs when there are any, as the median of each
-  // round's cursor/first ratio (the two runs of a round are the pair that met
-  // the same moments of the machine); on the scenarios' medians otherwise.
-  const pages = r.pages;
-  if (pages && pages.firstRps.length > 0) {
-    const pairRatio = median(pages.cursorRps.map((c, i) => c / (pages.firstRps[i] ?? Number.NaN)));
-    add(
-      '/v1/rates/history, cursor page as fast as the first',
-      '≥ 0.90× first page req/s',
-      `${times(pairRatio)} (median of ${pages.firstRps.length} alternated pairs)`,
-      pairRatio >= 0.9,
-    );
-  } else {
-    const f = first?.targets.service?.rps.median ?? Number.NaN;
-    const c = cursor?.targets.service?.rps.median ?? Number.NaN;
-    add(
-      '/v1/rates/history, cursor page as fast as the first',
-      '≥ 0.90× first page req/s',
-      `${int(c)} vs ${int(f)} req/s (${times(c / f)})`,
-      c >= 0.9 * f,
-    );
-  }
+  // Judged as the median of the alternated rounds' cursor/first ratios: the two
+  // runs of a round are the pair that met the same moments of the machine.
+  const { firstRps, cursorRps } = r.pages;
+  const pairRatio = median(cursorRps.map((c, i) => c / (firstRps[i] ?? Number.NaN)));
+  add(
+    '/v1/rates/history, cursor page as fast as the first',
+    '≥ 0.90× first page req/s',
+    `${times(pairRatio)} (median of ${firstRps.length} alternated pairs)`,
+    pairRatio >= 0.9,
+  );
   const failing = r.scenarios.filter((s) => {
     const t = s.targets.service;
     return !t || t.socketErrors > 0 || t.non2xx > 0;
@@ -313,7 +300,6 @@ export function consoleReport(r: BenchReport): string {
 
 function pagePairText(r: BenchReport): string {
   const p = r.pages;
-  if (!p || p.firstRps.length === 0) return 'not measured in this run (the scenario medians were used)';
   return `first page ${p.firstRps.map(int).join(', ')} req/s; cursor page ${p.cursorRps.map(int).join(', ')} req/s`;
 }
 

@@ -52,7 +52,15 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
 let last = -1;
 const timer = setInterval(() => {
-  const [row] = db.pragma('wal_checkpoint(PASSIVE)');
+  let row;
+  try {
+    [row] = db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (err) {
+    // Another connection busy with the file (a writer restarting the WAL): the
+    // next tick retries. Any other error ends the thread (its 'error' event).
+    if (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED') return;
+    throw err;
+  }
   // Report only checkpoints that copied something new.
   if (row.checkpointed > 0 && row.checkpointed !== last) parentPort.postMessage(row);
   last = row.checkpointed;
