@@ -95,6 +95,10 @@ export class SqliteCheckpointer {
   /** Stops the thread after its current checkpoint and closes its connection. */
   stop(): Promise<void> {
     this.stopped ??= new Promise<void>((resolve) => {
+      // Whoever awaits the stop needs the process alive until the thread has
+      // gone: unref'd, a script whose last task is closing the store would end
+      // mid-await (Node's exit 13, an unsettled top-level await).
+      this.worker.ref();
       this.worker.once('exit', () => resolve());
       this.worker.postMessage('stop');
       // Exited already (after an error): nothing more will come.

@@ -3,9 +3,11 @@
  * (src/storage/sqlite-checkpointer.ts): pages reach the database file without
  * the serving connection checkpointing, and closing leaves a clean file.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/storage/open.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
@@ -106,5 +108,24 @@ describe('background WAL checkpoints (SQLite, serving)', () => {
     await until(() => errors.length > 0);
     expect(errors[0]!.message).toMatch(/unable to open|does not exist|directory/i);
     await checkpointer.stop();
+  });
+
+  // CI once failed `npm run build` with exit 13: the OpenAPI generator's last
+  // task was closing a serving store, and awaiting an unref'd thread's exit
+  // let the process end mid-await. Run as its own process, like that script.
+  it('keep a process alive while it waits for the thread to stop (a script ending on close exits 0)', () => {
+    const path = tempDb();
+    const storeModule = pathToFileURL(resolve('dist/src/storage/sqlite.js')).href;
+    const script = [
+      `const { SqliteStore } = await import(${JSON.stringify(storeModule)});`,
+      `const store = SqliteStore.open(${JSON.stringify(path)}, { backgroundCheckpoints: true });`,
+      'await store.migrate();',
+      'await store.close();',
+      "process.stdout.write('closed');",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('closed');
+    expect(run.status).toBe(0);
   });
 });
