@@ -26,7 +26,7 @@ export const USAGE = `usage: npm run bench -- [options]
 
   --quick               one 1-second round per target, 200,000-record import (under a minute)
   --duration <s>        seconds per measured run (default 5, quick 1)
-  --warmup <s>          seconds of warm-up per target (default 2, quick 1)
+  --warmup <s>          seconds of warm-up per target, in one-second runs (default 3, quick 1)
   --rounds <n>          interleaved rounds (default 3, quick 1)
   --connections <n>     wrk connections (default 50)
   --threads <n>         wrk threads (default 1)
@@ -66,7 +66,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
   return {
     quick,
     duration: positiveInt(values.duration, 'duration', quick ? 1 : 5),
-    warmup: positiveInt(values.warmup, 'warmup', quick ? 1 : 2, true),
+    warmup: positiveInt(values.warmup, 'warmup', quick ? 1 : 3, true),
     warmupEachScenario: !quick,
     rounds: positiveInt(values.rounds, 'rounds', quick ? 1 : 3),
     connections: positiveInt(values.connections, 'connections', 50),

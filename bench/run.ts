@@ -341,7 +341,7 @@ async function main(argv: string[]): Promise<number> {
       durationSeconds: o.duration,
       warmupSeconds: o.warmup,
       warmup: o.warmup
-        ? `${o.warmup} s per target ${o.warmupEachScenario ? 'before each scenario' : 'once, before the first scenario'}`
+        ? `${o.warmup} s per target in one-second runs ${o.warmupEachScenario ? 'before each scenario' : 'once, before the first scenario'}`
         : 'none',
       rounds: o.rounds,
       references: o.quick ? 'only where a target compares with them (quick mode)' : 'in every scenario',
