@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseMicros } from '../src/domain/decimal.js';
-import { detectFormat, type ImportFormat, parseImport } from '../src/domain/import-parse.js';
+import {
+  detectFormat,
+  type ImportFormat,
+  parseImport,
+  parseNdjsonPieces,
+} from '../src/domain/import-parse.js';
 
 const T0 = '2026-01-10T09:00:00.000Z';
 const T0_MS = Date.UTC(2026, 0, 10, 9, 0, 0, 0);
@@ -760,5 +765,50 @@ describe('scale', () => {
       sell: 250_000_000,
       updatedAt: base + (n / 4 - 1) * 60_000,
     });
+  });
+});
+
+describe('NDJSON in pieces (a file read a piece at a time)', () => {
+  // Valid, invalid, duplicate, conflicting, blank and CRLF lines, a BOM first.
+  const lines = [
+    JSON.stringify(rate()),
+    JSON.stringify(rate({ updatedAt: T1 })),
+    '',
+    JSON.stringify(rate({ sell: 'abc' })),
+    `${JSON.stringify(rate({ currency: 'USD' }))}\r`,
+    JSON.stringify(rate()),
+    JSON.stringify(rate({ buy: '1' })),
+    '{not json',
+    '   ',
+    JSON.stringify(rate({ source: 'official', updatedAt: T1 })),
+  ];
+  const text = `\uFEFF${lines.join('\n')}`;
+
+  it('gives the records, lines and problems of the whole text, wherever the pieces end', () => {
+    const whole = parseImport('rates', text, 'ndjson');
+    expect(whole.problems.map((p) => p.line)).toEqual([4, 7, 8]);
+    const ends = [...text.matchAll(/\n/g)].map((m) => m.index + 1);
+    fc.assert(
+      fc.property(fc.subarray(ends), (cuts) => {
+        const pieces: string[] = [];
+        let at = 0;
+        for (const cut of cuts) {
+          pieces.push(text.slice(at, cut));
+          at = cut;
+        }
+        pieces.push(text.slice(at));
+        expect(parseNdjsonPieces('rates', pieces)).toEqual(whole);
+      }),
+    );
+  });
+
+  it('takes a byte-order mark only at the start of the input', () => {
+    const r = parseNdjsonPieces('rates', [
+      '',
+      `${JSON.stringify(rate())}\n`,
+      `\uFEFF${JSON.stringify(rate({ updatedAt: T1 }))}`,
+    ]);
+    expect(r.records).toHaveLength(1);
+    expect(r.problems).toEqual([{ line: 2, message: expect.any(String) }]);
   });
 });

@@ -691,10 +691,11 @@ function lineAt(text: string, from: number, to: number, line: number): number {
 // ---------------------------------------------------------------------------
 // NDJSON
 
-function parseNdjson(text: string, start: number, c: RecordSink): void {
+/** Parses the lines of `text`, the first numbered `line`; returns the number of the line after them. */
+function parseNdjson(text: string, start: number, c: RecordSink, firstLine = 1): number {
   const n = text.length;
   let pos = start;
-  let line = 1;
+  let line = firstLine;
   while (pos < n) {
     let eol = text.indexOf('\n', pos);
     if (eol === -1) eol = n;
@@ -718,6 +719,7 @@ function parseNdjson(text: string, start: number, c: RecordSink): void {
     pos = eol + 1;
     line++;
   }
+  return line;
 }
 
 // ---------------------------------------------------------------------------
@@ -1058,6 +1060,41 @@ export function parseImport(kind: ImportKind, text: string, format: ImportFormat
       run(kind, text, start, format, c);
       return { kind, records: c.records, lines: c.lines, problems: c.sortedProblems() };
     }
+  }
+}
+
+/**
+ * NDJSON handed over in pieces, each ending at a line end (the last one may
+ * not): the import of a file read a piece at a time. Same records, lines and
+ * problems as `parseImport(kind, pieces.join(''), 'ndjson')`.
+ *
+ * Why (issue #5): reading a 100 MB file whole and decoding it whole touches
+ * 200 MB of fresh memory, and a page fault here costs about 3 ms per MB, a
+ * seventh of a million-line import. Pieces of 64 KB reuse the same memory.
+ */
+export function parseNdjsonPieces(kind: 'assets', pieces: Iterable<string>): ParseResult & { kind: 'assets' };
+export function parseNdjsonPieces(kind: 'rates', pieces: Iterable<string>): ParseResult & { kind: 'rates' };
+export function parseNdjsonPieces(kind: 'gold', pieces: Iterable<string>): ParseResult & { kind: 'gold' };
+export function parseNdjsonPieces(kind: ImportKind, pieces: Iterable<string>): ParseResult;
+export function parseNdjsonPieces(kind: ImportKind, pieces: Iterable<string>): ParseResult {
+  const feed = <T>(c: Collector<T>) => {
+    let line = 1;
+    let first = true;
+    for (const piece of pieces) {
+      // A byte-order mark only where the input starts.
+      const start = first && piece.charCodeAt(0) === BOM ? 1 : 0;
+      if (piece.length > 0) first = false;
+      line = parseNdjson(piece, start, c, line);
+    }
+    return { records: c.records, lines: c.lines, problems: c.sortedProblems() };
+  };
+  switch (kind) {
+    case 'assets':
+      return { kind, ...feed(new Collector(assetSpec, false)) };
+    case 'rates':
+      return { kind, ...feed(new Collector(rateSpec, false)) };
+    case 'gold':
+      return { kind, ...feed(new Collector(goldSpec, false)) };
   }
 }
 

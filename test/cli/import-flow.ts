@@ -289,5 +289,52 @@ export function importFlow(backend: Backend): void {
       const ok = await run(['import', 'rates', '-', '--json'], csv.replace(/\nJPY[^\n]*/, ''));
       expect(summary(ok)).toEqual({ kind: 'rates', received: 2, inserted: 2, updated: 0, unchanged: 0 });
     });
+
+    // NDJSON files are read 64 KB at a time (src/cli/commands/data.ts): pieces
+    // must cut only at line ends, keep multi-byte characters whole, grow for a
+    // line longer than a piece, and count lines across pieces.
+    it('reads a large NDJSON file exactly: BOM, CRLF, UTF-8 across 64 KB, a 100 KB line, lines counted throughout', async () => {
+      const count = 3000;
+      const code = (i: number) => `Q${String(i).padStart(5, '0')}`;
+      const line = (i: number) =>
+        JSON.stringify({
+          code: code(i),
+          symbol: '€',
+          names: { en: `Unit ${i}`, fr: `Unité ${i}`, ar: `وحدة ${'ع'.repeat(i % 40)}` },
+          type: 'currency',
+        }) + (i === 1500 ? ' '.repeat(100_000) : '');
+      const lines = Array.from({ length: count }, (_, i) => line(i));
+      const text = `\uFEFF${lines.join('\r\n')}\r\n`;
+      expect(Buffer.byteLength(text)).toBeGreaterThan(4 * 64 * 1024);
+      expect(summary(await run(['import', 'assets', file('many.ndjson', text), '--json']))).toEqual({
+        kind: 'assets',
+        received: count,
+        inserted: count,
+        updated: 0,
+        unchanged: 0,
+      });
+      const store = db.open();
+      try {
+        const stored = new Map((await store.listAssets()).map((a) => [a.code, a]));
+        for (let i = 0; i < count; i++) {
+          const want = JSON.parse(line(i));
+          expect(stored.get(code(i))?.names, `line ${i + 1}`).toEqual(want.names);
+        }
+      } finally {
+        await store.close();
+      }
+
+      // A bad record far into the file is named by its line.
+      const bad = [...lines];
+      bad[2499] = bad[2499]!.replace('"currency"', '"coin"');
+      const refused = await run(['import', 'assets', file('bad.ndjson', bad.join('\n')), '--json']);
+      expect(refused.status).not.toBe(0);
+      expect(refused.errorJson()).toEqual({
+        error: {
+          message: 'import refused: 1 problem(s), nothing was written',
+          problems: [{ line: 2500, message: 'type: must be one of currency, metal, crypto' }],
+        },
+      });
+    });
   });
 }

@@ -1,6 +1,13 @@
 import { isAscii } from 'node:buffer';
-import { readFileSync } from 'node:fs';
-import { detectFormat, type ImportFormat, type ImportKind, parseImport } from '../../domain/import-parse.js';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import {
+  detectFormat,
+  type ImportFormat,
+  type ImportKind,
+  type ParseResult,
+  parseImport,
+  parseNdjsonPieces,
+} from '../../domain/import-parse.js';
 import type { ImportSummary } from '../../domain/types.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
 import { DEFAULT_DATABASE, describeStore, openStore } from '../../storage/open.js';
@@ -55,6 +62,79 @@ function summaryLine(s: ImportSummary): string {
   return `${s.kind}: ${s.received} received, ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged`;
 }
 
+/** Bytes read at a time from an NDJSON file: small enough to stay in memory already touched. */
+const PIECE_BYTES = 64 * 1024;
+const LF = 0x0a;
+
+/**
+ * An import's input: its format, its size, and how to parse it. NDJSON from a
+ * file is read in pieces that end at line ends (a line end is never inside a
+ * UTF-8 sequence), so the file is never whole in memory, as bytes or as text
+ * (import-parse.ts, parseNdjsonPieces: why). Standard input, JSON arrays and
+ * CSV (whose quoted fields may span lines) are read whole.
+ */
+interface ImportInput {
+  format: ImportFormat;
+  bytes: number;
+  parse(kind: ImportKind): ParseResult;
+  /** Releases the file. */
+  close(): void;
+}
+
+function readInput(file: string, given: ImportFormat | undefined): ImportInput {
+  const whole = (bytes: Buffer): ImportInput => {
+    const text = decode(bytes);
+    const format = given ?? detectFormat(text, file === '-' ? undefined : file);
+    return { format, bytes: bytes.length, parse: (kind) => parseImport(kind, text, format), close() {} };
+  };
+  if (file === '-') return whole(readFileSync(0));
+  const fd = openSync(file, 'r');
+  try {
+    let buf = Buffer.allocUnsafe(PIECE_BYTES);
+    let have = readSync(fd, buf, 0, buf.length, null);
+    const format = given ?? detectFormat(buf.toString('utf8', 0, have), file);
+    if (format !== 'ndjson') {
+      closeSync(fd);
+      return whole(readFileSync(file));
+    }
+    const size = fstatSync(fd).size;
+    function* pieces(): Generator<string> {
+      for (;;) {
+        const cut = buf.lastIndexOf(LF, have - 1);
+        if (have > 0 && cut !== -1) {
+          yield decode(buf.subarray(0, cut + 1));
+          buf.copy(buf, 0, cut + 1, have);
+          have -= cut + 1;
+        }
+        // A line longer than the buffer: room for more of it.
+        if (have === buf.length) {
+          const bigger = Buffer.allocUnsafe(buf.length * 2);
+          buf.copy(bigger, 0, 0, have);
+          buf = bigger;
+        }
+        let n: number;
+        try {
+          n = readSync(fd, buf, have, buf.length - have, null);
+        } catch (err) {
+          throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+        }
+        if (n === 0) break;
+        have += n;
+      }
+      if (have > 0) yield decode(buf.subarray(0, have));
+    }
+    return {
+      format,
+      bytes: size,
+      parse: (kind) => parseNdjsonPieces(kind, pieces()),
+      close: () => closeSync(fd),
+    };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
 /**
  * All or nothing: the whole input is parsed and checked before the store is
  * touched, then written in one transaction. Every problem is reported.
@@ -66,8 +146,23 @@ export async function importText(
   format: ImportFormat,
   progress?: Progress,
 ): Promise<ImportSummary> {
-  progress?.step(`checking ${format} input (${(text.length / 1e6).toFixed(1)} MB)`);
-  const parsed = parseImport(kind, text, format);
+  const input: ImportInput = {
+    format,
+    bytes: text.length,
+    parse: (k) => parseImport(k, text, format),
+    close() {},
+  };
+  return importInput(store, kind, input, progress);
+}
+
+async function importInput(
+  store: Store,
+  kind: ImportKind,
+  input: ImportInput,
+  progress?: Progress,
+): Promise<ImportSummary> {
+  progress?.step(`checking ${input.format} input (${(input.bytes / 1e6).toFixed(1)} MB)`);
+  const parsed = input.parse(kind);
   progress?.step(
     `${parsed.records.length.toLocaleString('en')} valid records, ${parsed.problems.length} problems`,
   );
@@ -147,24 +242,20 @@ export const dataCommands: Command[] = [
       if (format !== undefined && !FORMATS.includes(format as ImportFormat)) {
         throw new CliError(`--format: must be one of ${FORMATS.join(', ')}`, 2);
       }
-      let text: string;
+      const started = performance.now();
+      let input: ImportInput;
       try {
-        text = decode(readFileSync(file === '-' ? 0 : file));
+        input = readInput(file, format as ImportFormat | undefined);
       } catch (err) {
         throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
       }
-      const started = performance.now();
       const summary = await withStore(databaseUrl, (store) =>
-        importText(
-          store,
-          kind as ImportKind,
-          text,
-          (format as ImportFormat | undefined) ?? detectFormat(text, file === '-' ? undefined : file),
-          terminalProgress(!out.json),
-        ),
-      ).catch((err: unknown) => {
-        throw storeFailure(err, databaseUrl) ?? err;
-      });
+        importInput(store, kind as ImportKind, input, terminalProgress(!out.json)),
+      )
+        .catch((err: unknown) => {
+          throw storeFailure(err, databaseUrl) ?? err;
+        })
+        .finally(() => input.close());
       const seconds = (performance.now() - started) / 1000;
       out.result(
         { ...summary, seconds: Math.round(seconds * 1000) / 1000 },
