@@ -399,6 +399,18 @@ and A/B runs of two builds interleaved; what was done about each:
   blocks the serving connection), and keeps a 10,000-page automatic checkpoint as a safety net
   (src/storage/sqlite-checkpointer.ts): p99 1.05× \`node:http\` against 2.84× for the previous build
   in 10 interleaved rounds.
+- **p99: optimizing compilation after the first connections close.** With \`--trace-opt
+  --trace-deopt\`: when a run's 50 connections close for the first time, V8 discards the optimized
+  code of about 30 functions of Node's HTTP and stream internals ("code dependencies": closing
+  sockets change the object shapes that code was compiled for), and the next run recompiles them
+  on the loop, 1–10 ms each: 50–65 compilations in the first measured round after one long warm-up,
+  whatever its length. A server in use sees connections close all the time; the bench's warm-up is
+  now one-second runs, so the rounds start from that state (13–18 compilations, then 2–6).
+- **Import: fresh memory.** A page fault here costs about 12 µs (filling a new 112 MB buffer:
+  330 ms; filling it again: 6 ms), and a million-line import faulted in 450 MB (\`/usr/bin/time\`:
+  115,000 minor faults): the file read whole, the same again as a string, then the records. NDJSON
+  files are now read and parsed 64 KB at a time (src/cli/commands/data.ts): 61,000 faults, peak
+  RSS 367 → 253 MB, 4.05 → 3.33 s from process start to exit.
 - **PostgreSQL + Redis: round trips.** A usage commit takes about 1 ms (its WAL flush) for a tick's
   requests; up to four are in flight, so PostgreSQL flushes them together, and every commit stays
   synchronous (docs/decisions.md §18c). Redis gets one script call per tick with one entry per
