@@ -66,6 +66,11 @@ export async function startServer(
     databaseUrl: options.databaseUrl,
     redisUrl: options.redisUrl,
     redisPrefix: options.redisPrefix,
+    onBackgroundError: (err) =>
+      logger.error(
+        { err },
+        "SQLite's checkpoint thread failed; SQLite's own automatic checkpoint takes over",
+      ),
   });
   const tls =
     options.tlsCert && options.tlsKey

@@ -28,6 +28,8 @@ export interface AssembleOptions {
   store?: Store;
   /** Defaults to a fresh registry with Node's default metrics. */
   metrics?: Metrics;
+  /** Told of failures of the store's background work (SQLite's checkpoint thread). */
+  onBackgroundError?: (err: Error) => void;
 }
 
 export interface Runtime {
@@ -40,7 +42,11 @@ export interface Runtime {
 export async function assemble(options: AssembleOptions = {}): Promise<Runtime> {
   const now = options.now ?? Date.now;
   const metrics = options.metrics ?? new Metrics();
-  const store = instrumentStore(options.store ?? openStore(options.databaseUrl, { serving: true }), metrics);
+  const store = instrumentStore(
+    options.store ??
+      openStore(options.databaseUrl, { serving: true, onBackgroundError: options.onBackgroundError }),
+    metrics,
+  );
   await store.migrate();
   const secret = await store.setting('cursor_secret');
   if (!secret) throw new Error('the store has no cursor secret: run `mds migrate`');

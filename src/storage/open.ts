@@ -8,12 +8,23 @@ import type { Store } from './store.js';
 
 export const DEFAULT_DATABASE = './data/mds.sqlite';
 
-/** `serving`: the store of a long-running server (SQLite then checkpoints on a thread of its own). */
-export function openStore(url: string = DEFAULT_DATABASE, options: { serving?: boolean } = {}): Store {
+export interface OpenOptions {
+  /** The store of a long-running server: SQLite then checkpoints on a thread of its own. */
+  serving?: boolean;
+  /**
+   * Told when that background work fails (the server logs it). SQLite's own
+   * automatic checkpoint then takes over, so serving goes on.
+   */
+  onBackgroundError?: (err: Error) => void;
+}
+
+export function openStore(url: string = DEFAULT_DATABASE, options: OpenOptions = {}): Store {
   if (/^postgres(ql)?:\/\//.test(url)) return PostgresStore.open(url);
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   if (path === '') throw new Error('sqlite: needs a file path, e.g. sqlite:./data/mds.sqlite');
-  return SqliteStore.open(path, { backgroundCheckpoints: options.serving === true });
+  return SqliteStore.open(path, {
+    backgroundCheckpoints: options.serving === true && { onError: options.onBackgroundError },
+  });
 }
 
 /** What an operator may see of a database URL: never its password. */
