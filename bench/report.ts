@@ -7,6 +7,7 @@ import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { ImportResult } from './import.js';
 import { median, type TargetName, type TargetSummary } from './load.js';
 import type { Machine, Versions } from './machine.js';
+import type { CommitLatency } from './setup.js';
 import type { StartupResult } from './startup.js';
 
 export interface ScenarioReport {
@@ -59,7 +60,8 @@ export interface BenchReport {
   loadAverage: { start: number; end: number };
   versions: Versions;
   scenarios: ScenarioReport[];
-  scaleOut: { included: boolean; reason?: string };
+  /** `commits`: PostgreSQL commit latency measured before and after the scale-out scenario. */
+  scaleOut: { included: boolean; reason?: string; commits?: CommitLatency[] };
   startup?: StartupResult;
   imports: {
     records: number;
@@ -256,6 +258,24 @@ function targetRows(r: BenchReport): string[][] {
   return r.targets.map((t) => [t.verdict, t.target, t.required, t.measured]);
 }
 
+export function commitText(c: CommitLatency): string {
+  return `median ${c.medianMs.toFixed(2)} ms, p90 ${c.p90Ms.toFixed(2)} ms (${c.count} commits)`;
+}
+
+/**
+ * The ceiling the disk sets on the scale-out scenario: every request waits for
+ * a commit, so C connections get at most C answers per commit latency.
+ */
+function commitLines(r: BenchReport): string[] {
+  const c = r.scaleOut.commits;
+  if (!c?.length) return [];
+  const slowest = Math.max(...c.map((x) => x.medianMs));
+  return [
+    `PostgreSQL commit (one-row upsert with its WAL flush, as the usage group commit), before and after the scale-out scenario: ${c.map(commitText).join('; ')}. ` +
+      `Each request there waits for one: ${r.settings.connections} connections allow at most about ${int((r.settings.connections * 1000) / slowest)} req/s at the slower median`,
+  ];
+}
+
 function importLines(r: BenchReport): string[] {
   const im = r.imports;
   const one = (label: string, x: ImportResult | undefined) =>
@@ -289,6 +309,7 @@ export function consoleReport(r: BenchReport): string {
         ]
       : []),
     ...importLines(r),
+    ...commitLines(r),
     ...r.checks.filter((c) => !c.ok).map((c) => `CHECK FAILED: ${c.name}: ${c.detail}`),
     '',
     textTable(['', 'Target', 'Required', 'Measured'], targetRows(r)),
@@ -339,6 +360,7 @@ ${[
       ]
     : []),
   ...importLines(r).map((l) => `- ${l}`),
+  ...commitLines(r).map((l) => `- ${l}`),
   ...(r.scaleOut.included ? [] : [`- PostgreSQL + Redis: not measured (${r.scaleOut.reason})`]),
   ...r.checks.map((c) => `- Check, ${c.name}: ${c.ok ? 'ok' : 'FAILED'} (${c.detail})`),
 ].join('\n')}

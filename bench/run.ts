@@ -19,6 +19,7 @@ import { buildRoutes, checkReferences, startReference } from './references.js';
 import {
   type BenchReport,
   type Check,
+  commitText,
   consoleReport,
   judge,
   markdownReport,
@@ -27,8 +28,10 @@ import {
 } from './report.js';
 import { answer, ROOT, SERVICE_LOG_LEVEL, startService } from './service.js';
 import {
+  type CommitLatency,
   detectScaleOut,
   dropRedisPrefix,
+  measureCommits,
   type Prepared,
   preparePostgres,
   prepareSqlite,
@@ -210,10 +213,11 @@ async function scaleOutScenario(
   sample: ReturnType<typeof generateSample>,
   refs: Target[],
   latestBody: Buffer | undefined,
-): Promise<{ report: ScenarioReport; check: Check }> {
+): Promise<{ report: ScenarioReport; check: Check; commits: CommitLatency[] }> {
   log('bench: /v1/rates/latest on PostgreSQL + Redis');
   const pg = await preparePostgres(scaleOut.postgresUrl, sample);
   defer(() => pg.drop());
+  const commits = [await measureCommits(pg.url)];
   const prefix = `mdsbench:${randomBytes(4).toString('hex')}:`;
   defer(() => dropRedisPrefix(scaleOut.redisUrl, prefix));
   const service = await startService(pg.url, pg.key, run.cpus.server, {
@@ -234,7 +238,10 @@ async function scaleOutScenario(
     log,
   );
   await stop(service.proc);
+  commits.push(await measureCommits(pg.url));
+  log(`bench: PostgreSQL commit latency before and after: ${commits.map(commitText).join('; ')}`);
   return {
+    commits,
     report: {
       id: 'latest-pg',
       title: '/v1/rates/latest, PostgreSQL + Redis',
@@ -313,10 +320,12 @@ async function main(argv: string[]): Promise<number> {
   const local = await embedded(run, sqlite, endDate);
   const reports = [...local.reports];
   const checks = [...local.checks];
+  let pgCommits: CommitLatency[] = [];
   if (!('reason' in scaleOut)) {
     const pg = await scaleOutScenario(run, scaleOut, sample, local.refsFor(['node:http']), local.latestBody);
     reports.push(pg.report);
     checks.push(pg.check);
+    pgCommits = pg.commits;
   }
   await local.stopRefs();
 
@@ -355,7 +364,10 @@ async function main(argv: string[]): Promise<number> {
     loadAverage: { start: loadAtStart, end: loadAverage() },
     versions: v,
     scenarios: reports,
-    scaleOut: 'reason' in scaleOut ? { included: false, reason: scaleOut.reason } : { included: true },
+    scaleOut:
+      'reason' in scaleOut
+        ? { included: false, reason: scaleOut.reason }
+        : { included: true, commits: pgCommits },
     startup,
     imports,
     pages: local.pages,

@@ -140,6 +140,43 @@ export async function detectScaleOut(): Promise<ScaleOut | { reason: string }> {
   }
 }
 
+export interface CommitLatency {
+  count: number;
+  medianMs: number;
+  p90Ms: number;
+}
+
+/**
+ * The latency of a PostgreSQL commit like the usage group commit's: a one-row
+ * upsert, committed with its WAL flush, one after the other on one connection,
+ * in a table of the bench's schema (a temporary table would skip the WAL).
+ * Every request of the scale-out scenario waits for such a commit, so with C
+ * connections the service can answer at most C per commit latency: the
+ * machine's disk, not the service, then sets the figure.
+ */
+export async function measureCommits(url: string, count = 300): Promise<CommitLatency> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('create table if not exists bench_commit (k int primary key, n bigint not null)');
+    const times: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      await c.query({
+        name: 'bench_commit',
+        text: 'insert into bench_commit values (1, 1) on conflict (k) do update set n = bench_commit.n + 1',
+      });
+      times.push(performance.now() - started);
+    }
+    await c.query('drop table bench_commit');
+    times.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
+    return { count, medianMs: at(0.5), p90Ms: at(0.9) };
+  } finally {
+    await c.end();
+  }
+}
+
 /** Deletes every Redis key under `prefix` (the bench's own limiter counters). */
 export async function dropRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
