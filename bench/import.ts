@@ -98,7 +98,7 @@ export interface ImportResult {
   /** Wall time of the CLI process, start to exit. */
   seconds: number;
   perSecond: number;
-  /** The CLI's own timing (from after reading the file to the end of the write). */
+  /** The CLI's own timing (from opening the file to the end of the write: process start-up and exit excluded). */
   cliSeconds?: number;
   inserted: number;
   /** Why the import did not complete (the rate is then not a figure). */

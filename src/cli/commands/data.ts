@@ -139,22 +139,6 @@ function readInput(file: string, given: ImportFormat | undefined): ImportInput {
  * All or nothing: the whole input is parsed and checked before the store is
  * touched, then written in one transaction. Every problem is reported.
  */
-export async function importText(
-  store: Store,
-  kind: ImportKind,
-  text: string,
-  format: ImportFormat,
-  progress?: Progress,
-): Promise<ImportSummary> {
-  const input: ImportInput = {
-    format,
-    bytes: text.length,
-    parse: (k) => parseImport(k, text, format),
-    close() {},
-  };
-  return importInput(store, kind, input, progress);
-}
-
 async function importInput(
   store: Store,
   kind: ImportKind,
