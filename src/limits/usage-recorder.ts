@@ -42,10 +42,14 @@ export class UsageRecorder {
     private readonly onFlush?: (lagMs: number) => void,
     /**
      * Batches committing at once. On PostgreSQL a commit waits for its WAL flush;
-     * letting a few overlap lets the server flush them together instead of one
-     * batch waiting behind the other. SQLite commits synchronously: one is enough.
+     * a second one in flight has its statement run and waiting by the time the
+     * first is flushed. More do not flush together: a grant's batches update one
+     * row, so each waits for the one before it to commit, and every waiter
+     * shrinks the batches (issue #5: 4 in flight served about a fifth fewer
+     * requests than 2 with PostgreSQL + Redis). SQLite commits synchronously:
+     * one is enough.
      */
-    private readonly maxInFlight = store.dialect === 'postgres' ? 4 : 1,
+    private readonly maxInFlight = store.dialect === 'postgres' ? 2 : 1,
   ) {}
 
   /**

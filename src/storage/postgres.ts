@@ -6,7 +6,7 @@
 
 import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
@@ -81,28 +81,89 @@ export class PostgresStore extends KyselyStore {
   }
 
   /**
+   * Clients kept checked out between usage commits, idle ones here. A pool
+   * checkout and release per commit (its events, its idle timer) cost the
+   * service more than the statement's own client work; the usage recorder keeps
+   * at most two commits in flight, so at most two clients are held (issue #5).
+   */
+  private readonly idleUsageClients: HeldClient[] = [];
+  private closing = false;
+
+  /**
    * One statement for the whole tick: the group commit of every request waiting
    * on it, as a named prepared statement (parsed once per connection). It is a
    * synchronous commit, like every other: decisions §5 wants answered units to
    * survive a crash of any process, PostgreSQL's included, so the commit waits
-   * for its WAL flush. The usage recorder keeps a few commits in flight, so
-   * PostgreSQL flushes them together.
+   * for its WAL flush.
    */
   override async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
     if (increments.length === 0) return;
-    await this.pool.query({
-      name: 'mds_add_usage',
-      text: `insert into usage (grant_id, period, used, updated_at)
+    const held = this.idleUsageClients.pop() ?? (await this.holdClient());
+    try {
+      await held.client.query({
+        name: 'mds_add_usage',
+        text: `insert into usage (grant_id, period, used, updated_at)
         select g, p, c, $4 from unnest($1::text[], $2::text[], $3::bigint[]) as t(g, p, c)
         on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
-      values: [
-        increments.map((i) => i.grantId),
-        increments.map((i) => i.period),
-        increments.map((i) => i.count),
-        now,
-      ],
-    });
+        values: [
+          increments.map((i) => i.grantId),
+          increments.map((i) => i.period),
+          increments.map((i) => i.count),
+          now,
+        ],
+      });
+    } catch (err) {
+      // The connection may be what failed: the pool replaces it.
+      held.release(err as Error);
+      throw err;
+    }
+    if (this.closing || held.broken) held.release();
+    else this.idleUsageClients.push(held);
   }
+
+  private async holdClient(): Promise<HeldClient> {
+    const client = await this.pool.connect();
+    const held: HeldClient = {
+      client,
+      broken: false,
+      released: false,
+      release: (err?: Error) => {
+        if (held.released) return;
+        held.released = true;
+        client.off('error', onBroken);
+        client.off('end', onBroken);
+        client.release(err ?? held.broken);
+      },
+    };
+    // A held client that loses its server while idle is dropped at once, as the
+    // pool drops an idle client of its own: the next commit then gets a fresh one.
+    const onBroken = () => {
+      held.broken = true;
+      const i = this.idleUsageClients.indexOf(held);
+      if (i !== -1) {
+        this.idleUsageClients.splice(i, 1);
+        held.release();
+      }
+    };
+    client.on('error', onBroken);
+    client.on('end', onBroken);
+    return held;
+  }
+
+  override async close(): Promise<void> {
+    // The pool ends only once every client is back.
+    this.closing = true;
+    for (const held of this.idleUsageClients.splice(0)) held.release();
+    await super.close();
+  }
+}
+
+interface HeldClient {
+  client: PoolClient;
+  /** Its connection failed or ended: released (destroyed) rather than kept. */
+  broken: boolean;
+  released: boolean;
+  release(err?: Error): void;
 }
 
 /**
