@@ -60,23 +60,20 @@ return out
 const MAX_BATCH = 512;
 const MINUTE_TTL_MS = 61_000;
 
-/** What one request learns from the batch: outcome (-1 not seeded, 0 minute, 1 month, 2 consumed) and counts after it. */
-type Outcome = [outcome: number, minuteUsed: number, monthUsed: number];
+/** A request waiting in a tick's batch. */
+interface Waiter {
+  now: number;
+  /** Its grant's month counter was just seeded for it: missing again means Redis cannot keep it. */
+  seeded: boolean;
+  resolve: (decision: LimitDecision) => void;
+  reject: (err: unknown) => void;
+}
 
 /** The requests of one batch on one pair of counters, in arrival order. */
 interface Group {
-  minuteKey: string;
-  monthKey: string;
-  rpm: number;
-  monthly: number;
-  waiting: Array<{ resolve: (o: Outcome) => void; reject: (err: unknown) => void }>;
-}
-
-/** The i-th request of a group (0-based), as if the group's requests had been taken one at a time. */
-function outcomeOf(g: Group, i: number, m: number, q: number, allowed: number): Outcome {
-  if (i < allowed) return [2, m + i + 1, q + i + 1];
-  const mAfter = m + allowed;
-  return [mAfter >= g.rpm ? 0 : 1, mAfter, q + allowed];
+  grant: GrantLimits;
+  keys: Keys;
+  waiting: Waiter[];
 }
 
 const KEY_CACHE_LIMIT = 10_000;
@@ -88,17 +85,17 @@ interface Keys {
   monthKey: string;
 }
 
-/** DECR of each counter that exists (see `giveBack`). */
+/** DECRBY ARGV[1] of each counter that exists (see `giveBack`). */
 const GIVE_BACK = `
 for i = 1, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECR', KEYS[i]) end
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECRBY', KEYS[i], ARGV[1]) end
 end
 return 0
 `;
 
 interface LimiterRedis extends Redis {
   mdsConsumeBatch(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<number[]>;
-  mdsGiveBack(minuteKey: string, monthKey: string): Promise<number>;
+  mdsGiveBack(minuteKey: string, monthKey: string, count: number): Promise<number>;
 }
 
 const MONTH_TTL_MS = 40 * 86_400_000;
@@ -191,82 +188,108 @@ export class RedisLimiter implements Limiter {
    * (one round trip, one script run) carries every request of the tick, where a
    * call per request would cost Redis and this process a command each.
    */
-  private consumeBatched(minuteKey: string, monthKey: string, grant: GrantLimits): Promise<Outcome> {
+  consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
     return new Promise((resolve, reject) => {
-      let group = this.queue.get(minuteKey);
-      if (!group) {
-        if (this.queue.size === 0) setImmediate(() => void this.sendBatch());
-        else if (this.queue.size >= MAX_BATCH) void this.sendBatch();
-        group = {
-          minuteKey,
-          monthKey,
-          rpm: grant.requestsPerMinute,
-          monthly: grant.monthlyRequestLimit,
-          waiting: [],
-        };
-        this.queue.set(minuteKey, group);
-      }
-      group.waiting.push({ resolve, reject });
+      this.enqueue(grant, { now, seeded: false, resolve, reject });
     });
+  }
+
+  private enqueue(grant: GrantLimits, w: Waiter): void {
+    const keys = this.keys(grant.id, w.now);
+    let group = this.queue.get(keys.minuteKey);
+    if (!group) {
+      if (this.queue.size === 0) setImmediate(() => void this.sendBatch());
+      else if (this.queue.size >= MAX_BATCH) void this.sendBatch();
+      group = { grant, keys, waiting: [] };
+      this.queue.set(keys.minuteKey, group);
+    }
+    group.waiting.push(w);
   }
 
   private async sendBatch(): Promise<void> {
     const batch = [...this.queue.values()];
     if (batch.length === 0) return;
     this.queue = new Map();
+    let out: number[];
     try {
       await this.connected();
       const keys: string[] = [];
       const args: number[] = [MINUTE_TTL_MS];
       for (const g of batch) {
-        keys.push(g.minuteKey, g.monthKey);
-        args.push(g.rpm, g.monthly, g.waiting.length);
+        keys.push(g.keys.minuteKey, g.keys.monthKey);
+        args.push(g.grant.requestsPerMinute, g.grant.monthlyRequestLimit, g.waiting.length);
       }
       const started = performance.now();
-      const out = await this.redis.mdsConsumeBatch(keys.length, ...keys, ...args);
+      out = await this.redis.mdsConsumeBatch(keys.length, ...keys, ...args);
       this.onRoundTrip?.((performance.now() - started) / 1000);
-      batch.forEach((g, j) => {
-        const [status, m, q, allowed] = out.slice(4 * j, 4 * j + 4) as [number, number, number, number];
-        g.waiting.forEach((w, i) => {
-          w.resolve(status === -1 ? [-1, m, 0] : outcomeOf(g, i, m, q, allowed));
-        });
-      });
     } catch (err) {
-      for (const g of batch) for (const w of g.waiting) w.reject(err);
+      const unavailable = new LimiterUnavailableError(err);
+      for (const g of batch) for (const w of g.waiting) w.reject(unavailable);
+      return;
+    }
+    for (let j = 0; j < batch.length; j++) {
+      this.settle(batch[j]!, out[4 * j]!, out[4 * j + 1]!, out[4 * j + 2]!, out[4 * j + 3]!);
     }
   }
 
-  consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
-    const k = this.keys(grant.id, now);
-    return this.consumeBatched(k.minuteKey, k.monthKey, grant)
-      .then((result) =>
-        result[0] !== -1
-          ? result
-          : this.seed(grant.id, k.monthKey, k.period.key).then(() =>
-              this.consumeBatched(k.minuteKey, k.monthKey, grant),
-            ),
-      )
-      .then(
-        (result) => this.decide(grant, now, k, result),
+  /**
+   * A group's outcome: its first `allowed` requests consumed (as if taken one at
+   * a time), the rest refused. The consumed units are recorded in the store in
+   * one call, and those requests are answered once that commit is durable.
+   */
+  private settle(g: Group, status: number, m: number, q: number, allowed: number): void {
+    const { grant, keys: k } = g;
+    if (status === -1) {
+      // The month counter is missing (first use this month, or Redis lost it):
+      // seeded from the store, then the group's requests are queued again.
+      this.seed(grant.id, k.monthKey, k.period.key).then(
+        () => {
+          for (const w of g.waiting) {
+            if (w.seeded) {
+              w.reject(new LimiterUnavailableError(new Error('monthly counter could not be seeded')));
+            } else {
+              w.seeded = true;
+              this.enqueue(grant, w);
+            }
+          }
+        },
         (err: unknown) => {
-          throw new LimiterUnavailableError(err);
+          const unavailable = new LimiterUnavailableError(err);
+          for (const w of g.waiting) w.reject(unavailable);
         },
       );
-  }
-
-  private decide(grant: GrantLimits, now: number, k: Keys, result: Outcome): Promise<LimitDecision> {
-    const [outcome, minuteUsed, monthUsed] = result;
-    const state = limitState(grant, now, minuteUsed, monthUsed);
-    if (outcome === 0) return Promise.resolve(refused(state, 'rate_limited', k.window.end));
-    if (outcome === 1) return Promise.resolve(refused(state, 'quota_exceeded', k.period.end));
-    if (outcome !== 2) throw new LimiterUnavailableError(new Error('monthly counter could not be seeded'));
-    const decision = state as LimitDecision;
-    decision.allowed = true;
-    return this.recorder.record(grant.id, k.period.key).then(
-      () => decision,
-      async (err: unknown) => {
-        await this.giveBack(k.minuteKey, k.monthKey).catch(() => {});
-        throw new LimiterUnavailableError(err);
+      return;
+    }
+    const { waiting } = g;
+    const mAfter = m + allowed;
+    for (let i = allowed; i < waiting.length; i++) {
+      const w = waiting[i]!;
+      const state = limitState(grant, w.now, mAfter, q + allowed);
+      w.resolve(
+        mAfter >= grant.requestsPerMinute
+          ? refused(state, 'rate_limited', k.window.end)
+          : refused(state, 'quota_exceeded', k.period.end),
+      );
+    }
+    if (allowed === 0) return;
+    this.recorder.record(grant.id, k.period.key, allowed).then(
+      () => {
+        for (let i = 0; i < allowed; i++) {
+          const w = waiting[i]!;
+          // The counts after *this* request: the i-th of the group saw i before it.
+          const decision = limitState(grant, w.now, m + i + 1, q + i + 1) as LimitDecision;
+          decision.allowed = true;
+          w.resolve(decision);
+        }
+      },
+      (err: unknown) => {
+        // Not durable, so not counted: the units go back, then the requests get a 503.
+        const unavailable = new LimiterUnavailableError(err);
+        void this.giveBack(k.minuteKey, k.monthKey, allowed)
+          .catch(() => {})
+          .then(() => {
+            for (let i = 0; i < allowed; i++) waiting[i]!.reject(unavailable);
+          });
       },
     );
   }
@@ -288,8 +311,8 @@ export class RedisLimiter implements Limiter {
    * Redis has lost would create it at -1, without an expiry: the month would then
    * never be seeded from the store again, and its quota would start over.
    */
-  private async giveBack(minuteKey: string, monthKey: string): Promise<void> {
-    await this.redis.mdsGiveBack(minuteKey, monthKey);
+  private async giveBack(minuteKey: string, monthKey: string, count = 1): Promise<void> {
+    await this.redis.mdsGiveBack(minuteKey, monthKey, count);
   }
 
   async refund(grant: GrantLimits, now: number): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Limiter } from '../../src/limits/limiter.js';
+import { type Limiter, LimiterUnavailableError } from '../../src/limits/limiter.js';
 import { MemoryLimiter } from '../../src/limits/memory.js';
 import { RedisLimiter } from '../../src/limits/redis.js';
 import { UsageRecorder } from '../../src/limits/usage-recorder.js';
@@ -26,11 +26,11 @@ describe.each(variants)('limiter contract: $name', (variant) => {
   let store: Store;
   const prefix = `mdstest:${Math.random().toString(36).slice(2)}:`;
   const limiters: Limiter[] = [];
-  const make = () => {
-    const recorder = new UsageRecorder(store);
+  const make = (over: Store = store) => {
+    const recorder = new UsageRecorder(over);
     const limiter = variant.redis
-      ? RedisLimiter.connect(REDIS_URL!, store, recorder, prefix)
-      : new MemoryLimiter(store, recorder);
+      ? RedisLimiter.connect(REDIS_URL!, over, recorder, prefix)
+      : new MemoryLimiter(over, recorder);
     limiters.push(limiter);
     return limiter;
   };
@@ -182,6 +182,36 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     // A fresh limiter (restart) starts from the durable count.
     expect((await make().consume(g, NOW)).allowed).toBe(false);
     expect((await make().consume(g, Date.UTC(2026, 11, 1, 0, 0, 1))).allowed).toBe(true);
+  });
+
+  it('counts nothing of a batch whose usage commit fails, and answers its requests unavailable', async () => {
+    const failing = { on: false };
+    // The store, but for usage commits that fail while `failing.on` (a full disk, a lost server).
+    const flaky = new Proxy(store, {
+      get(target, name) {
+        if (name === 'addUsage' && failing.on)
+          return () => Promise.reject(new Error('no space left on device'));
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const limiter = make(flaky);
+    const g = await grant(5, 100);
+    expect(await limiter.consume(g, NOW)).toMatchObject({
+      allowed: true,
+      minuteRemaining: 4,
+      monthRemaining: 99,
+    });
+    failing.on = true;
+    const outcomes = await Promise.allSettled([1, 2, 3].map(() => limiter.consume(g, NOW)));
+    for (const o of outcomes) {
+      expect(o.status).toBe('rejected');
+      expect((o as PromiseRejectedResult).reason).toBeInstanceOf(LimiterUnavailableError);
+    }
+    failing.on = false;
+    expect(await limiter.peek(g, NOW)).toMatchObject({ minuteRemaining: 4, monthRemaining: 99 });
+    expect(await store.getUsage(g.id, '2026-11')).toBe(1);
+    expect(await limiter.consume(g, NOW)).toMatchObject({ allowed: true, minuteRemaining: 3, monthUsed: 2 });
   });
 
   it('gives a refunded unit back', async () => {
