@@ -434,17 +434,27 @@ and A/B runs of two builds interleaved; what was done about each:
   files are now read and parsed 64 KB at a time (src/cli/commands/data.ts): 61,000 faults, peak
   RSS 367 → 253 MB, 4.05 → 3.33 s from process start to exit.
 - **PostgreSQL + Redis: round trips.** A usage commit takes about 1 ms (its WAL flush) for a tick's
-  requests; up to four are in flight, so PostgreSQL flushes them together, and every commit stays
-  synchronous (docs/decisions.md §18c). Redis gets one script call per tick with one entry per
-  grant, not one per request. What bounds the scenario now is the service's core, not the disk:
-  a commit alone takes 0.4–0.7 ms (measured in every run, listed after the targets), but under load that core is ~95 %
-  busy while the generator's is ~60 % idle (\`/proc/stat\`), shared by the service (~80 %),
-  PostgreSQL's backend and Redis (woken on the core that wrote to them) and loopback softirq. The
-  service spends 52 µs of CPU per request against 29 µs embedded (\`/proc/<pid>/stat\`): the
-  per-tick socket writes to Redis and PostgreSQL and their promises. Measured without a reliable
-  gain: 1, 2, 4 or 8 commits in flight; one Redis batch in flight; usage rows split into lanes so
-  overlapping commits do not wait on one row lock. Pinning PostgreSQL and Redis to the generator's
-  core gave about +10 %; the bench leaves the machine's services as they are.
+  requests, and every commit stays synchronous (docs/decisions.md §18c). Redis gets one script call
+  per tick with one entry per grant, not one per request. With \`perf record -a\` (cpu-clock, all
+  processes) the service spent 55 µs of CPU per request against 37 µs embedded; of the 55, Node's
+  HTTP handling and its socket writes were 34, pg's and ioredis's own code 3, ours 6. So the clients
+  were not the cost; how often the service and PostgreSQL woke was. Measured with the service and
+  the \`node:http\` server interleaved, 3-second runs, 10 rounds (the same build's ratio moved from
+  0.27× to 0.53× between consecutive rounds on this host, both builds moving together):
+  - *four* commits in flight → *two*: +20 % (10 of 10 rounds). A grant's commits update one row,
+    so each waited for the row lock until the one before it was flushed: more in flight only made
+    the batches smaller and woke PostgreSQL more often (src/limits/usage-recorder.ts).
+  - usage commits on two clients held between commits, not a pool checkout and release (with its
+    idle timer) per commit, and no ioredis auto-pipelining around the one command of a tick:
+    +10 % (8 of 10 rounds).
+  - one settlement per grant and tick instead of a promise chain per request: no measurable change.
+  - not adopted: usage rows split into lanes, so the two commits in flight do not share a row lock
+    (+4 % median, 7 of 8 rounds), because it changes the usage table's primary key and the
+    previous release's usage statement would fail during a rolling upgrade (docs/deployment.md);
+    a minimum of 2 ms between commits (no change) or 4 ms (−30 %: 50 connections wait on each
+    commit, so latency bounds the scenario as much as CPU does); one commit in flight instead of
+    two (within noise). Pinning PostgreSQL and Redis to the generator's core gave about +10 %; the
+    bench leaves the machine's services as they are.
 - **RSS**: V8 let the old generation grow to about four times its live size, and the young one
   to 2 × 16 MB. \`serve\` sets \`--heap-growing-percent=30\`, and the executable passes
   \`--max-semi-space-size=4\` (src/runtime/heap.ts).
