@@ -83,8 +83,9 @@ export class PostgresStore extends KyselyStore {
   /**
    * Clients kept checked out between usage commits, idle ones here. A pool
    * checkout and release per commit (its events, its idle timer) cost the
-   * service more than the statement's own client work; the usage recorder keeps
-   * at most two commits in flight, so at most two clients are held (issue #5).
+   * service more than the statement's own client work (issue #5). The usage
+   * recorder keeps two commits in flight; more concurrent callers get clients
+   * that go back to the pool afterwards, so reads never wait for held ones.
    */
   private readonly idleUsageClients: HeldClient[] = [];
   private closing = false;
@@ -117,7 +118,7 @@ export class PostgresStore extends KyselyStore {
       held.release(err as Error);
       throw err;
     }
-    if (this.closing || held.broken) held.release();
+    if (this.closing || held.broken || this.idleUsageClients.length >= USAGE_CLIENTS_KEPT) held.release();
     else this.idleUsageClients.push(held);
   }
 
@@ -157,6 +158,9 @@ export class PostgresStore extends KyselyStore {
     await super.close();
   }
 }
+
+/** Idle clients kept for usage commits: the usage recorder's commits in flight. */
+const USAGE_CLIENTS_KEPT = 2;
 
 interface HeldClient {
   client: PoolClient;

@@ -78,6 +78,21 @@ describe.runIf(POSTGRES_URL)('usage commits on held PostgreSQL clients', () => {
     }
   });
 
+  it('keeps only the clients of its commits in flight: reads still connect after a burst of commits', async () => {
+    const store: Store = openStore(url);
+    const grantId = grants[0]!;
+    try {
+      const before = await store.getUsage(grantId, '2026-12');
+      // More concurrent commits than the pool has connections (10).
+      await Promise.all(
+        Array.from({ length: 12 }, () => store.addUsage([{ grantId, period: '2026-12', count: 1 }], T0)),
+      );
+      expect(await store.getUsage(grantId, '2026-12')).toBe(before + 12);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('closes with clients held, and after a failed commit', async () => {
     const store: Store = openStore(url);
     const grantId = grants[1]!;
