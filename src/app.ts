@@ -297,13 +297,21 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       }
     }
     if (api.status >= 500 && request.limits && request.access) {
-      // The unit was consumed for a request we failed to answer: give it back.
-      void services.limiter.refund(request.access.grant, services.now()).catch(() => {});
+      // The unit was consumed for a request we failed to answer: give it back,
+      // and answer once the give-back is committed (or queued for retry).
+      return services.limiter.refund(request.access.grant, request.limits).then(
+        () => sendError(reply, api, request.id),
+        () => sendError(reply, api, request.id),
+      );
     }
+    sendError(reply, api, request.id);
+  });
+
+  const sendError = (reply: FastifyReply, api: ApiError, requestId: string) => {
     if (!WITH_QUOTA.has(api.status)) for (const h of QUOTA_HEADERS) reply.removeHeader(h);
     if (api.headers) reply.headers(api.headers);
-    reply.code(api.status).header('content-type', JSON_TYPE).send(errorBody(api, request.id));
-  });
+    reply.code(api.status).header('content-type', JSON_TYPE).send(errorBody(api, requestId));
+  };
 
   app.setNotFoundHandler((request, reply) => {
     const err = routeError(request.url);

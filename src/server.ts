@@ -9,12 +9,16 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { assemble, type Runtime } from './runtime/assemble.js';
+import { lockSqliteFile } from './runtime/single-process.js';
+import { sqlitePath } from './storage/open.js';
 
 export interface ServerOptions {
   host: string;
   port: number;
   databaseUrl?: string;
   redisUrl?: string;
+  /** `MDS_REDIS_CLUSTER=1`: `redisUrl` is a seed node of a Redis Cluster. */
+  redisCluster?: boolean;
   redisPrefix?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -62,16 +66,26 @@ export async function startServer(
   options: ServerOptions,
   logger = createLogger(options.logLevel),
 ): Promise<RunningServer> {
-  const runtime = await assemble({
-    databaseUrl: options.databaseUrl,
-    redisUrl: options.redisUrl,
-    redisPrefix: options.redisPrefix,
-    onBackgroundError: (err) =>
-      logger.error(
-        { err },
-        "SQLite's checkpoint thread failed; SQLite's own automatic checkpoint takes over",
-      ),
-  });
+  // SQLite without Redis counts limits in this process: one process per file.
+  const file = options.redisUrl ? null : sqlitePath(options.databaseUrl);
+  const lock = file === null ? null : lockSqliteFile(file);
+  let runtime: Runtime;
+  try {
+    runtime = await assemble({
+      databaseUrl: options.databaseUrl,
+      redisUrl: options.redisUrl,
+      redisCluster: options.redisCluster,
+      redisPrefix: options.redisPrefix,
+      onBackgroundError: (err) =>
+        logger.error(
+          { err },
+          "SQLite's checkpoint thread failed; SQLite's own automatic checkpoint takes over",
+        ),
+    });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const tls =
     options.tlsCert && options.tlsKey
       ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }
@@ -111,6 +125,7 @@ export async function startServer(
       await app.close();
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
       await runtime.close();
+      lock?.release();
       clearTimeout(force);
     })();
     return stopping;

@@ -20,6 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessContext } from '../access/authenticator.js';
+import type { LimitDecision } from '../limits/limiter.js';
 import type { Services } from '../runtime/services.js';
 import { compress, encodingFor } from './compression.js';
 import { ApiError, errorBody } from './errors.js';
@@ -107,10 +108,10 @@ export class FastPath {
     };
     const done = (status: number) =>
       route.observe(status, performance.now() - started, requestId, 'GET', url, access);
-    let consumed = false;
+    let consumed: LimitDecision | undefined;
     this.consume(access, now, setHeader)
-      .then(() => {
-        consumed = true;
+      .then((decision) => {
+        consumed = decision;
         headers.push(
           'etag',
           answer.body.etag,
@@ -152,7 +153,10 @@ export class FastPath {
           this.o.logError(err, requestId);
           api = new ApiError(500, 'internal_error');
         }
-        if (consumed && api.status >= 500) void services.limiter.refund(access.grant, now).catch(() => {});
+        // Nothing here can fail once the status line is written but the socket itself,
+        // so the give-back is not awaited: the answer is already on its way or lost.
+        if (consumed && api.status >= 500)
+          void services.limiter.refund(access.grant, consumed).catch(() => {});
         if (res.headersSent) {
           // Failed part-way through the body: the client must not take it as whole.
           res.destroy();

@@ -61,15 +61,15 @@ export const QUOTA_HEADERS = [
   'x-monthly-quota-reset',
 ] as const;
 
-/** Writes the quota headers of the specification (Errors) through `set`, in a fixed order. */
-export function writeQuotaHeaders(
-  state: LimitState,
-  now: number,
-  set: (name: string, value: string) => void,
-): void {
+/**
+ * Writes the quota headers of the specification (Errors) through `set`, in a
+ * fixed order. The reset counts from the limiter's own instant (`state.at`),
+ * not this instance's clock: instances then agree on it (issue #13).
+ */
+export function writeQuotaHeaders(state: LimitState, set: (name: string, value: string) => void): void {
   set('ratelimit-limit', String(state.minuteLimit));
   set('ratelimit-remaining', String(state.minuteRemaining));
-  set('ratelimit-reset', String(secondsUntil(state.minuteResetAt, now)));
+  set('ratelimit-reset', String(secondsUntil(state.minuteResetAt, state.at)));
   set('ratelimit-policy', `${state.minuteLimit};w=60`);
   set('x-monthly-quota-limit', String(state.monthLimit));
   set('x-monthly-quota-remaining', String(state.monthRemaining));
@@ -120,10 +120,10 @@ export function unitConsumer(services: Services) {
     return limiter.consume(access.grant, now).then(
       (decision) => {
         (decision.allowed ? allowed : refused[decision.reason!]).inc();
-        writeQuotaHeaders(decision, now, setHeader);
+        writeQuotaHeaders(decision, setHeader);
         if (!decision.allowed) {
           throw new ApiError(429, decision.reason!, undefined, {
-            'retry-after': secondsUntil(decision.retryAt!, now),
+            'retry-after': secondsUntil(decision.retryAt!, decision.at),
           });
         }
         activity.use(access.key.publicId, now);
@@ -156,7 +156,7 @@ export function pipeline(services: Services) {
         const state = await limiter.peek(access.grant, now).catch((err: unknown) => {
           throw unavailable(err) ?? err;
         });
-        writeQuotaHeaders(state, now, (name, value) => reply.header(name, value));
+        writeQuotaHeaders(state, (name, value) => reply.header(name, value));
         throw invalidParameters(checked.error.details);
       }
       request.query = checked.value;

@@ -13,6 +13,17 @@ export interface GrantLimits {
 }
 
 export interface LimitState {
+  /**
+   * The instant the decision was taken, by the clock of the limiter's authority
+   * (Redis's TIME for the Redis limiter, the caller's otherwise). Reset headers
+   * count from it, so an instance whose clock is off still reports the window
+   * every other instance reports.
+   */
+  at: number;
+  /** Start of the minute window counted (epoch ms). */
+  window: number;
+  /** The calendar month counted (`YYYY-MM`). */
+  period: string;
   minuteLimit: number;
   /** After this request. */
   minuteRemaining: number;
@@ -40,10 +51,14 @@ export function limitState(
   monthUsed: number,
 ): LimitState {
   const month = monthPeriod(now);
+  const window = minuteStart(now);
   return {
+    at: now,
+    window,
+    period: month.key,
     minuteLimit: grant.requestsPerMinute,
     minuteRemaining: Math.max(0, grant.requestsPerMinute - minuteUsed),
-    minuteResetAt: minuteStart(now) + MINUTE_MS,
+    minuteResetAt: window + MINUTE_MS,
     monthLimit: grant.monthlyRequestLimit,
     monthRemaining: Math.max(0, grant.monthlyRequestLimit - monthUsed),
     monthStart: month.start,
@@ -66,7 +81,7 @@ export function refused(
 }
 
 export interface Limiter {
-  readonly kind: 'memory' | 'redis';
+  readonly kind: 'memory' | 'redis' | 'store';
   /**
    * Checks both limits and, if both allow, consumes one unit of each in one
    * atomic step. Resolves only once the monthly unit is durable.
@@ -74,8 +89,13 @@ export interface Limiter {
   consume(grant: GrantLimits, now: number): Promise<LimitDecision>;
   /** Current values without consuming (for the headers of a 400). */
   peek(grant: GrantLimits, now: number): Promise<LimitState>;
-  /** Gives back a unit consumed by a request that then failed with a 5xx. */
-  refund(grant: GrantLimits, now: number): Promise<void>;
+  /**
+   * Gives back the unit `consumed` took, for a request that then failed with a
+   * 5xx: to the window and month it was counted in (not the current ones), and
+   * as durably as it was taken. Resolves once the give-back is committed; if
+   * the store refuses it, it stays queued and is retried (UsageRecorder).
+   */
+  refund(grant: GrantLimits, consumed: LimitState): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -111,14 +111,13 @@ export class MemoryLimiter implements Limiter {
     return this.state(grant, await this.counters_(grant.id, now), now);
   }
 
-  async refund(grant: GrantLimits, now: number): Promise<void> {
+  async refund(grant: GrantLimits, consumed: LimitState): Promise<void> {
     const c = this.counters.get(grant.id);
-    if (!c) return;
-    if (c.windowStart === minuteStart(now) && c.minuteUsed > 0) c.minuteUsed--;
-    if (c.monthUsed > 0) {
-      c.monthUsed--;
-      await this.recorder.record(grant.id, c.period, -1).catch(() => {});
+    if (c) {
+      if (c.windowStart === consumed.window && c.minuteUsed > 0) c.minuteUsed--;
+      if (c.period === consumed.period && c.monthUsed > 0) c.monthUsed--;
     }
+    await this.recorder.giveBack(grant.id, consumed.period);
   }
 
   async ping(): Promise<void> {}

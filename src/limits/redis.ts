@@ -1,16 +1,26 @@
 /**
  * Redis limiter for scale-out. One Lua script checks the minute window and the
  * monthly counter and increments both, atomically, so N instances sharing one
- * Redis let exactly L requests of a grant through a window, never L+1.
+ * Redis (or one Redis Cluster) let exactly L requests of a grant through a
+ * window, never L+1.
+ *
+ * Time comes from Redis (`TIME`, inside the script), not from each instance:
+ * instances whose clocks disagree still count in the same window and report
+ * the same reset (issue #13). A grant's counters are two hashes whose names
+ * share the hash tag `{grantId}`, so on a Redis Cluster they sit in one slot
+ * and the script that touches both stays atomic; one script call carries the
+ * grants of one slot.
  *
  * Redis holds counters only. The durable monthly usage lives in the store: each
  * unit is committed there (group commit, UsageRecorder) before the request is
  * answered. A monthly counter missing from Redis (first use this month, or a
- * Redis that lost its memory) is seeded from the store with SET NX, so the true
+ * Redis that lost its memory) is seeded from the store with HSETNX, so the true
  * count comes back on its own.
  */
-import { Redis } from 'ioredis';
-import { type MonthPeriod, minuteWindow, monthPeriod } from '../domain/dates.js';
+
+import calculateSlot from 'cluster-key-slot';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { MINUTE_MS, monthPeriod } from '../domain/dates.js';
 import type { Store } from '../storage/store.js';
 import {
   type GrantLimits,
@@ -24,22 +34,52 @@ import {
 import type { UsageRecorder } from './usage-recorder.js';
 
 /**
- * Check-and-consume for a tick's batch, one entry per pair of counters. KEYS
- * are (minute counter, month counter) pairs; ARGV[1] is the minute counter's
- * TTL, then (rpm, monthly, n) per pair: n requests of one grant. Taking the n
- * requests one after the other, each is allowed while both counts are under
- * their limits, so the first `allowed` of them are and the rest are refused;
- * both counters grow by `allowed` at once. Out come four numbers per pair:
- * status (-1 when the month counter is missing: not seeded, nothing consumed),
- * minute used and month used before the batch, and `allowed`.
+ * The script's clock and calendar: `now` (epoch ms) from Redis's TIME, unless
+ * the caller passes its own in ARGV[1] (tests that move time); the minute
+ * window it falls in; and its UTC month as `YYYY-MM` (days to civil date:
+ * H. Hinnant's algorithm, exact for any epoch day).
  */
-const CONSUME_BATCH = `
-local out = {}
+const CLOCK = `
+local now
+if ARGV[1] ~= '' then now = tonumber(ARGV[1]) else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local window = now - (now % 60000)
+local z = math.floor(now / 86400000) + 719468
+local era = math.floor(z / 146097)
+local doe = z - era * 146097
+local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+local mp = math.floor((5 * doy + 2) / 153)
+local month = mp < 10 and mp + 3 or mp - 9
+local year = yoe + era * 400
+if month <= 2 then year = year + 1 end
+local period = string.format('%04d-%02d', year, month)
+local w = string.format('%.0f', window)
+`;
+
+/**
+ * Check-and-consume for a batch of grants of one slot. KEYS are (minute hash,
+ * month hash) pairs; ARGV[1] the caller's clock or '', ARGV[2] the minute
+ * hash's TTL, then (rpm, monthly, n) per pair: n requests of one grant. Taking
+ * the n requests one after the other, each is allowed while both counts are
+ * under their limits, so the first \`allowed\` of them are and the rest are
+ * refused; both counters grow by \`allowed\` at once. The minute hash holds the
+ * window it counts (w) and its count (n); the month hash one field per month.
+ * Out come the clock, the period, then four numbers per pair: status (-1 when
+ * the month is missing: not seeded, nothing consumed), minute used and month
+ * used before the batch, and \`allowed\`.
+ */
+const CONSUME_BATCH = `${CLOCK}
+local out = {now, period}
 for i = 1, #KEYS / 2 do
   local mk, qk = KEYS[2 * i - 1], KEYS[2 * i]
-  local rpm, monthly, n = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
-  local m = tonumber(redis.call('GET', mk) or '0')
-  local q = redis.call('GET', qk)
+  local rpm, monthly, n = tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1]), tonumber(ARGV[3 * i + 2])
+  local m = 0
+  local held = redis.call('HMGET', mk, 'w', 'n')
+  if held[1] == w then m = tonumber(held[2]) or 0 end
+  local q = redis.call('HGET', qk, period)
   local status, allowed = 0, 0
   if not q then
     status, q = -1, 0
@@ -47,122 +87,212 @@ for i = 1, #KEYS / 2 do
     q = tonumber(q)
     allowed = math.max(0, math.min(n, rpm - m, monthly - q))
     if allowed > 0 then
-      if redis.call('INCRBY', mk, allowed) == allowed then redis.call('PEXPIRE', mk, ARGV[1]) end
-      redis.call('INCRBY', qk, allowed)
+      redis.call('HSET', mk, 'w', w, 'n', m + allowed)
+      redis.call('PEXPIRE', mk, ARGV[2])
+      redis.call('HINCRBY', qk, period, allowed)
     end
   end
-  out[4 * i - 3], out[4 * i - 2], out[4 * i - 1], out[4 * i] = status, m, q, allowed
+  out[4 * i - 1], out[4 * i], out[4 * i + 1], out[4 * i + 2] = status, m, q, allowed
 end
 return out
 `;
 
-/** Counter pairs per batch script: bounds the time one script holds Redis. */
+/** Current counts without consuming: clock, period, minute used, month used (nil: not seeded). */
+const PEEK = `${CLOCK}
+local held = redis.call('HMGET', KEYS[1], 'w', 'n')
+local m = 0
+if held[1] == w then m = tonumber(held[2]) or 0 end
+return {now, period, m, redis.call('HGET', KEYS[2], period)}
+`;
+
+/**
+ * Seeds a month from the durable usage: HSETNX keeps a concurrent seed or
+ * increment. Months before it are dropped: nothing counts against them now.
+ */
+const SEED = `
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if field < ARGV[1] then redis.call('HDEL', KEYS[1], field) end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 0
+`;
+
+/**
+ * Gives units back to the window and month they were taken from, where those
+ * counters still exist. Creating one here (at -1, say) would keep the month
+ * from ever being seeded from the store again, and its quota would start over.
+ */
+const GIVE_BACK = `
+local count = tonumber(ARGV[3])
+local held = redis.call('HMGET', KEYS[1], 'w', 'n')
+if held[1] == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'n', math.max(0, (tonumber(held[2]) or 0) - count))
+end
+if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then redis.call('HINCRBY', KEYS[2], ARGV[2], -count) end
+return 0
+`;
+
+/** Grants per script call: bounds the time one script holds Redis. */
 const MAX_BATCH = 512;
 const MINUTE_TTL_MS = 61_000;
+const MONTH_TTL_MS = 40 * 86_400_000;
+const READY_GRACE_MS = 500;
 
 /** A request waiting in a tick's batch. */
 interface Waiter {
+  /** The caller's clock: used only when the limiter runs on the caller's clock. */
   now: number;
-  /** Its grant's month counter was just seeded for it: missing again means Redis cannot keep it. */
+  /** Its grant's month was just seeded for it: missing again means Redis cannot keep it. */
   seeded: boolean;
   resolve: (decision: LimitDecision) => void;
   reject: (err: unknown) => void;
 }
 
-/** The requests of one batch on one pair of counters, in arrival order. */
+/** The requests of one tick on one grant, in arrival order. */
 interface Group {
   grant: GrantLimits;
   keys: Keys;
   waiting: Waiter[];
 }
 
-const KEY_CACHE_LIMIT = 10_000;
-
 interface Keys {
-  window: { start: number; end: number };
-  period: MonthPeriod;
   minuteKey: string;
   monthKey: string;
+  /** The cluster slot both keys hash to (0 outside a cluster). */
+  slot: number;
 }
 
-/** DECRBY ARGV[1] of each counter that exists (see `giveBack`). */
-const GIVE_BACK = `
-for i = 1, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('DECRBY', KEYS[i], ARGV[1]) end
-end
-return 0
-`;
+const KEY_CACHE_LIMIT = 10_000;
 
-interface LimiterRedis extends Redis {
-  mdsConsumeBatch(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<number[]>;
-  mdsGiveBack(minuteKey: string, monthKey: string, count: number): Promise<number>;
+type Commands = {
+  mdsConsumeBatch(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<unknown[]>;
+  mdsPeek(
+    minuteKey: string,
+    monthKey: string,
+    clock: string,
+  ): Promise<[number, string, number, string | null]>;
+  mdsSeed(monthKey: string, period: string, used: number, ttlMs: number): Promise<number>;
+  mdsGiveBack(
+    minuteKey: string,
+    monthKey: string,
+    window: string,
+    period: string,
+    count: number,
+  ): Promise<number>;
+};
+type LimiterRedis = (Redis | Cluster) & Commands;
+
+export interface RedisLimiterOptions {
+  /** Every key starts with it (tests use one per run; deployments sharing a Redis, one each). */
+  prefix?: string;
+  /** `MDS_REDIS_CLUSTER=1`: the URL is a seed node of a Redis Cluster. */
+  cluster?: boolean;
+  /**
+   * Whose clock names the windows: Redis's (the default, so instances agree)
+   * or the caller's \`now\` (tests that move time).
+   */
+  clock?: 'redis' | 'caller';
+  /** Told the duration of each script call, in seconds. */
+  onRoundTrip?: (seconds: number) => void;
 }
 
-const MONTH_TTL_MS = 40 * 86_400_000;
-const READY_GRACE_MS = 500;
+/** ioredis options from a redis:// or rediss:// URL, for a Cluster's nodes. */
+function nodeOptions(url: string): { host: string; port: number; options: RedisOptions } {
+  const u = new URL(url);
+  const options: RedisOptions = {};
+  if (u.username) options.username = decodeURIComponent(u.username);
+  if (u.password) options.password = decodeURIComponent(u.password);
+  if (u.protocol === 'rediss:') options.tls = {};
+  return { host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || 6379), options };
+}
 
 export class RedisLimiter implements Limiter {
   readonly kind = 'redis' as const;
 
-  /** Check-and-consume requests of this tick by counter pair, sent as one script call. */
+  /** Check-and-consume requests of this tick by grant, sent as one script call per slot. */
   private queue = new Map<string, Group>();
   private readonly keyCache = new Map<string, Keys>();
+  private readonly callerClock: boolean;
 
   private constructor(
     private readonly redis: LimiterRedis,
     private readonly store: Store,
     private readonly recorder: UsageRecorder,
     private readonly prefix: string,
+    private readonly cluster: boolean,
+    clock: 'redis' | 'caller',
     private readonly onRoundTrip?: (seconds: number) => void,
-  ) {}
+  ) {
+    this.callerClock = clock === 'caller';
+  }
 
   static connect(
     url: string,
     store: Store,
     recorder: UsageRecorder,
-    prefix = 'mds:',
-    /** Told the duration of each batch's script call, in seconds. */
-    onRoundTrip?: (seconds: number) => void,
+    options: RedisLimiterOptions = {},
   ): RedisLimiter {
-    const redis = new Redis(url, {
+    const common = {
       // Fail fast while Redis is away (503), and reconnect in the background.
       enableOfflineQueue: false,
       // No auto-pipelining: a tick's check-and-consume is already one command
       // (sendBatch), and the pipeline ioredis would build around it per tick cost
       // the service about 5 % of its requests with PostgreSQL + Redis (issue #5).
       enableAutoPipelining: false,
+    };
+    const perNode: RedisOptions = {
       maxRetriesPerRequest: 1,
       connectTimeout: 2_000,
       commandTimeout: 2_000,
       retryStrategy: (times) => Math.min(times * 100, 1_000),
-    }) as LimiterRedis;
+    };
+    let redis: LimiterRedis;
+    if (options.cluster) {
+      const seed = nodeOptions(url);
+      redis = new Cluster([{ host: seed.host, port: seed.port }], {
+        ...common,
+        redisOptions: { ...perNode, ...seed.options },
+        clusterRetryStrategy: (times) => Math.min(times * 100, 1_000),
+        // A slot moved to another node (resharding, failover) is followed, a few times.
+        maxRedirections: 8,
+      }) as LimiterRedis;
+    } else {
+      redis = new Redis(url, { ...common, ...perNode }) as LimiterRedis;
+    }
     redis.on('error', () => {});
     redis.defineCommand('mdsConsumeBatch', { lua: CONSUME_BATCH });
+    redis.defineCommand('mdsPeek', { numberOfKeys: 2, lua: PEEK });
+    redis.defineCommand('mdsSeed', { numberOfKeys: 1, lua: SEED });
     redis.defineCommand('mdsGiveBack', { numberOfKeys: 2, lua: GIVE_BACK });
-    return new RedisLimiter(redis, store, recorder, prefix, onRoundTrip);
+    return new RedisLimiter(
+      redis,
+      store,
+      recorder,
+      options.prefix ?? 'mds:',
+      options.cluster === true,
+      options.clock ?? 'redis',
+      options.onRoundTrip,
+    );
   }
 
-  /** Counter keys per grant, rebuilt when the minute or the month turns. */
-  private keys(grantId: string, now: number): Keys {
+  /** A grant's two counters; the braces make them one hash slot on a cluster. */
+  private keys(grantId: string): Keys {
     const cached = this.keyCache.get(grantId);
-    if (cached && now >= cached.window.start && now < cached.window.end) return cached;
-    const window = minuteWindow(now);
-    const period = monthPeriod(now);
-    const k = {
-      window,
-      period,
-      minuteKey: `${this.prefix}m:${grantId}:${window.start}`,
-      monthKey: `${this.prefix}q:${grantId}:${period.key}`,
+    if (cached) return cached;
+    const minuteKey = `${this.prefix}{${grantId}}:m`;
+    const k: Keys = {
+      minuteKey,
+      monthKey: `${this.prefix}{${grantId}}:q`,
+      slot: this.cluster ? calculateSlot(minuteKey) : 0,
     };
     if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
     this.keyCache.set(grantId, k);
     return k;
   }
 
-  /** Seeds the monthly counter from the durable usage; NX keeps a concurrent seed or increment. */
-  private async seed(grantId: string, monthKey: string, period: string): Promise<void> {
-    const used = await this.store.getUsage(grantId, period);
-    await this.redis.set(monthKey, used, 'PX', MONTH_TTL_MS, 'NX');
+  private clockArg(now: number): string {
+    return this.callerClock ? String(now) : '';
   }
 
   /**
@@ -195,26 +325,41 @@ export class RedisLimiter implements Limiter {
   }
 
   private enqueue(grant: GrantLimits, w: Waiter): void {
-    const keys = this.keys(grant.id, w.now);
-    let group = this.queue.get(keys.minuteKey);
+    let group = this.queue.get(grant.id);
     if (!group) {
       if (this.queue.size === 0) setImmediate(() => void this.sendBatch());
       else if (this.queue.size >= MAX_BATCH) void this.sendBatch();
-      group = { grant, keys, waiting: [] };
-      this.queue.set(keys.minuteKey, group);
+      group = { grant, keys: this.keys(grant.id), waiting: [] };
+      this.queue.set(grant.id, group);
     }
     group.waiting.push(w);
   }
 
-  private async sendBatch(): Promise<void> {
-    const batch = [...this.queue.values()];
-    if (batch.length === 0) return;
+  private sendBatch(): void {
+    if (this.queue.size === 0) return;
+    const groups = [...this.queue.values()];
     this.queue = new Map();
-    let out: number[];
+    if (!this.cluster) {
+      void this.sendSlot(groups);
+      return;
+    }
+    // A script may touch the keys of one slot only: one call per slot, in parallel.
+    const bySlot = new Map<number, Group[]>();
+    for (const g of groups) {
+      const list = bySlot.get(g.keys.slot);
+      if (list) list.push(g);
+      else bySlot.set(g.keys.slot, [g]);
+    }
+    for (const list of bySlot.values()) void this.sendSlot(list);
+  }
+
+  private async sendSlot(batch: Group[]): Promise<void> {
+    let out: unknown[];
     try {
       await this.connected();
       const keys: string[] = [];
-      const args: number[] = [MINUTE_TTL_MS];
+      // The caller's clock, when it is the one in use, is the first request's.
+      const args: Array<string | number> = [this.clockArg(batch[0]!.waiting[0]!.now), MINUTE_TTL_MS];
       for (const g of batch) {
         keys.push(g.keys.minuteKey, g.keys.monthKey);
         args.push(g.grant.requestsPerMinute, g.grant.monthlyRequestLimit, g.waiting.length);
@@ -227,8 +372,19 @@ export class RedisLimiter implements Limiter {
       for (const g of batch) for (const w of g.waiting) w.reject(unavailable);
       return;
     }
+    const at = Number(out[0]);
+    const period = String(out[1]);
     for (let j = 0; j < batch.length; j++) {
-      this.settle(batch[j]!, out[4 * j]!, out[4 * j + 1]!, out[4 * j + 2]!, out[4 * j + 3]!);
+      const o = 2 + 4 * j;
+      this.settle(
+        batch[j]!,
+        at,
+        period,
+        Number(out[o]),
+        Number(out[o + 1]),
+        Number(out[o + 2]),
+        Number(out[o + 3]),
+      );
     }
   }
 
@@ -237,55 +393,67 @@ export class RedisLimiter implements Limiter {
    * a time), the rest refused. The consumed units are recorded in the store in
    * one call, and those requests are answered once that commit is durable.
    */
-  private settle(g: Group, status: number, m: number, q: number, allowed: number): void {
+  private settle(
+    g: Group,
+    at: number,
+    period: string,
+    status: number,
+    m: number,
+    q: number,
+    allowed: number,
+  ): void {
     const { grant, keys: k } = g;
     if (status === -1) {
-      // The month counter is missing (first use this month, or Redis lost it):
-      // seeded from the store, then the group's requests are queued again.
-      this.seed(grant.id, k.monthKey, k.period.key).then(
-        () => {
-          for (const w of g.waiting) {
-            if (w.seeded) {
-              w.reject(new LimiterUnavailableError(new Error('monthly counter could not be seeded')));
-            } else {
-              w.seeded = true;
-              this.enqueue(grant, w);
+      // The month is missing (first use this month, or Redis lost it): seeded from
+      // the store, then the group's requests are queued again.
+      this.store
+        .getUsage(grant.id, period)
+        .then((used) => this.redis.mdsSeed(k.monthKey, period, used, MONTH_TTL_MS))
+        .then(
+          () => {
+            for (const w of g.waiting) {
+              if (w.seeded) {
+                w.reject(new LimiterUnavailableError(new Error('monthly counter could not be seeded')));
+              } else {
+                w.seeded = true;
+                this.enqueue(grant, w);
+              }
             }
-          }
-        },
-        (err: unknown) => {
-          const unavailable = new LimiterUnavailableError(err);
-          for (const w of g.waiting) w.reject(unavailable);
-        },
-      );
+          },
+          (err: unknown) => {
+            const unavailable = new LimiterUnavailableError(err);
+            for (const w of g.waiting) w.reject(unavailable);
+          },
+        );
       return;
     }
     const { waiting } = g;
     const mAfter = m + allowed;
-    for (let i = allowed; i < waiting.length; i++) {
-      const w = waiting[i]!;
-      const state = limitState(grant, w.now, mAfter, q + allowed);
-      w.resolve(
+    const windowEnd = at - (at % MINUTE_MS) + MINUTE_MS;
+    if (allowed < waiting.length) {
+      const state = limitState(grant, at, mAfter, q + allowed);
+      const refusal =
         mAfter >= grant.requestsPerMinute
-          ? refused(state, 'rate_limited', k.window.end)
-          : refused(state, 'quota_exceeded', k.period.end),
-      );
+          ? refused(state, 'rate_limited', windowEnd)
+          : refused(state, 'quota_exceeded', monthPeriod(at).end);
+      // Refused requests share one decision: the same state, nothing consumed.
+      for (let i = allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
     }
     if (allowed === 0) return;
-    this.recorder.record(grant.id, k.period.key, allowed).then(
+    this.recorder.record(grant.id, period, allowed).then(
       () => {
         for (let i = 0; i < allowed; i++) {
-          const w = waiting[i]!;
           // The counts after *this* request: the i-th of the group saw i before it.
-          const decision = limitState(grant, w.now, m + i + 1, q + i + 1) as LimitDecision;
+          const decision = limitState(grant, at, m + i + 1, q + i + 1) as LimitDecision;
           decision.allowed = true;
-          w.resolve(decision);
+          waiting[i]!.resolve(decision);
         }
       },
       (err: unknown) => {
         // Not durable, so not counted: the units go back, then the requests get a 503.
         const unavailable = new LimiterUnavailableError(err);
-        void this.giveBack(k.minuteKey, k.monthKey, allowed)
+        void this.redis
+          .mdsGiveBack(k.minuteKey, k.monthKey, String(at - (at % MINUTE_MS)), period, allowed)
           .catch(() => {})
           .then(() => {
             for (let i = 0; i < allowed; i++) waiting[i]!.reject(unavailable);
@@ -295,35 +463,42 @@ export class RedisLimiter implements Limiter {
   }
 
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {
-    const k = this.keys(grant.id, now);
+    const k = this.keys(grant.id);
     try {
       await this.connected();
-      const [minute, month] = await this.redis.mget(k.minuteKey, k.monthKey);
-      const monthUsed = month === null ? await this.store.getUsage(grant.id, k.period.key) : Number(month);
-      return limitState(grant, now, Number(minute ?? 0), monthUsed);
+      const [at, period, minute, month] = await this.redis.mdsPeek(
+        k.minuteKey,
+        k.monthKey,
+        this.clockArg(now),
+      );
+      const monthUsed = month === null ? await this.store.getUsage(grant.id, period) : Number(month);
+      return limitState(grant, Number(at), Number(minute), monthUsed);
     } catch (err) {
       throw new LimiterUnavailableError(err);
     }
   }
 
   /**
-   * Gives a unit back to counters that still exist. A plain DECR on a counter
-   * Redis has lost would create it at -1, without an expiry: the month would then
-   * never be seeded from the store again, and its quota would start over.
+   * Gives the unit back to the Redis counters it was taken from, then to the
+   * durable month (retried until committed: UsageRecorder.giveBack).
    */
-  private async giveBack(minuteKey: string, monthKey: string, count = 1): Promise<void> {
-    await this.redis.mdsGiveBack(minuteKey, monthKey, count);
-  }
-
-  async refund(grant: GrantLimits, now: number): Promise<void> {
-    const k = this.keys(grant.id, now);
-    await this.giveBack(k.minuteKey, k.monthKey);
-    await this.recorder.record(grant.id, k.period.key, -1);
+  async refund(grant: GrantLimits, consumed: LimitState): Promise<void> {
+    const k = this.keys(grant.id);
+    const durable = this.recorder.giveBack(grant.id, consumed.period);
+    await this.redis
+      .mdsGiveBack(k.minuteKey, k.monthKey, String(consumed.window), consumed.period, 1)
+      .catch(() => {});
+    await durable;
   }
 
   async ping(): Promise<void> {
     await this.connected();
-    await this.redis.ping();
+    if (this.redis instanceof Cluster) {
+      // Every master must answer: a cluster missing one cannot count its slots.
+      await Promise.all(this.redis.nodes('master').map((node) => node.ping()));
+    } else {
+      await this.redis.ping();
+    }
   }
 
   async close(): Promise<void> {

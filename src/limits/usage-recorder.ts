@@ -27,9 +27,22 @@ function newBatch(): Batch {
   return { done, resolve, reject };
 }
 
+/** Pause before a failed give-back is tried again when no other commit carries it. */
+const RETRY_MS = 1_000;
+
 export class UsageRecorder {
   /** By grant, then period: both keys are long-lived strings, so no key is built per unit. */
   private pending = new Map<string, Map<string, UsageIncrement>>();
+  /**
+   * Units given back (refunds), by `grant|period`. Unlike consumption, a
+   * give-back whose commit fails is not dropped: the request it belongs to was
+   * already answered with an error, so the unit must come off the count
+   * eventually. It stays here and rides along with every later commit until
+   * one succeeds (issue #13).
+   */
+  private refunds = new Map<string, UsageIncrement>();
+  private refundBatch: Batch | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
   private batch: Batch | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private scheduled = false;
@@ -71,6 +84,28 @@ export class UsageRecorder {
     return this.batch.done;
   }
 
+  /**
+   * Takes `count` units off a grant's month. Resolves once that is committed;
+   * rejects if this attempt failed, but the give-back stays queued and is
+   * retried with every later commit (and at `flush`) until it is.
+   */
+  giveBack(grantId: string, period: string, count = 1): Promise<void> {
+    const key = `${grantId}|${period}`;
+    const entry = this.refunds.get(key);
+    if (entry) entry.count -= count;
+    else this.refunds.set(key, { grantId, period, count: -count });
+    this.refundBatch ??= newBatch();
+    this.schedule();
+    return this.refundBatch.done;
+  }
+
+  /** Give-backs not yet committed (a gauge for operators, and for tests). */
+  get refundsPending(): number {
+    let n = 0;
+    for (const r of this.refunds.values()) n -= r.count;
+    return n;
+  }
+
   private schedule(): void {
     if (this.scheduled || this.inFlight.size >= this.maxInFlight) return;
     this.scheduled = true;
@@ -82,28 +117,53 @@ export class UsageRecorder {
 
   /** Starts committing what is pending as one batch. */
   private commitPending(): void {
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.refunds.size === 0) return;
+    const refunds = [...this.refunds.values()];
+    const merged = new Map<string, UsageIncrement>();
+    for (const periods of this.pending.values())
+      for (const inc of periods.values()) merged.set(`${inc.grantId}|${inc.period}`, { ...inc });
+    for (const r of refunds) {
+      const key = `${r.grantId}|${r.period}`;
+      const inc = merged.get(key);
+      if (inc) inc.count += r.count;
+      else merged.set(key, { ...r });
+    }
     // A fixed row order: overlapping commits then lock rows in the same order and cannot deadlock.
-    const batch = [...this.pending.values()]
-      .flatMap((periods) => [...periods.values()])
-      .sort((a, b) =>
-        a.grantId === b.grantId ? (a.period < b.period ? -1 : 1) : a.grantId < b.grantId ? -1 : 1,
-      );
-    const waiting = this.batch!;
+    const batch = [...merged.values()].sort((a, b) =>
+      a.grantId === b.grantId ? (a.period < b.period ? -1 : 1) : a.grantId < b.grantId ? -1 : 1,
+    );
+    const waiting = this.batch;
+    const waitingRefunds = this.refundBatch;
     const firstAt = this.firstAt;
     this.pending = new Map();
+    this.refunds = new Map();
     this.batch = null;
+    this.refundBatch = null;
     const commit = this.store.addUsage(batch, this.now()).then(
       () => {
-        this.onFlush?.(performance.now() - firstAt);
-        waiting.resolve();
+        if (waiting) this.onFlush?.(performance.now() - firstAt);
+        waiting?.resolve();
+        waitingRefunds?.resolve();
       },
-      (err: unknown) => waiting.reject(err),
+      (err: unknown) => {
+        waiting?.reject(err);
+        // Consumption that failed was never answered with success: it is dropped (its
+        // requests get a 503). Give-backs go back in the queue for the next commit.
+        for (const r of refunds) {
+          const key = `${r.grantId}|${r.period}`;
+          const queued = this.refunds.get(key);
+          if (queued) queued.count += r.count;
+          else this.refunds.set(key, r);
+        }
+        waitingRefunds?.reject(err);
+        this.retryLater();
+      },
     );
     this.inFlight.add(commit);
     void commit.finally(() => {
       this.inFlight.delete(commit);
-      if (this.pending.size > 0) this.schedule();
+      // Give-backs that just failed (queued without a batch) wait for retryLater.
+      if (this.pending.size > 0 || this.refundBatch !== null) this.schedule();
     });
   }
 
@@ -112,7 +172,25 @@ export class UsageRecorder {
     this.commitPending();
     while (this.inFlight.size > 0) {
       await Promise.all(this.inFlight);
-      this.commitPending();
+      // Give-backs that failed again are left queued, not retried in a loop here.
+      if (this.pending.size > 0) this.commitPending();
     }
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+  }
+
+  /** A failed give-back is retried on the next commit, or after a pause when traffic is idle. */
+  private retryLater(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.refunds.size > 0) {
+        this.refundBatch ??= newBatch();
+        this.schedule();
+      }
+    }, RETRY_MS);
+    this.retryTimer.unref();
   }
 }

@@ -8,6 +8,7 @@ import { KeyActivity } from '../access/key-activity.js';
 import { cursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import { MemoryLimiter } from '../limits/memory.js';
+import { StoreLimiter } from '../limits/store-limiter.js';
 import { UsageRecorder } from '../limits/usage-recorder.js';
 import { instrumentStore, Metrics } from '../observability/metrics.js';
 import { openStore } from '../storage/open.js';
@@ -19,6 +20,8 @@ import { Watcher } from './watcher.js';
 export interface AssembleOptions {
   databaseUrl?: string;
   redisUrl?: string;
+  /** `MDS_REDIS_CLUSTER=1`: `redisUrl` is a seed node of a Redis Cluster. */
+  redisCluster?: boolean;
   /** Prefix for every Redis key (tests use one per run). */
   redisPrefix?: string;
   now?: () => number;
@@ -39,6 +42,33 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * The limiter of the topology (docs/deployment.md): Redis (or a Redis Cluster)
+ * when configured; without it, the store's own check-and-consume on PostgreSQL,
+ * where several instances may share the store, and the in-process counters on
+ * SQLite, whose single process server.ts enforces. Each is exact on the
+ * topology it is chosen for.
+ */
+async function chooseLimiter(
+  options: AssembleOptions,
+  store: Store,
+  recorder: UsageRecorder,
+  metrics: Metrics,
+): Promise<Limiter> {
+  if (options.redisUrl) {
+    const { RedisLimiter } = await import('../limits/redis.js');
+    return RedisLimiter.connect(options.redisUrl, store, recorder, {
+      prefix: options.redisPrefix,
+      cluster: options.redisCluster,
+      // A test that moves time moves the limiter's windows too.
+      clock: options.now ? 'caller' : 'redis',
+      onRoundTrip: (seconds) => metrics.limiterLatency.observe(seconds),
+    });
+  }
+  if (store.dialect === 'postgres') return new StoreLimiter(store, recorder);
+  return new MemoryLimiter(store, recorder);
+}
+
 export async function assemble(options: AssembleOptions = {}): Promise<Runtime> {
   const now = options.now ?? Date.now;
   const metrics = options.metrics ?? new Metrics();
@@ -52,15 +82,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
   if (!secret) throw new Error('the store has no cursor secret: run `mds migrate`');
 
   const recorder = new UsageRecorder(store, now, (lagMs) => metrics.usageFlushLag.observe(lagMs / 1000));
-  let limiter: Limiter;
-  if (options.redisUrl) {
-    const { RedisLimiter } = await import('../limits/redis.js');
-    limiter = RedisLimiter.connect(options.redisUrl, store, recorder, options.redisPrefix, (seconds) =>
-      metrics.limiterLatency.observe(seconds),
-    );
-  } else {
-    limiter = new MemoryLimiter(store, recorder);
-  }
+  const limiter = await chooseLimiter(options, store, recorder, metrics);
 
   const market = new MarketData(store);
   await market.refresh();

@@ -16,6 +16,8 @@ import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
 import type {
   AccountRecord,
+  ConsumeOutcome,
+  ConsumeRequest,
   GoldHistoryQuery,
   GrantPatch,
   GrantRecord,
@@ -440,6 +442,26 @@ export abstract class KyselyStore implements Store {
           .execute();
       }
     });
+  }
+
+  abstract consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]>;
+
+  async getMinuteUsage(grantId: string, window: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('minute_usage')
+      .select(['window_start', 'used'])
+      .where('grant_id', '=', grantId)
+      .executeTakeFirst();
+    return r && Number(r.window_start) === window ? Number(r.used) : 0;
+  }
+
+  async releaseMinute(grantId: string, window: number, count: number): Promise<void> {
+    await this.db
+      .updateTable('minute_usage')
+      .set({ used: sql`case when used > ${count} then used - ${count} else 0 end` })
+      .where('grant_id', '=', grantId)
+      .where('window_start', '=', window)
+      .execute();
   }
 
   async getUsage(grantId: string, period: string): Promise<number> {

@@ -118,6 +118,19 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0003_minute_usage': {
+    // The per-minute window of the store limiter (PostgreSQL without Redis):
+    // one row per grant holding the window it counts, so the table never grows
+    // with time and needs no sweeping. Additive: the previous release never reads it.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('minute_usage')
+        .addColumn('grant_id', 'text', (c) => c.primaryKey().references('grants.id'))
+        .addColumn('window_start', 'bigint', (c) => c.notNull())
+        .addColumn('used', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

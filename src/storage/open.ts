@@ -18,10 +18,17 @@ export interface OpenOptions {
   onBackgroundError?: (err: Error) => void;
 }
 
-export function openStore(url: string = DEFAULT_DATABASE, options: OpenOptions = {}): Store {
-  if (/^postgres(ql)?:\/\//.test(url)) return PostgresStore.open(url);
+/** The SQLite file a URL names, or null for PostgreSQL. */
+export function sqlitePath(url: string = DEFAULT_DATABASE): string | null {
+  if (/^postgres(ql)?:\/\//.test(url)) return null;
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   if (path === '') throw new Error('sqlite: needs a file path, e.g. sqlite:./data/mds.sqlite');
+  return path;
+}
+
+export function openStore(url: string = DEFAULT_DATABASE, options: OpenOptions = {}): Store {
+  const path = sqlitePath(url);
+  if (path === null) return PostgresStore.open(url);
   return SqliteStore.open(path, {
     backgroundCheckpoints: options.serving === true && { onError: options.onBackgroundError },
   });

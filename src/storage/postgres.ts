@@ -10,7 +10,14 @@ import type { Pool, PoolClient } from 'pg';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
-import type { ImportBatch, ImportOptions, UsageIncrement } from './store.js';
+import {
+  allowedOf,
+  type ConsumeOutcome,
+  type ConsumeRequest,
+  type ImportBatch,
+  type ImportOptions,
+  type UsageIncrement,
+} from './store.js';
 
 const INT8_OID = 20;
 const CHUNK = 20_000;
@@ -120,6 +127,60 @@ export class PostgresStore extends KyselyStore {
     }
     if (this.closing || held.broken || this.idleUsageClients.length >= USAGE_CLIENTS_KEPT) held.release();
     else this.idleUsageClients.push(held);
+  }
+
+  /**
+   * The store limiter's check-and-consume (PostgreSQL without Redis). The two
+   * upserts lock each grant's month row and minute row, in grant order (no
+   * deadlock between instances), and return the counts as last committed;
+   * the allowed units are then added in the same transaction. Another
+   * instance's batch for the same grant waits on those row locks, so every
+   * batch sees the counts of the one before it: exact across instances.
+   */
+  override async consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]> {
+    if (requests.length === 0) return [];
+    const sorted = [...requests].sort((a, b) => (a.grantId < b.grantId ? -1 : a.grantId > b.grantId ? 1 : 0));
+    const ids = sorted.map((r) => r.grantId);
+    return this.db.transaction().execute(async (trx) => {
+      const months = await sql<{ grant_id: string; used: number }>`
+        insert into usage (grant_id, period, used, updated_at)
+        select g, p, 0, ${now} from unnest(${ids}::text[], ${sorted.map((r) => r.period)}::text[]) with ordinality as t(g, p, o) order by o
+        on conflict (grant_id, period) do update set updated_at = usage.updated_at
+        returning grant_id, used`.execute(trx);
+      // A window older than the stored one (an instance whose clock is behind) counts
+      // in the stored one: the window never moves backwards.
+      const minutes = await sql<{ grant_id: string; window_start: number; used: number }>`
+        insert into minute_usage (grant_id, window_start, used)
+        select g, w, 0 from unnest(${ids}::text[], ${sorted.map((r) => r.window)}::bigint[]) with ordinality as t(g, w, o) order by o
+        on conflict (grant_id) do update set
+          used = case when excluded.window_start > minute_usage.window_start then 0 else minute_usage.used end,
+          window_start = greatest(minute_usage.window_start, excluded.window_start)
+        returning grant_id, window_start, used`.execute(trx);
+      const month = new Map(months.rows.map((r) => [r.grant_id, Number(r.used)]));
+      const minute = new Map(minutes.rows.map((r) => [r.grant_id, r]));
+      const outcomes = new Map<string, ConsumeOutcome>();
+      for (const r of sorted) {
+        const m = minute.get(r.grantId)!;
+        const minuteUsed = Number(m.used);
+        const monthUsed = month.get(r.grantId)!;
+        const allowed = allowedOf(r.count, r.requestsPerMinute, minuteUsed, r.monthlyRequestLimit, monthUsed);
+        outcomes.set(r.grantId, { window: Number(m.window_start), minuteUsed, monthUsed, allowed });
+      }
+      const taken = sorted.filter((r) => outcomes.get(r.grantId)!.allowed > 0);
+      if (taken.length > 0) {
+        const counts = taken.map((r) => outcomes.get(r.grantId)!.allowed);
+        const takenIds = taken.map((r) => r.grantId);
+        await sql`
+          update usage set used = usage.used + d.n, updated_at = ${now}
+          from unnest(${takenIds}::text[], ${taken.map((r) => r.period)}::text[], ${counts}::bigint[]) as d(g, p, n)
+          where usage.grant_id = d.g and usage.period = d.p`.execute(trx);
+        await sql`
+          update minute_usage set used = minute_usage.used + d.n
+          from unnest(${takenIds}::text[], ${counts}::bigint[]) as d(g, n)
+          where minute_usage.grant_id = d.g`.execute(trx);
+      }
+      return requests.map((r) => outcomes.get(r.grantId)!);
+    });
   }
 
   private async holdClient(): Promise<HeldClient> {

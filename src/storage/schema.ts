@@ -85,6 +85,12 @@ export interface UsageTable {
   updated_at: Generated<number>;
 }
 
+export interface MinuteUsageTable {
+  grant_id: string;
+  window_start: number;
+  used: number;
+}
+
 export interface Database {
   assets: AssetsTable;
   rates: RatesTable;
@@ -95,4 +101,5 @@ export interface Database {
   grants: GrantsTable;
   api_keys: ApiKeysTable;
   usage: UsageTable;
+  minute_usage: MinuteUsageTable;
 }

@@ -20,6 +20,9 @@ import {
   SqliteCheckpointer,
 } from './sqlite-checkpointer.js';
 import {
+  allowedOf,
+  type ConsumeOutcome,
+  type ConsumeRequest,
   type ImportBatch,
   type ImportOptions,
   type RateHistoryQuery,
@@ -274,6 +277,52 @@ export class SqliteStore extends KyselyStore {
       });
     }
     this.usageTx(increments, now);
+  }
+
+  private consumeTx?: (requests: readonly ConsumeRequest[], now: number) => ConsumeOutcome[];
+
+  /**
+   * The store limiter's check-and-consume. BEGIN IMMEDIATE takes SQLite's write
+   * lock before the counts are read, so another process's batch on the same
+   * file cannot read them between our read and our write.
+   */
+  override async consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]> {
+    if (requests.length === 0) return [];
+    if (!this.consumeTx) {
+      const month = this.raw.prepare('select used from usage where grant_id = ? and period = ?').pluck();
+      const minute = this.raw.prepare('select window_start, used from minute_usage where grant_id = ?');
+      const addMonth = this.raw.prepare(
+        `insert into usage (grant_id, period, used, updated_at) values (?, ?, ?, ?)
+         on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
+      );
+      const setMinute = this.raw.prepare(
+        `insert into minute_usage (grant_id, window_start, used) values (?, ?, ?)
+         on conflict (grant_id) do update set window_start = excluded.window_start, used = excluded.used`,
+      );
+      const tx = this.raw.transaction((list: readonly ConsumeRequest[], at: number) =>
+        list.map((r) => {
+          const monthUsed = Number(month.get(r.grantId, r.period) ?? 0);
+          const held = minute.get(r.grantId) as { window_start: number; used: number } | undefined;
+          // The window never moves backwards: see PostgresStore.consumeUsage.
+          const window = held && held.window_start > r.window ? Number(held.window_start) : r.window;
+          const minuteUsed = held && Number(held.window_start) === window ? Number(held.used) : 0;
+          const allowed = allowedOf(
+            r.count,
+            r.requestsPerMinute,
+            minuteUsed,
+            r.monthlyRequestLimit,
+            monthUsed,
+          );
+          if (allowed > 0) {
+            addMonth.run(r.grantId, r.period, allowed, at);
+            setMinute.run(r.grantId, window, minuteUsed + allowed);
+          }
+          return { window, minuteUsed, monthUsed, allowed };
+        }),
+      );
+      this.consumeTx = (list, at) => tx.immediate(list, at);
+    }
+    return this.consumeTx(requests, now);
   }
 
   override async touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void> {

@@ -105,6 +105,43 @@ export interface UsageIncrement {
   count: number;
 }
 
+/** One grant's requests of a tick, for the store's own check-and-consume. */
+export interface ConsumeRequest {
+  grantId: string;
+  /** The month counted (`YYYY-MM`) and the start of the minute window (epoch ms). */
+  period: string;
+  window: number;
+  requestsPerMinute: number;
+  monthlyRequestLimit: number;
+  /** Requests waiting, in arrival order. */
+  count: number;
+}
+
+export interface ConsumeOutcome {
+  /** The window counted: the request's, or a later one another instance already opened. */
+  window: number;
+  /** Counts before this batch. */
+  minuteUsed: number;
+  monthUsed: number;
+  /** How many of the batch's requests were let through (the first ones). */
+  allowed: number;
+}
+
+/**
+ * The check-and-consume rule every limiter applies to a grant's batch: its
+ * requests taken one after the other, each let through while both counts are
+ * under their limits.
+ */
+export function allowedOf(
+  count: number,
+  rpm: number,
+  minuteUsed: number,
+  monthly: number,
+  monthUsed: number,
+): number {
+  return Math.max(0, Math.min(count, rpm - minuteUsed, monthly - monthUsed));
+}
+
 export interface Versions {
   data: number;
   access: number;
@@ -158,4 +195,15 @@ export interface Store {
   // Durable usage
   addUsage(increments: readonly UsageIncrement[], now: number): Promise<void>;
   getUsage(grantId: string, period: string): Promise<number>;
+  /**
+   * Checks both limits and consumes, in one transaction that serialises with
+   * every other instance's (row locks on PostgreSQL, the write lock on SQLite):
+   * per request, `allowed = min(count, rpm - minuteUsed, monthly - monthUsed)`,
+   * and both counts grow by it. One entry per grant; outcomes in input order.
+   */
+  consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]>;
+  /** The store limiter's minute count for `window` (0 when the stored window is another). */
+  getMinuteUsage(grantId: string, window: number): Promise<number>;
+  /** Takes `count` back from the minute count, if it still counts `window`. */
+  releaseMinute(grantId: string, window: number, count: number): Promise<void>;
 }

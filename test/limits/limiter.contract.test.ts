@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Limiter, LimiterUnavailableError } from '../../src/limits/limiter.js';
 import { MemoryLimiter } from '../../src/limits/memory.js';
 import { RedisLimiter } from '../../src/limits/redis.js';
+import { StoreLimiter } from '../../src/limits/store-limiter.js';
 import { UsageRecorder } from '../../src/limits/usage-recorder.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
@@ -15,9 +16,19 @@ interface Variant {
   name: string;
   backend: 'sqlite' | 'postgres';
   redis: boolean;
+  /** The store decides (several instances on one store, no Redis). */
+  store?: boolean;
 }
-const variants: Variant[] = [{ name: 'memory on sqlite', backend: 'sqlite', redis: false }];
+const variants: Variant[] = [
+  { name: 'memory on sqlite', backend: 'sqlite', redis: false },
+  // The store limiter runs on PostgreSQL in production; on SQLite it holds the same contract.
+  { name: 'store on sqlite', backend: 'sqlite', redis: false, store: true },
+];
+if (POSTGRES_URL)
+  variants.push({ name: 'store on postgres', backend: 'postgres', redis: false, store: true });
 if (POSTGRES_URL && REDIS_URL) variants.push({ name: 'redis on postgres', backend: 'postgres', redis: true });
+/** Whether limiter instances share their counts (all but the in-process one). */
+const shared = (v: Variant) => v.redis || v.store === true;
 
 const NOW = Date.UTC(2026, 10, 22, 10, 15, 30, 250); // 29.75 s before the next minute
 
@@ -29,8 +40,10 @@ describe.each(variants)('limiter contract: $name', (variant) => {
   const make = (over: Store = store) => {
     const recorder = new UsageRecorder(over);
     const limiter = variant.redis
-      ? RedisLimiter.connect(REDIS_URL!, over, recorder, prefix)
-      : new MemoryLimiter(over, recorder);
+      ? RedisLimiter.connect(REDIS_URL!, over, recorder, { prefix, clock: 'caller' })
+      : variant.store
+        ? new StoreLimiter(over, recorder)
+        : new MemoryLimiter(over, recorder);
     limiters.push(limiter);
     return limiter;
   };
@@ -95,7 +108,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     const b = make();
     const g = await grant(7, 1000);
     const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).consume(g, NOW)));
-    expect(results.filter((r) => r.allowed)).toHaveLength(variant.redis ? 7 : 7 * 2);
+    expect(results.filter((r) => r.allowed)).toHaveLength(shared(variant) ? 7 : 7 * 2);
   });
 
   it('answers concurrent requests of several grants as if taken one at a time', async () => {
@@ -189,7 +202,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     // The store, but for usage commits that fail while `failing.on` (a full disk, a lost server).
     const flaky = new Proxy(store, {
       get(target, name) {
-        if (name === 'addUsage' && failing.on)
+        if ((name === 'addUsage' || name === 'consumeUsage') && failing.on)
           return () => Promise.reject(new Error('no space left on device'));
         const value = Reflect.get(target, name, target);
         return typeof value === 'function' ? value.bind(target) : value;
@@ -217,11 +230,90 @@ describe.each(variants)('limiter contract: $name', (variant) => {
   it('gives a refunded unit back', async () => {
     const limiter = make();
     const g = await grant(5, 100);
-    await limiter.consume(g, NOW);
-    await limiter.refund(g, NOW);
+    await limiter.refund(g, await limiter.consume(g, NOW));
     expect(await limiter.peek(g, NOW)).toMatchObject({ minuteRemaining: 5, monthRemaining: 100 });
     await new Promise((r) => setTimeout(r, 20));
     expect(await store.getUsage(g.id, '2026-11')).toBe(0);
+  });
+
+  it('gives a refund back durably: a give-back whose commit fails is retried until it lands', async () => {
+    const failing = { on: false };
+    const flaky = new Proxy(store, {
+      get(target, name) {
+        if (name === 'addUsage' && failing.on)
+          return () => Promise.reject(new Error('connection terminated'));
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const limiter = make(flaky);
+    const g = await grant(5, 100);
+    const d = await limiter.consume(g, NOW);
+    expect(await store.getUsage(g.id, '2026-11')).toBe(1);
+    failing.on = true;
+    // The answer (a 5xx) may not wait forever, so the first failure is reported …
+    await expect(limiter.refund(g, d)).rejects.toThrow();
+    failing.on = false;
+    // … but the unit still comes off the durable count, without any further request.
+    const deadline = Date.now() + 5_000;
+    while ((await store.getUsage(g.id, '2026-11')) !== 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await store.getUsage(g.id, '2026-11')).toBe(0);
+  });
+
+  it('gives a refund back to the window and month it was taken from', async () => {
+    const limiter = make();
+    const g = await grant(5, 100);
+    const d = await limiter.consume(g, Date.UTC(2026, 10, 30, 23, 59, 59, 900));
+    // The month turned before the request failed: November gets its unit back, not December.
+    await limiter.consume(g, Date.UTC(2026, 11, 1, 0, 0, 0, 100));
+    await limiter.refund(g, d);
+    expect(await store.getUsage(g.id, '2026-11')).toBe(0);
+    expect(await store.getUsage(g.id, '2026-12')).toBe(1);
+    expect(await limiter.peek(g, Date.UTC(2026, 11, 1, 0, 0, 0, 200))).toMatchObject({ minuteRemaining: 4 });
+  });
+
+  it.runIf(variant.store === true)(
+    'never moves a window backwards for an instance whose clock is behind',
+    async () => {
+      const ahead = make();
+      const behind = make();
+      const g = await grant(3, 100);
+      // NOW is 29.75 s before the next minute; one instance is already in it.
+      expect(await ahead.consume(g, NOW + 30_000)).toMatchObject({ allowed: true, minuteRemaining: 2 });
+      const d = await behind.consume(g, NOW);
+      expect(d).toMatchObject({
+        allowed: true,
+        minuteRemaining: 1,
+        minuteResetAt: Date.UTC(2026, 10, 22, 10, 17),
+      });
+    },
+  );
+
+  it.runIf(variant.redis)("takes its windows from Redis, whatever the instances' clocks say", async () => {
+    const recorder = new UsageRecorder(store);
+    const a = RedisLimiter.connect(REDIS_URL!, store, recorder, { prefix });
+    const b = RedisLimiter.connect(REDIS_URL!, store, recorder, { prefix });
+    limiters.push(a, b);
+    const g = await grant(4, 1000);
+    // Stay clear of a minute boundary: the assertion is about one window.
+    const into = Date.now() % 60_000;
+    if (into > 55_000) await new Promise((r) => setTimeout(r, 60_500 - into));
+    // One instance's clock is 40 s fast, the other's 40 s slow: both would name
+    // different windows from their own clocks, and each would let 4 through.
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? a : b).consume(g, Date.now() + (i % 2 ? 40_000 : -40_000)),
+      ),
+    );
+    expect(outcomes.filter((o) => o.allowed)).toHaveLength(4);
+    const resets = new Set(outcomes.map((o) => o.minuteResetAt));
+    expect(resets.size).toBe(1);
+    const redisNow = outcomes[0]!.at;
+    expect(Math.abs(redisNow - Date.now())).toBeLessThan(5_000);
+    expect([...resets][0]).toBe(redisNow - (redisNow % 60_000) + 60_000);
+    expect((await a.peek(g, Date.now() + 40_000)).minuteRemaining).toBe(0);
   });
 
   it.runIf(variant.redis)('recovers the true monthly count after Redis loses its memory', async () => {
@@ -241,11 +333,12 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     async () => {
       const limiter = make();
       const g = await grant(100, 10);
-      for (let i = 0; i < 3; i++) await limiter.consume(g, NOW);
+      let last = await limiter.consume(g, NOW);
+      for (let i = 0; i < 2; i++) last = await limiter.consume(g, NOW);
       const r = new Redis(REDIS_URL!);
       try {
         await r.del(...(await r.keys(`${prefix}*${g.id}*`)));
-        await limiter.refund(g, NOW);
+        await limiter.refund(g, last);
         // No counter at -1 (and without an expiry) is left behind by the give-back …
         expect(await r.keys(`${prefix}*${g.id}*`)).toEqual([]);
       } finally {

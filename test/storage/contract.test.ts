@@ -28,7 +28,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
   });
 
   it('migrates once, then has nothing to apply', async () => {
-    expect(await store.migrate()).toEqual(['0001_market_data', '0002_access']);
+    expect(await store.migrate()).toEqual(['0001_market_data', '0002_access', '0003_minute_usage']);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);
   });
@@ -180,6 +180,40 @@ describe.each(backends())('store contract on $name', ({ name }) => {
     await store.addUsage([{ grantId: 'grt_1', period: '2026-11', count: 2 }], T0);
     expect(await store.getUsage('grt_1', '2026-11')).toBe(5);
     expect(await store.getUsage('grt_1', '2026-12')).toBe(1);
+  });
+
+  it('checks and consumes exactly across connections (the store limiter of several instances)', async () => {
+    const other = db.open();
+    try {
+      const W = Date.UTC(2026, 10, 20, 8, 0);
+      const req = (count: number, window = W) => ({
+        grantId: 'grt_1',
+        period: '2026-10',
+        window,
+        requestsPerMinute: 10,
+        monthlyRequestLimit: 25,
+        count,
+      });
+      // Two connections (two instances) race batches for one grant: exactly 10 pass the minute.
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? store : other).consumeUsage([req(3)], W + i)),
+      );
+      expect(outcomes.flat().reduce((n, o) => n + o.allowed, 0)).toBe(10);
+      expect(await store.getMinuteUsage('grt_1', W)).toBe(10);
+      expect(await store.getUsage('grt_1', '2026-10')).toBe(10);
+      // The next window starts afresh; the month goes on counting, up to its limit.
+      const [next] = await other.consumeUsage([req(20, W + 60_000)], W + 60_000);
+      expect(next).toEqual({ window: W + 60_000, minuteUsed: 0, monthUsed: 10, allowed: 10 });
+      const [late] = await store.consumeUsage([req(9, W)], W + 1);
+      // A caller still in the old window counts in the newer one the store holds.
+      expect(late).toEqual({ window: W + 60_000, minuteUsed: 10, monthUsed: 20, allowed: 0 });
+      await store.releaseMinute('grt_1', W + 60_000, 4);
+      const [last] = await store.consumeUsage([req(9, W + 60_000)], W + 60_001);
+      expect(last).toEqual({ window: W + 60_000, minuteUsed: 6, monthUsed: 20, allowed: 4 });
+      expect(await store.getUsage('grt_1', '2026-10')).toBe(24);
+    } finally {
+      await other.close();
+    }
   });
 
   it('refuses rates for an asset outside the directory without writing anything', async () => {

@@ -1,6 +1,7 @@
 import { createAccount, createGrant, createKey } from '../../access/admin.js';
 import { ENTITLEMENTS } from '../../domain/scopes.js';
 import { tuneHeap } from '../../runtime/heap.js';
+import { TopologyError } from '../../runtime/single-process.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
 import { openStore } from '../../storage/open.js';
 import type { Store } from '../../storage/store.js';
@@ -69,6 +70,15 @@ export const serveCommand: Command = {
     if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)
       throw new CliError('--port: must be 0 to 65535', 2);
     const redisUrl = process.env.MDS_REDIS_URL || undefined;
+    const clusterText = process.env.MDS_REDIS_CLUSTER ?? '';
+    if (!['', '0', '1', 'true', 'false'].includes(clusterText))
+      throw new CliError('MDS_REDIS_CLUSTER: must be 1 (MDS_REDIS_URL is a Redis Cluster seed node) or 0', 2);
+    const redisCluster = clusterText === '1' || clusterText === 'true';
+    if (redisCluster && !redisUrl)
+      throw new CliError(
+        'MDS_REDIS_CLUSTER=1 needs MDS_REDIS_URL: the address of one node of the cluster',
+        2,
+      );
     const headersTimeoutMs = timeoutMs('MDS_HEADERS_TIMEOUT_MS');
     const requestTimeoutMs = timeoutMs('MDS_REQUEST_TIMEOUT_MS');
     if ((headersTimeoutMs ?? 10_000) > (requestTimeoutMs ?? 15_000))
@@ -97,6 +107,7 @@ export const serveCommand: Command = {
         port: Number(portText),
         databaseUrl,
         redisUrl,
+        redisCluster,
         redisPrefix: process.env.MDS_REDIS_PREFIX || undefined,
         adminPort: adminPort(),
         drainMs: process.env.MDS_DRAIN_MS ? Number(process.env.MDS_DRAIN_MS) : undefined,
@@ -107,7 +118,9 @@ export const serveCommand: Command = {
         requestTimeoutMs,
       },
       logger,
-    );
+    ).catch((err: unknown) => {
+      throw err instanceof TopologyError ? new CliError(err.message, 2) : err;
+    });
     stopOnSignals(server, logger);
 
     const example = setup.key

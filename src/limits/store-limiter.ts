@@ -1,0 +1,152 @@
+/**
+ * The limiter of N instances on PostgreSQL without Redis (issue #13). Counting
+ * in each process, as the embedded default does, would let every instance
+ * through its own full window: two instances served 20 requests of a grant
+ * limited to 10. Here the store decides: each tick's requests are grouped by
+ * grant and one transaction checks and consumes them against the durable
+ * counts (Store.consumeUsage), locking the grant's rows so that instances take
+ * turns. That commit is also the durable usage record, so a request is still
+ * answered only once its unit is committed, as with every other limiter.
+ *
+ * Windows are named by the instances' clocks, but the stored window never
+ * moves backwards: an instance whose clock is behind counts in the window
+ * another instance already opened. Keep the instances' clocks in sync (NTP),
+ * as the Redis limiter does not need (it takes Redis's time).
+ */
+import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
+import type { ConsumeRequest, Store } from '../storage/store.js';
+import {
+  type GrantLimits,
+  type LimitDecision,
+  type Limiter,
+  LimiterUnavailableError,
+  type LimitState,
+  limitState,
+  refused,
+} from './limiter.js';
+import type { UsageRecorder } from './usage-recorder.js';
+
+interface Waiter {
+  resolve: (decision: LimitDecision) => void;
+  reject: (err: unknown) => void;
+}
+
+interface Group {
+  grant: GrantLimits;
+  waiting: Waiter[];
+}
+
+/** Grants per transaction: bounds how long one commit holds its row locks. */
+const MAX_BATCH = 256;
+
+export class StoreLimiter implements Limiter {
+  readonly kind = 'store' as const;
+  private queue = new Map<string, Group>();
+  private queueNow = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: Store,
+    /** Carries give-backs (refunds) durably; consumption is committed here directly. */
+    private readonly recorder: UsageRecorder,
+  ) {}
+
+  consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
+    return new Promise((resolve, reject) => {
+      let group = this.queue.get(grant.id);
+      if (!group) {
+        if (this.queue.size === 0) {
+          this.queueNow = now;
+          setImmediate(() => this.sendBatch());
+        } else if (this.queue.size >= MAX_BATCH) this.sendBatch();
+        group = { grant, waiting: [] };
+        this.queue.set(grant.id, group);
+      }
+      group.waiting.push({ resolve, reject });
+    });
+  }
+
+  private sendBatch(): void {
+    if (this.queue.size === 0) return;
+    const groups = [...this.queue.values()];
+    // One instant for the tick: its requests arrived within one turn of the loop.
+    const now = this.queueNow;
+    this.queue = new Map();
+    const window = minuteStart(now);
+    const period = monthPeriod(now).key;
+    const requests: ConsumeRequest[] = groups.map((g) => ({
+      grantId: g.grant.id,
+      period,
+      window,
+      requestsPerMinute: g.grant.requestsPerMinute,
+      monthlyRequestLimit: g.grant.monthlyRequestLimit,
+      count: g.waiting.length,
+    }));
+    const done = this.store.consumeUsage(requests, now).then(
+      (outcomes) => {
+        for (let j = 0; j < groups.length; j++) {
+          const { grant, waiting } = groups[j]!;
+          const o = outcomes[j]!;
+          // The window counted may be a later one another instance opened.
+          const at = Math.max(now, o.window);
+          const mAfter = o.minuteUsed + o.allowed;
+          for (let i = 0; i < o.allowed; i++) {
+            const decision = limitState(
+              grant,
+              at,
+              o.minuteUsed + i + 1,
+              o.monthUsed + i + 1,
+            ) as LimitDecision;
+            decision.allowed = true;
+            waiting[i]!.resolve(decision);
+          }
+          if (o.allowed < waiting.length) {
+            const state = limitState(grant, at, mAfter, o.monthUsed + o.allowed);
+            const refusal =
+              mAfter >= grant.requestsPerMinute
+                ? refused(state, 'rate_limited', o.window + MINUTE_MS)
+                : refused(state, 'quota_exceeded', state.monthResetAt);
+            for (let i = o.allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
+          }
+        }
+      },
+      (err: unknown) => {
+        // Nothing was committed, so nothing was counted.
+        const unavailable = new LimiterUnavailableError(err);
+        for (const g of groups) for (const w of g.waiting) w.reject(unavailable);
+      },
+    );
+    this.inFlight.add(done);
+    void done.finally(() => this.inFlight.delete(done));
+  }
+
+  async peek(grant: GrantLimits, now: number): Promise<LimitState> {
+    const period = monthPeriod(now).key;
+    try {
+      const [minute, month] = await Promise.all([
+        this.store.getMinuteUsage(grant.id, minuteStart(now)),
+        this.store.getUsage(grant.id, period),
+      ]);
+      return limitState(grant, now, minute, month);
+    } catch (err) {
+      throw new LimiterUnavailableError(err);
+    }
+  }
+
+  async refund(grant: GrantLimits, consumed: LimitState): Promise<void> {
+    const durable = this.recorder.giveBack(grant.id, consumed.period);
+    // The minute unit is worth less than a round trip's wait: best effort.
+    await this.store.releaseMinute(grant.id, consumed.window, 1).catch(() => {});
+    await durable;
+  }
+
+  async ping(): Promise<void> {
+    await this.store.ping();
+  }
+
+  async close(): Promise<void> {
+    this.sendBatch();
+    await Promise.all(this.inFlight);
+    await this.recorder.flush().catch(() => {});
+  }
+}
