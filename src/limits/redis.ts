@@ -494,8 +494,13 @@ export class RedisLimiter implements Limiter {
   async ping(): Promise<void> {
     await this.connected();
     if (this.redis instanceof Cluster) {
-      // Every master must answer: a cluster missing one cannot count its slots.
-      await Promise.all(this.redis.nodes('master').map((node) => node.ping()));
+      // The cluster must cover every slot (a master down fails it once the others
+      // agree, after cluster-node-timeout), and every master we know must answer.
+      const masters = this.redis.nodes('master');
+      const info = String(await masters[0]!.cluster('INFO'));
+      if (!info.includes('cluster_state:ok'))
+        throw new LimiterUnavailableError(new Error('cluster state is not ok'));
+      await Promise.all(masters.map((node) => node.ping()));
     } else {
       await this.redis.ping();
     }

@@ -10,8 +10,9 @@
  * crash) leaves the file behind; a process on the same host that is no longer
  * running does not hold it, so a restart takes it over at once.
  */
-import { closeSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 
 export class TopologyError extends Error {
   constructor(message: string) {
@@ -51,8 +52,17 @@ export interface ProcessLock {
 
 /** Takes the serving lock of the SQLite file at `databasePath`, or throws TopologyError. */
 export function lockSqliteFile(databasePath: string): ProcessLock {
-  // One lock per file, however it is named (relative path, symlink).
-  const path = `${realpathSync(databasePath)}.serve-lock`;
+  // One lock per file, however it is named (relative path, symlink). The file
+  // itself may not exist yet (a first start creates it); its folder is made here.
+  const folder = dirname(databasePath);
+  mkdirSync(folder, { recursive: true });
+  let real: string;
+  try {
+    real = realpathSync(databasePath);
+  } catch {
+    real = join(realpathSync(folder), basename(databasePath));
+  }
+  const path = `${real}.serve-lock`;
   const me: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {

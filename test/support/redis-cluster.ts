@@ -17,6 +17,8 @@ export interface RedisCluster {
   /** A seed node's URL (`redis://127.0.0.1:port`). */
   url: string;
   ports: number[];
+  /** Kills node `i` (SIGKILL), as a crashed or unreachable master. */
+  killNode(i: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,17 +60,14 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
   const taken = new Set<number>();
   const ports: number[] = [];
   const procs: ChildProcess[] = [];
+  const kill = (p: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (p.exitCode !== null || p.signalCode !== null) return resolve();
+      p.once('exit', () => resolve());
+      p.kill('SIGKILL');
+    });
   const stop = async () => {
-    await Promise.all(
-      procs.map(
-        (p) =>
-          new Promise<void>((resolve) => {
-            if (p.exitCode !== null || p.signalCode !== null) return resolve();
-            p.once('exit', () => resolve());
-            p.kill('SIGKILL');
-          }),
-      ),
-    );
+    await Promise.all(procs.map(kill));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -110,7 +109,7 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
     ]);
     for (const port of ports)
       await waitFor(async () => (await cli(port, 'cluster', 'info')).includes('cluster_state:ok'));
-    return { url: `redis://127.0.0.1:${ports[0]}`, ports, stop };
+    return { url: `redis://127.0.0.1:${ports[0]}`, ports, killNode: (i) => kill(procs[i]!), stop };
   } catch (err) {
     await stop();
     throw err;

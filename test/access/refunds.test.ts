@@ -1,0 +1,115 @@
+/**
+ * A unit consumed for a request that then failed (503) is given back, and the
+ * give-back is as durable as the consumption (issue #13, item 9): when the
+ * store refuses the give-back too, it is retried until it lands, so the client
+ * is never charged for an answer it did not get.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
+import { buildApp } from '../../src/app.js';
+import { seedSample } from '../../src/cli/commands/data.js';
+import { monthPeriod } from '../../src/domain/dates.js';
+import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { assemble, type Runtime } from '../../src/runtime/assemble.js';
+import { generateSample } from '../../src/sample/generate.js';
+import type { Store } from '../../src/storage/store.js';
+import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
+import { SAMPLE_END } from '../support/harness.js';
+
+async function waitUntil(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+interface Variant {
+  name: string;
+  backend: 'sqlite' | 'postgres';
+  redis: boolean;
+}
+const variants: Variant[] = [{ name: 'sqlite, in-process limits', backend: 'sqlite', redis: false }];
+if (POSTGRES_URL) variants.push({ name: 'postgres, store limits', backend: 'postgres', redis: false });
+if (POSTGRES_URL && REDIS_URL) variants.push({ name: 'postgres + redis', backend: 'postgres', redis: true });
+
+describe.each(variants)('refunds on $name', (variant) => {
+  let db: Database;
+  let store: Store;
+  let runtime: Runtime;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  // A store whose history read fails once, and whose usage commits then fail
+  // until the test lets them through: the outage that took the answer takes the
+  // give-back's first commit too.
+  const faults = { history: false, usage: false, refused: 0 };
+
+  beforeAll(async () => {
+    db = await freshDatabase(variant.backend);
+    store = db.open();
+    await store.migrate();
+    await seedSample(store, generateSample({ endDate: SAMPLE_END, days: 30 }));
+    const flaky = new Proxy(store, {
+      get(target, name) {
+        if (name === 'rateHistory' && faults.history)
+          return () => {
+            faults.history = false;
+            faults.usage = true;
+            return Promise.reject(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }));
+          };
+        if (name === 'addUsage' && faults.usage)
+          return () => {
+            faults.refused++;
+            return Promise.reject(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }));
+          };
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    runtime = await assemble({
+      store: flaky,
+      redisUrl: variant.redis ? REDIS_URL : undefined,
+      redisPrefix: `mdstest:${Math.random().toString(36).slice(2)}:`,
+      pollMs: 100,
+    });
+    app = await buildApp(runtime.services, { logger: false });
+    await app.ready();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await runtime?.close();
+    await db?.drop();
+  });
+
+  it('gives back the unit of a failed answer, even when the first give-back fails', async () => {
+    const account = await createAccount(store, {});
+    const grant = await createGrant(store, {
+      accountId: account.id,
+      plan: 'test',
+      scopes: [...ENTITLEMENTS],
+      monthlyRequestLimit: 1_000,
+      requestsPerMinute: 100,
+    });
+    const { key } = await createKey(store, { grantId: grant.id });
+    const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${key}` } });
+    const period = monthPeriod(Date.now()).key;
+
+    expect((await get('/v1/rates/history?currency=EUR&limit=3')).statusCode).toBe(200);
+    expect(await store.getUsage(grant.id, period)).toBe(1);
+
+    faults.history = true;
+    const failed = await get('/v1/rates/history?currency=EUR&limit=4');
+    expect(failed.statusCode).toBe(503);
+    expect(failed.headers['retry-after']).toBeDefined();
+    expect(failed.json().error.code).toBe('service_unavailable');
+
+    // The give-back was tried while the store was still away …
+    await waitUntil(async () => faults.refused > 0);
+    expect(await store.getUsage(grant.id, period)).toBe(2);
+    // … then the store is back: nothing else is sent, yet the unit comes off the count.
+    faults.usage = false;
+    await waitUntil(async () => (await store.getUsage(grant.id, period)) === 1);
+    expect(await store.getUsage(grant.id, period)).toBe(1);
+    const me = await get('/v1/me');
+    expect(me.statusCode).toBe(200);
+    // The failed request is not in the month's count either: 1 answered before, then /v1/me.
+    expect(me.headers['x-monthly-quota-remaining']).toBe(String(1_000 - 2));
+  });
+});
