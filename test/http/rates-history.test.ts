@@ -381,7 +381,7 @@ describe.each(backends())('/v1/rates/historical on $name', (backend) => {
     expect(b.statusCode).toBe(200);
     expect(strip(b.json())).toEqual(strip(a.json()));
     expect(b.json().meta.requestId).toBe(b.headers['x-request-id']);
-    expect(b.headers.deprecation).toBe('true');
+    expect(b.headers.deprecation).toBe('@1795219200'); // RFC 9745, 2026-11-21 (decisions §7)
     expect(b.headers.link).toBe('</v1/rates/history>; rel="successor-version"');
     expect(a.headers.deprecation).toBeUndefined();
     expect(a.headers.link).toBeUndefined();
@@ -401,7 +401,7 @@ describe.each(backends())('/v1/rates/historical on $name', (backend) => {
     const missing = await call('/v1/rates/historical?currency=ZZZ', key);
     expectErrorBody(missing, 404, 'not_found');
     for (const res of [bad, missing]) {
-      expect(res.headers.deprecation).toBe('true');
+      expect(res.headers.deprecation).toBe('@1795219200');
       expect(res.headers.link).toBe('</v1/rates/history>; rel="successor-version"');
     }
     expectErrorBody(

@@ -17,6 +17,13 @@ import { type ErrorDetail, notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
 import { dedupe, MAX_AGE, type PreparedAnswer, prepare, sendPrepared } from '../respond.js';
 
+/**
+ * RFC 9745 (March 2025): `Deprecation` is a structured-field date, `@` and epoch
+ * seconds; here 2026-11-21, the day the alias was deprecated (decisions §7).
+ * The draft's `Deprecation: true` is not a valid value any more.
+ */
+const DEPRECATED_SINCE = `@${Date.UTC(2026, 10, 21) / 1000}`;
+
 type LatestQuery = Static<typeof RatesLatestQuery>;
 type HistoryQuery = Static<typeof RatesHistoryQuery> & { window: HistoryWindow };
 
@@ -186,13 +193,14 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
         ...historySchema,
         summary: 'Rate history (deprecated alias)',
         description:
-          'Deprecated alias of `/v1/rates/history`: same parameters, behaviour and response, plus `Deprecation: true` ' +
+          'Deprecated alias of `/v1/rates/history`: same parameters, behaviour and response, plus `Deprecation: @1795219200` ' +
+          '(RFC 9745: deprecated since 2026-11-21) ' +
           'and `Link: </v1/rates/history>; rel="successor-version"`.',
         deprecated: true,
       },
       config: historyConfig,
       onSend: async (_request, reply) => {
-        reply.header('deprecation', 'true');
+        reply.header('deprecation', DEPRECATED_SINCE);
         reply.header('link', '</v1/rates/history>; rel="successor-version"');
       },
     },
