@@ -43,6 +43,10 @@ describe('mds serve', () => {
     expect(Number(m![1])).toBeGreaterThan(0);
     expect(s.url).toBe(`http://127.0.0.1:${m![1]}`);
     expect(s.stdout).toContain('Loaded the sample data set (SYNTHETIC SAMPLE DATA');
+    // Where to go next: the interactive reference, the charts page and the document (issue #14).
+    expect(lines).toContain(`Interactive API reference: ${s.url}/docs/`);
+    expect(lines).toContain(`Charts (paste your key): ${s.url}/charts`);
+    expect(lines).toContain(`OpenAPI document: ${s.url}/openapi.json`);
 
     const keys = [...new Set(s.stdout.match(KEY))];
     expect(keys).toHaveLength(1);

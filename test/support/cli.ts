@@ -99,8 +99,8 @@ export async function serve(args: string[], options: CliOptions & { db: string }
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 25_000);
     proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
-      // The text banner ends with the API reference line; --json prints one line.
-      if (/^API reference: .*\n/m.test(stdout) || (stdout.startsWith('{') && stdout.endsWith('\n'))) {
+      // The text banner ends with the OpenAPI document line; --json prints one line.
+      if (/^OpenAPI document: .*\n/m.test(stdout) || (stdout.startsWith('{') && stdout.endsWith('\n'))) {
         clearTimeout(timer);
         resolve(stdout);
       }

@@ -148,7 +148,9 @@ export const serveCommand: Command = {
             : []),
         'Try:',
         `  ${example}`,
-        `API reference: ${server.url}/openapi.json`,
+        `Interactive API reference: ${server.url}/docs/`,
+        `Charts (paste your key): ${server.url}/charts`,
+        `OpenAPI document: ${server.url}/openapi.json`,
         ...(server.adminUrl ? [`Metrics: ${server.adminUrl}/metrics`] : []),
       ],
     );
