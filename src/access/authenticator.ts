@@ -3,6 +3,12 @@
  * records are cached per public id and dropped whenever the store's `access`
  * version moves (see runtime/watcher.ts), so a revocation or suspension made
  * anywhere takes effect within one poll, and an unchanged key costs no query.
+ *
+ * A read of the store can be overtaken by that drop: it started before the
+ * change was seen, so what it returns may predate the change (a key revoked
+ * meanwhile, read as active). Each drop starts a new generation, and a record
+ * is kept only if no drop came between the start of its read and its use;
+ * otherwise it is read again.
  */
 import { digestKey, digestsEqual, parseKey } from '../domain/keys.js';
 import { type Entitlement, expandScopes } from '../domain/scopes.js';
@@ -34,11 +40,18 @@ export type KeyHeaders = { authorization?: string | string[]; 'x-api-key'?: stri
 
 /** Keys verified since the last access change; a hit skips parsing and hashing. */
 const VERIFIED_LIMIT = 10_000;
+/**
+ * Reads of one public id within one request, when access changes keep
+ * overtaking them; the last read is then used for this request but not kept.
+ */
+const MAX_READS = 3;
 
 export class Authenticator {
   private cache = new Map<string, Promise<CacheEntry | null>>();
   private verified = new Map<string, CacheEntry>();
   private negatives = 0;
+  /** Moves on every invalidation; a read that started in an older one is not kept. */
+  private generation = 0;
 
   constructor(
     private readonly store: Store,
@@ -48,6 +61,7 @@ export class Authenticator {
 
   /** Drops every cached record; called when the access version changes. */
   invalidate(): void {
+    this.generation++;
     this.cache = new Map();
     this.verified = new Map();
     this.negatives = 0;
@@ -84,13 +98,15 @@ export class Authenticator {
         this.attempts.fail(address, now);
         throw invalid();
       }
-      const found = await this.lookup(parsed.publicId);
+      const { found, current } = await this.read(parsed.publicId);
       if (!digestsEqual(digestKey(presented), found?.key.digest ?? DUMMY_DIGEST) || !found) {
         this.attempts.fail(address, now);
         throw invalid();
       }
-      if (this.verified.size >= VERIFIED_LIMIT) this.verified.clear();
-      this.verified.set(presented, found);
+      if (current) {
+        if (this.verified.size >= VERIFIED_LIMIT) this.verified.clear();
+        this.verified.set(presented, found);
+      }
       entry = found;
     }
     return this.check(entry, now);
@@ -120,17 +136,36 @@ export class Authenticator {
     return entry;
   }
 
+  /**
+   * The record of a public id as of the latest invalidation: `current` when no
+   * invalidation overtook its read, so it may be kept.
+   */
+  private async read(publicId: string): Promise<{ found: CacheEntry | null; current: boolean }> {
+    for (let reads = 1; ; reads++) {
+      const generation = this.generation;
+      // A promise in the lookup map was started in this generation: an
+      // invalidation replaces the map, so it never hands out an older read.
+      const found = await this.lookup(publicId);
+      if (generation === this.generation) return { found, current: true };
+      if (reads === MAX_READS) return { found, current: false };
+    }
+  }
+
   private lookup(publicId: string): Promise<CacheEntry | null> {
     let hit = this.cache.get(publicId);
     if (hit) return hit;
     hit = this.load(publicId);
-    this.cache.set(publicId, hit);
+    const cache = this.cache;
+    cache.set(publicId, hit);
     // A failed load is not cached: the next request retries the store.
     hit.then(
       (entry) => {
-        if (entry === null && ++this.negatives > NEGATIVE_CACHE_LIMIT) this.invalidate();
+        if (entry === null && cache === this.cache && ++this.negatives > NEGATIVE_CACHE_LIMIT)
+          this.invalidate();
       },
-      () => this.cache.delete(publicId),
+      () => {
+        if (cache.get(publicId) === hit) cache.delete(publicId);
+      },
     );
     return hit;
   }
