@@ -1,8 +1,10 @@
 /**
- * Per-address throttle on failed authentication (issue #6): an address that
- * presents more than `limit` invalid keys in a UTC minute is refused with 429
- * until the minute ends, except for keys already verified on this instance, so
- * that a shared NAT address does not lock out its honest users.
+ * Per-address throttle on failed authentication (issue #6, decisions 18a): once
+ * an address has presented `limit` invalid keys in a UTC minute, its further
+ * invalid keys are answered 429 until the minute ends. It counts and refuses
+ * only keys that fail: a key that verifies is served from any address, so a
+ * shared address (a NAT, a proxy that is not trusted) cannot lock out its
+ * honest users.
  */
 import { minuteWindow, secondsUntil } from '../domain/dates.js';
 
