@@ -15,6 +15,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
 import { encode } from './http/compression.js';
 import { ApiError, errorBody } from './http/errors.js';
 import { FastPath, type Observe } from './http/fast-path.js';
@@ -40,9 +41,17 @@ export interface AppOptions {
   /** Time to receive a request's headers (default 10 s) and the whole request (default 15 s). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /**
+   * Which peers may tell the client's address in X-Forwarded-For (MDS_TRUST_PROXY,
+   * Fastify's `trustProxy` forms; see http/client-address.ts). Nothing by default:
+   * the header is ignored and the client is the connection's peer.
+   */
+  trustProxy?: TrustProxy;
 }
 
 const MAX_URL_LENGTH = 4096;
+/** A forwarded address is whatever a trusted proxy passed on: the access line keeps it short. */
+const MAX_LOGGED_ADDRESS = 64;
 
 const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
@@ -132,6 +141,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   };
   const nextId = requestIds();
   const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
+  // One trust function for Fastify's request.ip (the throttle's address) and for the
+  // access line, so both name the same client.
+  const trust = trustFunction(options.trustProxy);
+  const addressOf = clientAddress(trust);
   const fast = new FastPath({
     services,
     nextId,
@@ -168,6 +181,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         .send(errorBody(new ApiError(400, 'bad_request'), request.id));
     },
     requestIdHeader: false,
+    trustProxy: trust ?? false,
     // One access line per response (onResponse below) instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     exposeHeadRoutes: true,
@@ -239,7 +253,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // Label children per status, looked up once: prom-client would otherwise hash
     // the label object on every observation.
     const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>();
-    return (status, elapsedMs, requestId, method, url, access) => {
+    return (status, elapsedMs, requestId, method, url, access, raw) => {
       let child = children.get(status);
       if (!child) {
         child = {
@@ -251,11 +265,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       child.count.inc();
       child.time.observe(elapsedMs / 1000);
       if (logRequests) {
+        const ip = addressOf(raw);
         app.log.info(
           {
             requestId,
             method,
             url: logUrl(url),
+            ip: ip.length > MAX_LOGGED_ADDRESS ? `${ip.slice(0, MAX_LOGGED_ADDRESS)}…` : ip,
             status,
             ms: Math.round(elapsedMs * 100) / 100,
             grantId: access?.grant.id,
@@ -268,7 +284,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   };
   const onResponse =
     (observed: Observe) => (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      observed(reply.statusCode, reply.elapsedTime, request.id, request.method, request.url, request.access);
+      observed(
+        reply.statusCode,
+        reply.elapsedTime,
+        request.id,
+        request.method,
+        request.url,
+        request.access,
+        request.raw,
+      );
       done();
     };
   // Unmatched requests have no route of their own to carry the hook.

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
+import type { TrustProxy } from './http/client-address.js';
 import { assemble, type Runtime } from './runtime/assemble.js';
 import { lockSqliteFile } from './runtime/single-process.js';
 import { sqlitePath } from './storage/open.js';
@@ -31,6 +32,8 @@ export interface ServerOptions {
   /** Header and whole-request timeouts; the app's defaults (10 s, 15 s) when undefined. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Proxies whose X-Forwarded-For names the client (MDS_TRUST_PROXY); none when undefined. */
+  trustProxy?: TrustProxy;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -95,6 +98,7 @@ export async function startServer(
     tls,
     headersTimeoutMs: options.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs,
+    trustProxy: options.trustProxy,
   });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();

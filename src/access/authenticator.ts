@@ -3,6 +3,12 @@
  * records are cached per public id and dropped whenever the store's `access`
  * version moves (see runtime/watcher.ts), so a revocation or suspension made
  * anywhere takes effect within one poll, and an unchanged key costs no query.
+ *
+ * A read of the store can be overtaken by that drop: it started before the
+ * change was seen, so what it returns may predate the change (a key revoked
+ * meanwhile, read as active). Each drop starts a new generation, and a record
+ * is kept only if no drop came between the start of its read and its use;
+ * otherwise it is read again.
  */
 import { digestKey, digestsEqual, parseKey } from '../domain/keys.js';
 import { type Entitlement, expandScopes } from '../domain/scopes.js';
@@ -25,20 +31,48 @@ interface CacheEntry {
   grantScopes: ReadonlySet<Entitlement>;
 }
 
-/** Unknown public ids are remembered too, so random guesses stop reaching the store. */
+/**
+ * Unknown public ids are remembered too, so repeated guesses stop reaching the
+ * store. They are bounded on their own, oldest out first: a flood of guesses
+ * displaces only other guesses, never a record a valid key depends on.
+ */
 const NEGATIVE_CACHE_LIMIT = 10_000;
 // A digest nothing hashes to: an unknown public id costs the same compare as a known one.
 const DUMMY_DIGEST = '0'.repeat(64);
 
 export type KeyHeaders = { authorization?: string | string[]; 'x-api-key'?: string | string[] };
 
-/** Keys verified since the last access change; a hit skips parsing and hashing. */
+/** Keys verified since the last access change; a hit skips parsing and hashing. Oldest out first. */
 const VERIFIED_LIMIT = 10_000;
+/**
+ * Reads of one public id within one request, when access changes keep
+ * overtaking them; the last read is then used for this request but not kept.
+ */
+const MAX_READS = 3;
+
+const UNKNOWN: Promise<null> = Promise.resolve(null);
+
+/** A set that forgets its oldest member to stay within `limit`. */
+class BoundedSet {
+  private members = new Set<string>();
+  constructor(private readonly limit: number) {}
+  has(member: string): boolean {
+    return this.members.has(member);
+  }
+  add(member: string): void {
+    if (this.members.size >= this.limit) this.members.delete(this.members.values().next().value!);
+    this.members.add(member);
+  }
+}
 
 export class Authenticator {
+  /** Reads of key and grant per public id, in flight or found, since the last access change. */
   private cache = new Map<string, Promise<CacheEntry | null>>();
+  /** Public ids the store did not know, since the last access change. */
+  private unknown = new BoundedSet(NEGATIVE_CACHE_LIMIT);
   private verified = new Map<string, CacheEntry>();
-  private negatives = 0;
+  /** Moves on every invalidation; a read that started in an older one is not kept. */
+  private generation = 0;
 
   constructor(
     private readonly store: Store,
@@ -48,9 +82,10 @@ export class Authenticator {
 
   /** Drops every cached record; called when the access version changes. */
   invalidate(): void {
+    this.generation++;
     this.cache = new Map();
+    this.unknown = new BoundedSet(NEGATIVE_CACHE_LIMIT);
     this.verified = new Map();
-    this.negatives = 0;
   }
 
   /** Extracts the presented key; throws the 401 of decisions §1 step 2 when absent or ambiguous. */
@@ -77,20 +112,18 @@ export class Authenticator {
     let entry = this.verified.get(presented);
     this.onCacheLookup?.(entry !== undefined);
     if (!entry) {
-      const wait = this.attempts.blockedFor(address, now);
-      if (wait > 0) throw new ApiError(429, 'too_many_requests', undefined, { 'retry-after': wait });
+      // The key is judged first and the address only for a key that fails: the
+      // throttle must never refuse a valid key, whoever shares its address.
       const parsed = parseKey(presented);
-      if (!parsed) {
-        this.attempts.fail(address, now);
-        throw invalid();
-      }
-      const found = await this.lookup(parsed.publicId);
+      if (!parsed) throw this.failed(address, now);
+      const { found, current } = await this.read(parsed.publicId);
       if (!digestsEqual(digestKey(presented), found?.key.digest ?? DUMMY_DIGEST) || !found) {
-        this.attempts.fail(address, now);
-        throw invalid();
+        throw this.failed(address, now);
       }
-      if (this.verified.size >= VERIFIED_LIMIT) this.verified.clear();
-      this.verified.set(presented, found);
+      if (current) {
+        if (this.verified.size >= VERIFIED_LIMIT) this.verified.delete(this.verified.keys().next().value!);
+        this.verified.set(presented, found);
+      }
       entry = found;
     }
     return this.check(entry, now);
@@ -114,23 +147,58 @@ export class Authenticator {
     return entry;
   }
 
+  /**
+   * The answer to a key that failed: 429 once its address has failed too
+   * often this minute (decisions 18a), else 401, counted against the address.
+   */
+  private failed(address: string, now: number): ApiError {
+    const wait = this.attempts.blockedFor(address, now);
+    if (wait > 0) return new ApiError(429, 'too_many_requests', undefined, { 'retry-after': wait });
+    this.attempts.fail(address, now);
+    return invalid();
+  }
+
   private check(entry: CacheEntry, now: number): AccessContext {
     const refused = refusal(entry, now);
     if (refused) throw refused;
     return entry;
   }
 
+  /**
+   * The record of a public id as of the latest invalidation: `current` when no
+   * invalidation overtook its read, so it may be kept.
+   */
+  private async read(publicId: string): Promise<{ found: CacheEntry | null; current: boolean }> {
+    for (let reads = 1; ; reads++) {
+      const generation = this.generation;
+      // A promise in the lookup map was started in this generation: an
+      // invalidation replaces the map, so it never hands out an older read.
+      const found = await this.lookup(publicId);
+      if (generation === this.generation) return { found, current: true };
+      if (reads === MAX_READS) return { found, current: false };
+    }
+  }
+
   private lookup(publicId: string): Promise<CacheEntry | null> {
     let hit = this.cache.get(publicId);
     if (hit) return hit;
+    if (this.unknown.has(publicId)) return UNKNOWN;
     hit = this.load(publicId);
-    this.cache.set(publicId, hit);
-    // A failed load is not cached: the next request retries the store.
+    const cache = this.cache;
+    const unknown = this.unknown;
+    cache.set(publicId, hit);
     hit.then(
       (entry) => {
-        if (entry === null && ++this.negatives > NEGATIVE_CACHE_LIMIT) this.invalidate();
+        // An unknown id moves to its own bounded set; a failed load is not kept
+        // at all: the next request retries the store.
+        if (entry === null && cache.get(publicId) === hit) {
+          cache.delete(publicId);
+          unknown.add(publicId);
+        }
       },
-      () => this.cache.delete(publicId),
+      () => {
+        if (cache.get(publicId) === hit) cache.delete(publicId);
+      },
     );
     return hit;
   }

@@ -27,7 +27,11 @@ import { ApiError, errorBody } from './errors.js';
 import { QUOTA_HEADERS, unavailable, unitConsumer, type V1RouteConfig, WITH_QUOTA } from './pipeline.js';
 import { bodyFor, cacheControl, JSON_TYPE, type PreparedAnswer } from './respond.js';
 
-/** What the app records of every answered request: metrics, and the access line when enabled. */
+/**
+ * What the app records of every answered request: metrics, and the access line
+ * when enabled. `raw` is the request as Node received it, for the client
+ * address (client-address.ts), computed only when the line is written.
+ */
 export type Observe = (
   status: number,
   elapsedMs: number,
@@ -35,6 +39,7 @@ export type Observe = (
   method: string,
   url: string,
   access: AccessContext | null,
+  raw: IncomingMessage,
 ) => void;
 
 interface FastRoute {
@@ -107,7 +112,7 @@ export class FastPath {
       headers.push(name, value);
     };
     const done = (status: number) =>
-      route.observe(status, performance.now() - started, requestId, 'GET', url, access);
+      route.observe(status, performance.now() - started, requestId, 'GET', url, access, req);
     let consumed: LimitDecision | undefined;
     this.consume(access, now, setHeader)
       .then((decision) => {

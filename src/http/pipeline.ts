@@ -145,6 +145,7 @@ export function pipeline(services: Services) {
       const now = services.now();
       let access: AccessContext;
       try {
+        // request.ip: the peer, or the client the trusted proxies name (app.ts, trustProxy).
         access = await authenticator.authenticate(request.headers, now, request.ip);
       } catch (err) {
         throw unavailable(err) ?? err;

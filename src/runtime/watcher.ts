@@ -38,6 +38,9 @@ export class Watcher {
     this.running = true;
     try {
       const v = await this.store.versions();
+      // Invalidate only after the read that saw the change: a key read before that
+      // change committed was started before this call, and the authenticator keeps
+      // nothing a call overtook (its generations), so no stale record survives it.
       if (v.access !== this.access) {
         this.access = v.access;
         this.authenticator.invalidate();

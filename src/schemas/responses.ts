@@ -61,8 +61,8 @@ export const ErrorResponses = {
   ),
   429: error(
     'Per-minute limit (`rate_limited`) or monthly quota (`quota_exceeded`) exhausted. Also `too_many_requests` ' +
-      'when one address presented more than 30 invalid keys in the current minute: that answer carries ' +
-      '`Retry-After` but no quota headers, as no grant is known yet.',
+      'for an invalid key from an address that presented more than 30 invalid keys in the current minute ' +
+      '(a valid key is always served): that answer carries `Retry-After` but no quota headers, as no grant is known.',
     { ...QuotaHeaders, ...RetryAfter },
     example(429, 'rate_limited', 'Per-minute request limit exceeded.'),
   ),

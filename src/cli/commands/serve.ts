@@ -60,6 +60,19 @@ function timeoutMs(name: string): number | undefined {
   return Number(text);
 }
 
+/** MDS_TRUST_PROXY (docs/deployment.md, "Behind a reverse proxy"); loaded here like the HTTP stack. */
+async function trustProxy() {
+  const { MAX_HOPS, parseTrustProxy } = await import('../../http/client-address.js');
+  try {
+    return parseTrustProxy(process.env.MDS_TRUST_PROXY);
+  } catch (err) {
+    throw new CliError(
+      `MDS_TRUST_PROXY: ${(err as Error).message}; expected true, false, a hop count (0 to ${MAX_HOPS}) or a comma-separated list of addresses and CIDRs`,
+      2,
+    );
+  }
+}
+
 export const serveCommand: Command = {
   name: ['serve'],
   usage: 'serve [--host 127.0.0.1] [--port 8080] [--first-run]',
@@ -86,6 +99,7 @@ export const serveCommand: Command = {
         'MDS_HEADERS_TIMEOUT_MS: must not exceed the request timeout (MDS_REQUEST_TIMEOUT_MS, 15000 by default)',
         2,
       );
+    const trust = await trustProxy();
 
     let setup: FirstRun = { seeded: false };
     if (values['first-run']) {
@@ -116,6 +130,7 @@ export const serveCommand: Command = {
         tlsKey: process.env.MDS_TLS_KEY,
         headersTimeoutMs,
         requestTimeoutMs,
+        trustProxy: trust,
       },
       logger,
     ).catch((err: unknown) => {
