@@ -16,7 +16,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { encode } from './http/compression.js';
-import { ApiError, errorBody } from './http/errors.js';
+import { ApiError, errorBody, serviceUnavailable } from './http/errors.js';
 import { FastPath, type Observe } from './http/fast-path.js';
 import { cleanDocument, registerOpenApi } from './http/openapi.js';
 import { pipeline, QUOTA_HEADERS, unavailable, WITH_QUOTA } from './http/pipeline.js';
@@ -43,6 +43,9 @@ export interface AppOptions {
 }
 
 const MAX_URL_LENGTH = 4096;
+
+/** Retry-After of the stopping server's 503: at once, on a new connection (another instance). */
+const STOPPING_RETRY_AFTER = 1;
 
 const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
@@ -160,18 +163,19 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     genReqId: nextId,
     clientErrorHandler: clientErrorHandler(nextId),
     // A path the router cannot decode (`/v1/%C0%AE`): our envelope, not Fastify's body.
+    // It runs before the onRequest hook: closing the connection while stopping is done here too.
     frameworkErrors: (_err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      reply
-        .code(400)
-        .header('x-request-id', request.id)
-        .header('content-type', JSON_TYPE)
-        .send(errorBody(new ApiError(400, 'bad_request'), request.id));
+      reply.code(400).header('x-request-id', request.id).header('content-type', JSON_TYPE);
+      if (services.lifecycle.draining) reply.header('connection', 'close');
+      reply.send(errorBody(new ApiError(400, 'bad_request'), request.id));
     },
     requestIdHeader: false,
     // One access line per response (onResponse below) instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     exposeHeadRoutes: true,
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has neither our envelope nor a request id:
+    // requests on connections still open are answered by us (onRequest below).
+    return503OnClosing: false,
     bodyLimit: 1024,
     // Slow or idle clients are cut off (decisions §10).
     requestTimeout,
@@ -214,11 +218,25 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.decorateRequest('limits', null);
 
   const { lifecycle } = services;
+  // Closing is draining too, also when app.close() is called without server.ts's
+  // drain: the fast path steps aside, answers close their connections, /readyz fails.
+  app.addHook('preClose', (done) => {
+    lifecycle.draining = true;
+    done();
+  });
   // Callback-style hooks: on every request, a promise per hook is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (hsts) reply.header('strict-transport-security', hsts);
-    if (lifecycle.draining) reply.header('connection', 'close');
+    if (lifecycle.draining) {
+      // Served as usual, closing the connection (docs/decisions.md 20)...
+      reply.header('connection', 'close');
+      // ...except a request pipelined behind one still being answered: its answer would
+      // be sent only if the one before kept the connection open, which answers while
+      // stopping do not. Refused before it consumes a unit; its client sends it again
+      // on a new connection.
+      if (reply.raw.socket === null) return done(serviceUnavailable(STOPPING_RETRY_AFTER));
+    }
     done(
       request.url.length > maxUrl
         ? new ApiError(414, 'uri_too_long')
