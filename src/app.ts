@@ -104,8 +104,9 @@ function rejectSocket(
 /**
  * Requests Node's parser rejects before Fastify sees them (oversized headers,
  * timeouts, malformed HTTP) still get our envelope and a request id.
+ * `headers` are the raw header lines every such answer carries (HSTS over TLS).
  */
-function clientErrorHandler(nextId: () => string) {
+function clientErrorHandler(nextId: () => string, headers: string) {
   return (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const [status, code] =
@@ -114,7 +115,7 @@ function clientErrorHandler(nextId: () => string) {
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'request_timeout' as const]
           : [400, 'bad_request' as const];
-    rejectSocket(socket, nextId, status, code);
+    rejectSocket(socket, nextId, status, code, headers);
   };
 }
 
@@ -135,6 +136,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   };
   const nextId = requestIds();
   const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
+  // Answers written on the raw socket, outside Fastify's hooks, need HSTS spelled out.
+  const rawHeaders = hsts ? `Strict-Transport-Security: ${hsts}\r\n` : '';
   const fast = new FastPath({
     services,
     nextId,
@@ -161,11 +164,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     loggerInstance: options.logger || undefined,
     logger: options.logger === false ? false : undefined,
     genReqId: nextId,
-    clientErrorHandler: clientErrorHandler(nextId),
+    clientErrorHandler: clientErrorHandler(nextId, rawHeaders),
     // A path the router cannot decode (`/v1/%C0%AE`): our envelope, not Fastify's body.
-    // It runs before the onRequest hook: closing the connection while stopping is done here too.
+    // It runs before the onRequest hook: the headers that hook sets are set here too.
     frameworkErrors: (_err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       reply.code(400).header('x-request-id', request.id).header('content-type', JSON_TYPE);
+      if (hsts) reply.header('strict-transport-security', hsts);
       if (services.lifecycle.draining) reply.header('connection', 'close');
       reply.send(errorBody(new ApiError(400, 'bad_request'), request.id));
     },
@@ -185,7 +189,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }) as unknown as FastifyInstance;
   // CONNECT never reaches Fastify: without a listener Node drops the connection unanswered.
   app.server.on('connect', (_request: unknown, socket: import('node:net').Socket) =>
-    rejectSocket(socket, nextId, 405, 'method_not_allowed', 'Allow: GET, HEAD\r\n'),
+    rejectSocket(socket, nextId, 405, 'method_not_allowed', `${rawHeaders}Allow: GET, HEAD\r\n`),
   );
 
   // GET routes only: remember their paths so other methods get 405, not 404.
