@@ -17,7 +17,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
 import { encode } from './http/compression.js';
-import { ApiError, errorBody } from './http/errors.js';
+import { ApiError, errorBody, serviceUnavailable } from './http/errors.js';
 import { FastPath, type Observe } from './http/fast-path.js';
 import { cleanDocument, registerOpenApi } from './http/openapi.js';
 import { pipeline, QUOTA_HEADERS, unavailable, WITH_QUOTA } from './http/pipeline.js';
@@ -52,6 +52,9 @@ export interface AppOptions {
 const MAX_URL_LENGTH = 4096;
 /** A forwarded address is whatever a trusted proxy passed on: the access line keeps it short. */
 const MAX_LOGGED_ADDRESS = 64;
+
+/** Retry-After of the stopping server's 503: at once, on a new connection (another instance). */
+const STOPPING_RETRY_AFTER = 1;
 
 const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
@@ -110,8 +113,9 @@ function rejectSocket(
 /**
  * Requests Node's parser rejects before Fastify sees them (oversized headers,
  * timeouts, malformed HTTP) still get our envelope and a request id.
+ * `headers` are the raw header lines every such answer carries (HSTS over TLS).
  */
-function clientErrorHandler(nextId: () => string) {
+function clientErrorHandler(nextId: () => string, headers: string) {
   return (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const [status, code] =
@@ -120,7 +124,7 @@ function clientErrorHandler(nextId: () => string) {
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'request_timeout' as const]
           : [400, 'bad_request' as const];
-    rejectSocket(socket, nextId, status, code);
+    rejectSocket(socket, nextId, status, code, headers);
   };
 }
 
@@ -145,6 +149,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // access line, so both name the same client.
   const trust = trustFunction(options.trustProxy);
   const addressOf = clientAddress(trust);
+  // Answers written on the raw socket, outside Fastify's hooks, need HSTS spelled out.
+  const rawHeaders = hsts ? `Strict-Transport-Security: ${hsts}\r\n` : '';
   const fast = new FastPath({
     services,
     nextId,
@@ -171,21 +177,23 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     loggerInstance: options.logger || undefined,
     logger: options.logger === false ? false : undefined,
     genReqId: nextId,
-    clientErrorHandler: clientErrorHandler(nextId),
+    clientErrorHandler: clientErrorHandler(nextId, rawHeaders),
     // A path the router cannot decode (`/v1/%C0%AE`): our envelope, not Fastify's body.
+    // It runs before the onRequest hook: the headers that hook sets are set here too.
     frameworkErrors: (_err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      reply
-        .code(400)
-        .header('x-request-id', request.id)
-        .header('content-type', JSON_TYPE)
-        .send(errorBody(new ApiError(400, 'bad_request'), request.id));
+      reply.code(400).header('x-request-id', request.id).header('content-type', JSON_TYPE);
+      if (hsts) reply.header('strict-transport-security', hsts);
+      if (services.lifecycle.draining) reply.header('connection', 'close');
+      reply.send(errorBody(new ApiError(400, 'bad_request'), request.id));
     },
     requestIdHeader: false,
     trustProxy: trust ?? false,
     // One access line per response (onResponse below) instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     exposeHeadRoutes: true,
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has neither our envelope nor a request id:
+    // requests on connections still open are answered by us (onRequest below).
+    return503OnClosing: false,
     bodyLimit: 1024,
     // Slow or idle clients are cut off (decisions §10).
     requestTimeout,
@@ -195,7 +203,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }) as unknown as FastifyInstance;
   // CONNECT never reaches Fastify: without a listener Node drops the connection unanswered.
   app.server.on('connect', (_request: unknown, socket: import('node:net').Socket) =>
-    rejectSocket(socket, nextId, 405, 'method_not_allowed', 'Allow: GET, HEAD\r\n'),
+    rejectSocket(socket, nextId, 405, 'method_not_allowed', `${rawHeaders}Allow: GET, HEAD\r\n`),
   );
 
   // GET routes only: remember their paths so other methods get 405, not 404.
@@ -228,11 +236,25 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.decorateRequest('limits', null);
 
   const { lifecycle } = services;
+  // Closing is draining too, also when app.close() is called without server.ts's
+  // drain: the fast path steps aside, answers close their connections, /readyz fails.
+  app.addHook('preClose', (done) => {
+    lifecycle.draining = true;
+    done();
+  });
   // Callback-style hooks: on every request, a promise per hook is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (hsts) reply.header('strict-transport-security', hsts);
-    if (lifecycle.draining) reply.header('connection', 'close');
+    if (lifecycle.draining) {
+      // Served as usual, closing the connection (docs/decisions.md 20)...
+      reply.header('connection', 'close');
+      // ...except a request pipelined behind one still being answered: its answer would
+      // be sent only if the one before kept the connection open, which answers while
+      // stopping do not. Refused before it consumes a unit; its client sends it again
+      // on a new connection.
+      if (reply.raw.socket === null) return done(serviceUnavailable(STOPPING_RETRY_AFTER));
+    }
     done(
       request.url.length > maxUrl
         ? new ApiError(414, 'uri_too_long')

@@ -27,9 +27,22 @@ export interface WindowParams {
 }
 
 /**
+ * Which of the window's cross-field rules can run: each needs the parameters
+ * it reads to have passed their own rules, whatever else is wrong with the
+ * request (decisions §6: every problem is reported at once).
+ */
+export interface WindowChecks {
+  /** `from` and `to` are absent or passed their own rules. */
+  dates: boolean;
+  /** Every filter the cursor is bound to (`from` and `to` aside) passed its own rule. */
+  filters: boolean;
+}
+
+/**
  * Resolves the window; pushes problems for bad dates, an inverted or oversized
  * window, or a cursor that this endpoint did not issue for these filters.
  * `scope` names the endpoint and its filters; `positionLength` is the cursor's arity.
+ * Returns null whenever it pushed a problem or could not judge the cursor.
  */
 export function resolveWindow(
   params: WindowParams,
@@ -38,9 +51,10 @@ export function resolveWindow(
   positionLength: number,
   now: number,
   problems: ErrorDetail[],
+  checks: WindowChecks = { dates: true, filters: true },
 ): HistoryWindow | null {
+  if (!checks.dates) return null;
   const before = problems.length;
-  const bound = `${scope}|${params.from ?? ''}|${params.to ?? ''}`;
   let from: number | null = null;
   let to: number | null = null;
   if (params.from !== undefined) {
@@ -53,19 +67,24 @@ export function resolveWindow(
   }
   if (problems.length > before) return null;
 
-  if (params.cursor !== undefined) {
-    const decoded = codec.decode(bound, params.cursor);
-    if (!decoded || decoded.length !== positionLength + 2) {
-      problems.push({
-        parameter: 'cursor',
-        message: 'must be a cursor returned in meta.nextCursor for the same filters',
-      });
-      return null;
+  // A cursor is bound to the filters as sent: with one of them broken it can be
+  // neither accepted nor refused, so it is left for the client's next attempt.
+  if (params.cursor !== undefined && checks.filters) {
+    const decoded = codec.decode(`${scope}|${params.from ?? ''}|${params.to ?? ''}`, params.cursor);
+    if (decoded && decoded.length === positionLength + 2) {
+      // An accepted cursor carries the window of its first page (docs/decisions.md 6):
+      // the window rules were applied then, against that day's date.
+      const [f, t, ...position] = decoded as [number, number, ...number[]];
+      return { from: f, to: t, position };
     }
-    const [f, t, ...position] = decoded as [number, number, ...number[]];
-    return { from: f, to: t, position };
+    problems.push({
+      parameter: 'cursor',
+      message: 'must be a cursor returned in meta.nextCursor for the same filters',
+    });
   }
 
+  // The first page's window, or the one of a cursor not accepted: its rules are
+  // broken whatever the cursor would have said (docs/decisions.md 11b).
   const lastDay = to ?? startOfDay(now);
   const firstDay = from ?? lastDay - DEFAULT_WINDOW_DAYS * DAY_MS;
   if (firstDay > lastDay) {
@@ -79,6 +98,7 @@ export function resolveWindow(
     });
     return null;
   }
+  if (params.cursor !== undefined) return null;
   return { from: firstDay, to: lastDay + DAY_MS - 1, position: null };
 }
 

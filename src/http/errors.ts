@@ -68,6 +68,7 @@ export class ApiError extends Error {
   }
 }
 
+/** `invalid_cursor` only when the cursor is the only problem (docs/decisions.md 11b). */
 export const invalidParameters = (details: ErrorDetail[]) =>
   new ApiError(
     400,

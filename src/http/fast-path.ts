@@ -129,7 +129,9 @@ export class FastPath {
         );
         const prepared = answer.body;
         const length = prepared.head.length + requestId.length + prepared.tail.length;
-        if (h['accept-encoding'] === undefined || !encodingFor(h['accept-encoding'], length)) {
+        const encoding =
+          h['accept-encoding'] === undefined ? null : encodingFor(h['accept-encoding'], length);
+        if (encoding === null) {
           // The prepared halves go out as they are, around the id: no body is built
           // per request (a 6 KB copy, and external memory the GC must account for).
           headers.push('content-length', String(length));
@@ -140,9 +142,7 @@ export class FastPath {
           res.end(prepared.tail);
           res.uncork();
         } else {
-          let body = bodyFor(prepared, requestId);
-          const encoding = encodingFor(h['accept-encoding'], body.length)!;
-          body = compress(body, encoding);
+          const body = compress(bodyFor(prepared, requestId), encoding);
           headers.push('content-encoding', encoding, 'content-length', String(body.length));
           res.writeHead(200, headers);
           res.end(body);

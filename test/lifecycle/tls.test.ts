@@ -10,7 +10,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
+import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { startServer } from '../../src/server.js';
+import { openStore } from '../../src/storage/open.js';
+import { connect, exchange, type RawResponse, ResponseReader } from '../support/raw-http.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
+
+const HSTS = 'max-age=31536000; includeSubDomains';
+
+/** Our error envelope, its request id in X-Request-Id, and HSTS. */
+function expectOurs(res: RawResponse | undefined, status: number, code: string): void {
+  expect(res, 'an answer').toBeDefined();
+  const where = `${res!.status} ${JSON.stringify(res!.headers)} ${res!.body.toString()}`;
+  expect(res!.status, where).toBe(status);
+  expect(res!.headers['strict-transport-security'], where).toBe(HSTS);
+  const body = JSON.parse(res!.body.toString());
+  expect(body, where).toMatchObject({ data: null, error: { status, code } });
+  expect(res!.headers['x-request-id'], where).toBe(body.meta.requestId);
+}
 
 describe('TLS', () => {
   let dir: string;
@@ -40,7 +58,13 @@ describe('TLS', () => {
     );
     server = await spawnServer({
       db: join(dir, 'mds.sqlite'),
-      env: { MDS_TLS_CERT: join(dir, 'cert.pem'), MDS_TLS_KEY: join(dir, 'key.pem') },
+      env: {
+        MDS_TLS_CERT: join(dir, 'cert.pem'),
+        MDS_TLS_KEY: join(dir, 'key.pem'),
+        // The 408 is observed in about a second instead of ten.
+        MDS_HEADERS_TIMEOUT_MS: '1000',
+        MDS_REQUEST_TIMEOUT_MS: '2000',
+      },
     });
     port = Number(new URL(server.url).port);
   }, 30_000);
@@ -93,5 +117,96 @@ describe('TLS', () => {
       () => 'failed',
     );
     expect(result).not.toBe(200);
+  });
+
+  // Answers written outside Fastify's hooks: the raw-socket rejections, the router's
+  // undecodable path, the stopping server's 503 (decisions §10: HSTS on every answer).
+  it('431 for over-large headers carries HSTS', async () => {
+    const [res] = await exchange(
+      port,
+      `GET /v1/assets HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      { secure: true },
+    );
+    expectOurs(res, 431, 'headers_too_large');
+  });
+
+  it('400 for a path the router cannot decode carries HSTS', async () => {
+    const [res] = await exchange(
+      port,
+      'GET /v1/%C0%AE HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+      {
+        secure: true,
+      },
+    );
+    expectOurs(res, 400, 'bad_request');
+  });
+
+  it('405 for CONNECT carries HSTS and Allow', async () => {
+    const [res] = await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', {
+      secure: true,
+    });
+    expectOurs(res, 405, 'method_not_allowed');
+    expect(res!.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('400 for malformed HTTP carries HSTS', async () => {
+    const [res] = await exchange(port, 'NOT HTTP AT ALL\r\n\r\n', { secure: true });
+    expectOurs(res, 400, 'bad_request');
+  });
+
+  it('408 for headers not received in time carries HSTS', async () => {
+    const [res] = await exchange(port, 'GET /v1/assets HTTP/1.1\r\nHost: localhost\r\n', {
+      secure: true,
+      timeoutMs: 6_000,
+    });
+    expectOurs(res, 408, 'request_timeout');
+  });
+
+  it('the 503 of a stopping server carries HSTS, Retry-After and Connection: close', async () => {
+    const db = join(dir, 'in-process.sqlite');
+    const store = openStore(db);
+    await store.migrate();
+    const account = await createAccount(store, {});
+    const grant = await createGrant(store, {
+      accountId: account.id,
+      plan: 'p',
+      scopes: [...ENTITLEMENTS],
+      monthlyRequestLimit: 1_000,
+      requestsPerMinute: 1_000,
+    });
+    const key = (await createKey(store, { grantId: grant.id })).key;
+    await store.close();
+    const running = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      databaseUrl: db,
+      tlsCert: join(dir, 'cert.pem'),
+      tlsKey: join(dir, 'key.pem'),
+      logLevel: 'silent',
+      drainMs: 200,
+    });
+    // Two pipelined requests; the server starts to stop between their arrivals. The
+    // first, already under way, is answered as usual; the second, queued behind it,
+    // is refused with the 503 (docs/decisions.md 20).
+    let stopped: Promise<void> | undefined;
+    let arrivals = 0;
+    running.app.server.prependListener('request', () => {
+      if (++arrivals === 2) stopped = running.stop();
+    });
+    const socket = await connect(Number(new URL(running.url).port), true);
+    const reader = new ResponseReader();
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('data', (chunk: Buffer) => reader.push(chunk));
+    const request = `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+    socket.write(request + request);
+    await closed;
+    await stopped;
+
+    const [first, second] = reader.responses;
+    expect(first?.status).toBe(200);
+    expect(first?.headers['strict-transport-security']).toBe(HSTS);
+    expectOurs(second, 503, 'service_unavailable');
+    expect(second!.headers['retry-after']).toBe('1');
+    expect(second!.headers.connection).toBe('close');
   });
 });

@@ -34,13 +34,29 @@ export function checkCodeCount(list: string | undefined, problems: ErrorDetail[]
   }
 }
 
-/** Window rules apply only once `from`, `to` and `cursor` each passed their own rule. */
+/**
+ * The window and cursor rules. Each runs once the parameters it reads passed
+ * their own rules, whatever else failed, so that every problem of a request is
+ * reported together (decisions §6). `filters` names the parameters besides
+ * `from` and `to` that `scope` binds the cursor to.
+ */
 export function windowRefinement<
   T extends { from?: string; to?: string; cursor?: string; window?: HistoryWindow },
->(services: Services, scope: (q: T) => string, positionLength: number) {
+>(services: Services, scope: (q: T) => string, positionLength: number, filters: readonly string[] = []) {
   return (q: T, problems: ErrorDetail[]) => {
-    if (problems.length > 0) return;
-    const window = resolveWindow(q, scope(q), services.cursors, positionLength, services.now(), problems);
+    // A parameter that failed its own rule is missing from `q`, as an absent one is;
+    // only the problems tell them apart.
+    const failed = (name: string) => problems.some((p) => p.parameter === name);
+    const checks = { dates: !failed('from') && !failed('to'), filters: !filters.some(failed) };
+    const window = resolveWindow(
+      q,
+      scope(q),
+      services.cursors,
+      positionLength,
+      services.now(),
+      problems,
+      checks,
+    );
     if (window) q.window = window;
   };
 }
@@ -115,7 +131,7 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
 
   const validateHistory = compileQuery<HistoryQuery>(
     RatesHistoryQuery,
-    windowRefinement<HistoryQuery>(services, historyScope, 1),
+    windowRefinement<HistoryQuery>(services, historyScope, 1, ['currency', 'source']),
   );
 
   /** A page this version of the data has already served. */

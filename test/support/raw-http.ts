@@ -1,0 +1,103 @@
+/**
+ * HTTP/1.1 over a raw socket, for what fetch and http.Agent cannot do:
+ * pipelined requests, malformed requests, CONNECT, a header flood. Responses are
+ * parsed as they arrive, with their headers exactly as sent.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+
+export interface RawResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** Parses the responses of one connection from the bytes received so far. */
+export class ResponseReader {
+  private buffer = Buffer.alloc(0);
+  readonly responses: RawResponse[] = [];
+
+  push(chunk: Buffer): RawResponse[] {
+    this.buffer = Buffer.concat([this.buffer, chunk]);
+    const found: RawResponse[] = [];
+    for (;;) {
+      const response = this.next();
+      if (!response) break;
+      found.push(response);
+      this.responses.push(response);
+    }
+    return found;
+  }
+
+  private next(): RawResponse | null {
+    const end = this.buffer.indexOf('\r\n\r\n');
+    if (end === -1) return null;
+    const [statusLine = '', ...lines] = this.buffer.subarray(0, end).toString('latin1').split('\r\n');
+    const status = Number(statusLine.split(' ')[1]);
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    }
+    let offset = end + 4;
+    let body: Buffer;
+    if (headers['transfer-encoding']?.toLowerCase() === 'chunked') {
+      const chunks: Buffer[] = [];
+      for (;;) {
+        const lineEnd = this.buffer.indexOf('\r\n', offset);
+        if (lineEnd === -1) return null;
+        const size = Number.parseInt(this.buffer.subarray(offset, lineEnd).toString('latin1'), 16);
+        if (this.buffer.length < lineEnd + 2 + size + 2) return null;
+        chunks.push(this.buffer.subarray(lineEnd + 2, lineEnd + 2 + size));
+        offset = lineEnd + 2 + size + 2;
+        if (size === 0) break;
+      }
+      body = Buffer.concat(chunks);
+    } else {
+      const length = Number(headers['content-length'] ?? 0);
+      if (this.buffer.length < offset + length) return null;
+      body = Buffer.from(this.buffer.subarray(offset, offset + length));
+      offset += length;
+    }
+    this.buffer = this.buffer.subarray(offset);
+    return { status, headers, body };
+  }
+}
+
+export type RawSocket = net.Socket | tls.TLSSocket;
+
+/** A plain or TLS connection (any certificate accepted), resolved once it is open. */
+export function connect(port: number, secure = false): Promise<RawSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = secure
+      ? tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => resolve(socket))
+      : net.connect({ host: '127.0.0.1', port }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/**
+ * Writes `bytes` on a new connection and collects every response until the
+ * server closes it (or `timeoutMs` passes).
+ */
+export async function exchange(
+  port: number,
+  bytes: string,
+  options: { secure?: boolean; timeoutMs?: number } = {},
+): Promise<RawResponse[]> {
+  const socket = await connect(port, options.secure);
+  const reader = new ResponseReader();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => socket.destroy(), options.timeoutMs ?? 5_000);
+    socket.on('data', (chunk: Buffer) => reader.push(chunk));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(reader.responses);
+    });
+    socket.write(bytes);
+  });
+}
