@@ -168,6 +168,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       const server = options.tls
         ? createTlsServer({ ...options.tls, ...serverOptions, minVersion: 'TLSv1.2' }, dispatch)
         : createServer(serverOptions, dispatch);
+      // An expectation other than 100-continue: Node would answer its own bare 417
+      // (no envelope, no X-Request-Id, no HSTS). RFC 9110 §10.1.1 lets a server
+      // ignore it instead; every route is a GET, so nothing depends on it.
+      server.on('checkExpectation', dispatch);
       server.keepAliveTimeout = 5_000;
       server.requestTimeout = requestTimeout;
       server.setTimeout(30_000);

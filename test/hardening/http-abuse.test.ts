@@ -215,6 +215,24 @@ describe('HTTP-level abuse against a running server', () => {
     expect(r.responses[0]!.headers['x-monthly-quota-remaining']).toBeUndefined();
   });
 
+  it('an expectation other than 100-continue is ignored: answered as usual, with the envelope and X-Request-Id', async () => {
+    // Node would otherwise answer its own bare 417 (no envelope, no X-Request-Id).
+    const r = await send(
+      url,
+      `GET /v1/assets HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n`,
+    );
+    expect(r.responses).toHaveLength(1);
+    expect(r.responses[0]!.status).toBe(200);
+    const id = r.responses[0]!.headers['x-request-id'];
+    expect(id).toBeDefined();
+    expect(JSON.parse(r.responses[0]!.body).meta.requestId).toBe(id);
+    const missing = await send(
+      url,
+      'GET /v1/assets HTTP/1.1\r\nHost: test\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n',
+    );
+    expectEnvelope(missing.responses[0], 401, 'missing_api_key');
+  });
+
   it('oversized headers: 431 with the envelope and X-Request-Id, connection closed', async () => {
     const r = await send(
       url,
