@@ -5,16 +5,15 @@
  * is never charged for an answer it did not get.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { buildApp } from '../../src/app.js';
 import { seedSample } from '../../src/cli/commands/data.js';
 import { monthPeriod } from '../../src/domain/dates.js';
-import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { SAMPLE_END } from '../support/harness.js';
+import { keyOnNewGrant } from '../support/keys.js';
 
 async function waitUntil(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -79,20 +78,12 @@ describe.each(variants)('refunds on $name', (variant) => {
   });
 
   it('gives back the unit of a failed answer, even when the first give-back fails', async () => {
-    const account = await createAccount(store, {});
-    const grant = await createGrant(store, {
-      accountId: account.id,
-      plan: 'test',
-      scopes: [...ENTITLEMENTS],
-      monthlyRequestLimit: 1_000,
-      requestsPerMinute: 100,
-    });
-    const { key } = await createKey(store, { grantId: grant.id });
+    const { key, grantId } = await keyOnNewGrant(store, { rpm: 100, monthly: 1_000 });
     const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${key}` } });
     const period = monthPeriod(Date.now()).key;
 
     expect((await get('/v1/rates/history?currency=EUR&limit=3')).statusCode).toBe(200);
-    expect(await store.getUsage(grant.id, period)).toBe(1);
+    expect(await store.getUsage(grantId, period)).toBe(1);
 
     faults.history = true;
     const failed = await get('/v1/rates/history?currency=EUR&limit=4');
@@ -102,11 +93,11 @@ describe.each(variants)('refunds on $name', (variant) => {
 
     // The give-back was tried while the store was still away …
     await waitUntil(async () => faults.refused > 0);
-    expect(await store.getUsage(grant.id, period)).toBe(2);
+    expect(await store.getUsage(grantId, period)).toBe(2);
     // … then the store is back: nothing else is sent, yet the unit comes off the count.
     faults.usage = false;
-    await waitUntil(async () => (await store.getUsage(grant.id, period)) === 1);
-    expect(await store.getUsage(grant.id, period)).toBe(1);
+    await waitUntil(async () => (await store.getUsage(grantId, period)) === 1);
+    expect(await store.getUsage(grantId, period)).toBe(1);
     const me = await get('/v1/me');
     expect(me.statusCode).toBe(200);
     // The failed request is not in the month's count either: 1 answered before, then /v1/me.

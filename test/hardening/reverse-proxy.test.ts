@@ -13,16 +13,15 @@ import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { buildApp } from '../../src/app.js';
 import { generateKey } from '../../src/domain/keys.js';
-import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { FastPath } from '../../src/http/fast-path.js';
 import { openStore } from '../../src/storage/open.js';
 import { backends } from '../support/backends.js';
 import { mds } from '../support/cli.js';
 import { injectThroughServer } from '../support/dispatch.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { keyOnNewGrant } from '../support/keys.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 
 /** The load balancer, as the instance sees it: the peer of every proxied connection. */
@@ -188,15 +187,7 @@ describe('MDS_TRUST_PROXY', () => {
     db = join(dir, 'mds.sqlite');
     const store = openStore(db);
     await store.migrate();
-    const account = await createAccount(store, {});
-    const grant = await createGrant(store, {
-      accountId: account.id,
-      plan: 'p',
-      scopes: [...ENTITLEMENTS],
-      monthlyRequestLimit: 1_000_000,
-      requestsPerMinute: 1_000_000,
-    });
-    key = (await createKey(store, { grantId: grant.id })).key;
+    key = (await keyOnNewGrant(store)).key;
     await store.close();
   });
   afterAll(async () => {

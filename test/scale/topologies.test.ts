@@ -9,27 +9,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { seedSample } from '../../src/cli/commands/data.js';
-import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { openStore } from '../../src/storage/open.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
+import { keyOnNewGrant } from '../support/keys.js';
 import { clusterToolsAvailable, type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 
-async function newKey(store: Store, rpm: number, monthly: number) {
-  const account = await createAccount(store, {});
-  const grant = await createGrant(store, {
-    accountId: account.id,
-    plan: 'test',
-    scopes: [...ENTITLEMENTS],
-    monthlyRequestLimit: monthly,
-    requestsPerMinute: rpm,
-  });
-  return (await createKey(store, { grantId: grant.id })).key;
-}
+const newKey = async (store: Store, rpm: number, monthly: number) =>
+  (await keyOnNewGrant(store, { rpm, monthly })).key;
 
 /** Stay inside one UTC minute: a window must not roll over mid-burst. */
 async function awayFromMinuteEnd(): Promise<void> {
