@@ -14,7 +14,7 @@ export interface ScenarioReport {
   id: string;
   title: string;
   url: string;
-  store: 'sqlite' | 'postgres+redis';
+  store: 'sqlite' | 'postgres+redis' | 'postgres';
   bodyBytes: number;
   /** Records in `data` when it is a list. */
   records?: number;

@@ -206,24 +206,33 @@ async function alternatePages(
   return pair;
 }
 
-/** /v1/rates/latest again, on a fresh PostgreSQL schema and the Redis limiter. */
+/**
+ * /v1/rates/latest again, on a fresh PostgreSQL schema: with the Redis limiter,
+ * or (`withRedis` false) with the store limiter, where each tick's
+ * check-and-consume is a PostgreSQL transaction (several instances without
+ * Redis, issue #13). The second has no target: it shows what that topology costs.
+ */
 async function scaleOutScenario(
   run: Run,
   scaleOut: ScaleOut,
   sample: ReturnType<typeof generateSample>,
   refs: Target[],
   latestBody: Buffer | undefined,
+  withRedis = true,
 ): Promise<{ report: ScenarioReport; check: Check; commits: CommitLatency[] }> {
-  log('bench: /v1/rates/latest on PostgreSQL + Redis');
+  const label = withRedis ? 'PostgreSQL + Redis' : 'PostgreSQL, no Redis (store limiter)';
+  log(`bench: /v1/rates/latest on ${label}`);
   const pg = await preparePostgres(scaleOut.postgresUrl, sample);
   defer(() => pg.drop());
   const commits = [await measureCommits(pg.url)];
   const prefix = `mdsbench:${randomBytes(4).toString('hex')}:`;
   defer(() => dropRedisPrefix(scaleOut.redisUrl, prefix));
-  const service = await startService(pg.url, pg.key, run.cpus.server, {
-    MDS_REDIS_URL: scaleOut.redisUrl,
-    MDS_REDIS_PREFIX: prefix,
-  });
+  const service = await startService(
+    pg.url,
+    pg.key,
+    run.cpus.server,
+    withRedis ? { MDS_REDIS_URL: scaleOut.redisUrl, MDS_REDIS_PREFIX: prefix } : {},
+  );
   const body = (await answer(service.origin, '/v1/rates/latest', pg.key)).body;
   const check: Check = {
     name: 'PostgreSQL answer equals the embedded one (but meta.requestId), so the same references apply',
@@ -243,10 +252,10 @@ async function scaleOutScenario(
   return {
     commits,
     report: {
-      id: 'latest-pg',
-      title: '/v1/rates/latest, PostgreSQL + Redis',
+      id: withRedis ? 'latest-pg' : 'latest-pg-store',
+      title: `/v1/rates/latest, ${label}`,
       url: '/v1/rates/latest',
-      store: 'postgres+redis',
+      store: withRedis ? 'postgres+redis' : 'postgres',
       bodyBytes: body.length,
       records: recordCount(body),
       targets,
@@ -326,6 +335,15 @@ async function main(argv: string[]): Promise<number> {
     reports.push(pg.report);
     checks.push(pg.check);
     pgCommits = pg.commits;
+    const store = await scaleOutScenario(
+      run,
+      scaleOut,
+      sample,
+      local.refsFor(['node:http']),
+      local.latestBody,
+      false,
+    );
+    reports.push(store.report);
   }
   await local.stopRefs();
 

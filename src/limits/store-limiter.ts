@@ -38,11 +38,18 @@ interface Group {
 
 /** Grants per transaction: bounds how long one commit holds its row locks. */
 const MAX_BATCH = 256;
+/**
+ * Transactions in flight. A grant's transactions queue on its row locks, so
+ * more in flight would only shrink the batches and take pool connections that
+ * reads need (the same reasoning, and measurement, as UsageRecorder's two).
+ */
+const MAX_IN_FLIGHT = 2;
 
 export class StoreLimiter implements Limiter {
   readonly kind = 'store' as const;
   private queue = new Map<string, Group>();
   private queueNow = 0;
+  private scheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -57,8 +64,8 @@ export class StoreLimiter implements Limiter {
       if (!group) {
         if (this.queue.size === 0) {
           this.queueNow = now;
-          setImmediate(() => this.sendBatch());
-        } else if (this.queue.size >= MAX_BATCH) this.sendBatch();
+          this.schedule();
+        } else if (this.queue.size >= MAX_BATCH && this.inFlight.size < MAX_IN_FLIGHT) this.sendBatch();
         group = { grant, waiting: [] };
         this.queue.set(grant.id, group);
       }
@@ -66,10 +73,20 @@ export class StoreLimiter implements Limiter {
     });
   }
 
+  private schedule(): void {
+    if (this.scheduled || this.inFlight.size >= MAX_IN_FLIGHT) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.sendBatch();
+    });
+  }
+
   private sendBatch(): void {
     if (this.queue.size === 0) return;
     const groups = [...this.queue.values()];
-    // One instant for the tick: its requests arrived within one turn of the loop.
+    // One instant for the batch: its first request's (the others came after it,
+    // within a tick or while the transactions before it were committing).
     const now = this.queueNow;
     this.queue = new Map();
     const window = minuteStart(now);
@@ -117,7 +134,11 @@ export class StoreLimiter implements Limiter {
       },
     );
     this.inFlight.add(done);
-    void done.finally(() => this.inFlight.delete(done));
+    void done.finally(() => {
+      this.inFlight.delete(done);
+      // What queued up meanwhile goes as the next batch, however many requests it holds.
+      if (this.queue.size > 0) this.schedule();
+    });
   }
 
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {
