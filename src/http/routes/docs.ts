@@ -1,10 +1,14 @@
 /**
  * The interactive reference at /docs/, rendered in the browser by Scalar from
- * the served /openapi.json, entirely offline. Scalar's plugin carries its 4 MB
- * browser bundle as a string: loading it at start would cost every instance
- * ~35 MB of memory and a noticeable share of its start time, for a page most
- * instances never serve. So the plugin is loaded on the first /docs request,
- * in a private Fastify instance, and its two answers are kept.
+ * the served /openapi.json, entirely offline. Loading Scalar's Fastify plugin
+ * reads its 3.6 MB browser bundle from its package and loads the OpenAPI
+ * parser it depends on: about 39 MB of memory and a quarter of a second, for a
+ * page most instances never serve. So the plugin is loaded on the first /docs
+ * request, in a private Fastify instance, and its two answers are kept.
+ *
+ * The plugin is pinned to 1.46.4, the last release whose whole dependency tree
+ * declares Node 20 support (1.47 and later ask for Node 22): see
+ * docs/decisions.md and test/install/clean-install.test.ts.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { compress, type Encoding, negotiate } from '../compression.js';
@@ -26,7 +30,11 @@ let pages: Promise<Map<string, Page>> | undefined;
 async function render(): Promise<Map<string, Page>> {
   const { default: scalar } = await import('@scalar/fastify-api-reference');
   const inner = Fastify({ logger: false });
-  await inner.register(scalar, { routePrefix: '/docs', logLevel: 'silent', configuration: CONFIGURATION });
+  await inner.register(scalar, {
+    routePrefix: '/docs',
+    logLevel: 'silent',
+    configuration: CONFIGURATION,
+  });
   const out = new Map<string, Page>();
   for (const url of ['/docs/', '/docs/js/scalar.js']) {
     const res = await inner.inject(url);
