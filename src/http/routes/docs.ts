@@ -19,11 +19,33 @@ interface Page {
   packed: Map<Encoding, Buffer>;
 }
 
-const CONFIGURATION = {
+/**
+ * Scalar's options (the types of @scalar/types, as of 1.46.4). What needs a
+ * hosted service is switched off: it cannot work offline, and it would send
+ * the document (or questions about it) to a third party. 1.46.4 has no
+ * "Generate MCP" yet; test/browser/pages.test.ts fails if an upgrade shows it.
+ */
+const SCALAR_CONFIGURATION = {
   url: '/openapi.json',
+  pageTitle: 'Market Data Service (DZD) – API reference',
   title: 'Market Data Service (DZD) – API reference',
+  // Fonts would come from Scalar's font host; the page uses the system's.
   withDefaultFonts: false,
-};
+  // "Ask AI" (Scalar's hosted agent): on by default on localhost, and it
+  // fetches Scalar's registry from their proxy as soon as the page loads.
+  agent: { disabled: true },
+  // The toolbar's "Developer Tools", "Configure", "Share" (a temporary link
+  // hosted by Scalar) and "Deploy" (Scalar's registry).
+  showDeveloperTools: 'never',
+  telemetry: false,
+  // "Powered by Scalar" is a link to scalar.com; no option hides it.
+  customCss: 'a[href^="https://www.scalar.com"], a[href^="https://scalar.com"] { display: none !important; }',
+  // "Open API Client" opens Scalar's hosted client (client.scalar.com). The
+  // in-page client ("Test Request") stays: it sends requests to this origin.
+  hideClientButton: true,
+  // The names generated clients (ours included) give the methods.
+  showOperationId: true,
+} as const;
 
 let pages: Promise<Map<string, Page>> | undefined;
 
@@ -33,7 +55,7 @@ async function render(): Promise<Map<string, Page>> {
   await inner.register(scalar, {
     routePrefix: '/docs',
     logLevel: 'silent',
-    configuration: CONFIGURATION,
+    configuration: SCALAR_CONFIGURATION,
   });
   const out = new Map<string, Page>();
   for (const url of ['/docs/', '/docs/js/scalar.js']) {
