@@ -53,6 +53,7 @@ interface Parameter {
 }
 
 interface Operation {
+  operationId?: string;
   summary?: string;
   description?: string;
   deprecated?: boolean;
@@ -127,6 +128,14 @@ const pascal = (text: string) =>
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join('');
 
+/** `head: A | B;`, or, past the line width, one member a line as Biome prints it. */
+function property(head: string, members: string[], indent: string): string {
+  const flat = `${head}: ${members.join(' | ')};`;
+  if (flat.length <= LINE_WIDTH || members.length < 2 || members.some((m) => m.includes('\n'))) return flat;
+  const lines = members.map((m) => `${indent}  | ${m}`);
+  return `${head}:\n${lines.join('\n')};`;
+}
+
 /** A JSDoc block at `indent`, or nothing. */
 function jsdoc(lines: string[], indent: string): string[] {
   const text = lines
@@ -181,7 +190,7 @@ class Generator {
   }
 
   /** The members of the union a schema denotes, each rendered at `indent`. */
-  private members(schema: JsonSchema, indent: string): string[] {
+  members(schema: JsonSchema, indent: string): string[] {
     const out: string[] = [];
     if (schema.$ref) out.push(this.refName(schema.$ref));
     else if ('const' in schema) out.push(literal(schema.const));
@@ -248,7 +257,7 @@ class Generator {
     for (const [name, prop] of properties) {
       if (describeProperties) lines.push(...jsdoc(describe(prop), inner));
       const optional = required.has(name) ? '' : '?';
-      lines.push(`${inner}${propertyKey(name)}${optional}: ${this.type(prop, inner)};`);
+      lines.push(property(`${inner}${propertyKey(name)}${optional}`, this.members(prop, inner), inner));
     }
     if (typeof extra === 'object') lines.push(`${inner}[key: string]: ${this.type(extra, inner)};`);
     lines.push(`${indent}}`);
@@ -276,6 +285,7 @@ class Generator {
     const blocks: string[] = [];
     const list: OperationSummary[] = [];
     const names = new Set<string>();
+    const operationIds = new Set<string>();
     for (const [path, item] of Object.entries(this.doc.paths)) {
       const methods = Object.keys(item).filter((m) => HTTP_METHODS.includes(m));
       if (methods.length !== 1) {
@@ -286,6 +296,16 @@ class Generator {
       const name = operationName(path);
       if (names.has(name)) throw new Error(`two paths are both named ${name}`);
       names.add(name);
+      // The client's methods are named after the operationIds: a missing or odd one is a document bug.
+      const operationId = op.operationId;
+      if (!operationId || !IDENTIFIER.test(operationId)) {
+        throw new Error(
+          `${method.toUpperCase()} ${path}: operationId ${JSON.stringify(operationId)} is not an identifier`,
+        );
+      }
+      if (operationIds.has(operationId))
+        throw new Error(`two operations have the operationId ${operationId}`);
+      operationIds.add(operationId);
 
       const params = (op.parameters ?? []).filter((p) => p.in === 'query');
       const ok = op.responses?.['200']?.content?.['application/json']?.schema;
@@ -316,6 +336,7 @@ class Generator {
       }
       list.push({
         name,
+        operationId,
         method: method.toUpperCase(),
         path,
         query: params.map((p) => p.name),
@@ -338,19 +359,29 @@ class Generator {
     return lines.join('\n');
   }
 
-  /** Every non-2xx JSON body of the document, which must all have one shape. */
+  /**
+   * Every non-2xx error envelope of the document. They must all have one shape
+   * but for `error.code`, whose enum varies with the status: the type lists
+   * every code, in status order.
+   */
   errorBody(): string {
     let shape: string | undefined;
     let where = '';
+    let first: JsonSchema | undefined;
+    const codes = new Map<number, unknown[]>();
     for (const [path, item] of Object.entries(this.doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
         for (const [status, response] of Object.entries(op.responses ?? {})) {
           const schema = response.content?.['application/json']?.schema;
-          if (/^2/.test(status) || !schema) continue;
-          const rendered = this.object(schema, '', true);
+          // Only error envelopes: a 503 of /readyz, say, is an ordinary answer.
+          if (/^2/.test(status) || !schema?.properties?.error) continue;
+          const code = errorCode(schema);
+          if (code?.enum) codes.set(Number(status), [...(codes.get(Number(status)) ?? []), ...code.enum]);
+          const rendered = this.object(withCodes(schema, undefined), '', true);
           if (shape === undefined) {
             shape = rendered;
+            first = schema;
             where = `${method.toUpperCase()} ${path} ${status}`;
           } else if (rendered !== shape) {
             throw new Error(`${method.toUpperCase()} ${path} ${status}: error body differs from ${where}`);
@@ -358,16 +389,42 @@ class Generator {
         }
       }
     }
-    if (shape === undefined) throw new Error('the document describes no error body');
+    if (first === undefined) throw new Error('the document describes no error body');
+    const all = [...codes.entries()].sort(([a], [b]) => a - b).flatMap(([, c]) => c);
+    const merged = all.length > 0 ? withCodes(first, [...new Set(all)]) : first;
     return [
       ...jsdoc(['The body of every non-2xx answer: `data` is null, `error` says why.'], ''),
-      `export interface ErrorResponse ${shape}`,
+      `export interface ErrorResponse ${this.object(merged, '', true)}`,
     ].join('\n');
   }
 }
 
+const errorCode = (schema: JsonSchema): JsonSchema | undefined => schema.properties?.error?.properties?.code;
+
+/** `schema` with `error.code`'s enum replaced (or dropped, to compare shapes). */
+function withCodes(schema: JsonSchema, codes: unknown[] | undefined): JsonSchema {
+  const error = schema.properties?.error;
+  const code = errorCode(schema);
+  if (!error || !code) return schema;
+  const { enum: _dropped, ...rest } = code;
+  return {
+    ...schema,
+    properties: {
+      ...schema.properties,
+      error: {
+        ...error,
+        properties: {
+          ...error.properties,
+          code: codes ? { ...rest, enum: codes } : { ...rest, type: 'string' },
+        },
+      },
+    },
+  };
+}
+
 interface OperationSummary {
   name: string;
+  operationId: string;
   method: string;
   path: string;
   query: string[];
@@ -394,6 +451,7 @@ export function generateClientSource(doc: OpenApiDocument): string {
       [
         '  {',
         `    name: ${str(op.name)},`,
+        `    operationId: ${str(op.operationId)},`,
         `    method: ${str(op.method)},`,
         `    path: ${str(op.path)},`,
         stringArray('query: ', op.query, '    '),
@@ -420,6 +478,16 @@ export function generateClientSource(doc: OpenApiDocument): string {
     '}',
   ].join('\n');
 
+  const operationIds = [
+    ...jsdoc(
+      ['The path of every operation, by its operationId: the client names its methods after them.'],
+      '',
+    ),
+    'export interface OperationIds {',
+    ...list.map((op) => `  ${op.operationId}: ${str(op.path)};`),
+    '}',
+  ].join('\n');
+
   const deprecated = list.filter((op) => op.deprecated).map((op) => str(op.path));
 
   const sections = [
@@ -439,6 +507,7 @@ export function generateClientSource(doc: OpenApiDocument): string {
     '// ---- Operations --------------------------------------------------------------',
     operationsConst,
     operationsMap,
+    operationIds,
     '/** Every path of the document. */\nexport type OperationPath = keyof Operations;',
     `/** Paths the document marks deprecated. */\nexport type DeprecatedPath = ${deprecated.length ? deprecated.join(' | ') : 'never'};`,
   ];

@@ -7,6 +7,18 @@ import type { FastifyInstance } from 'fastify';
 
 export const API_VERSION = '1.0.0';
 
+/**
+ * Whom a reader of the document should write to is the operator's to say
+ * (docs/decisions.md 25): `MDS_CONTACT_NAME`, `MDS_CONTACT_EMAIL`, `MDS_CONTACT_URL`.
+ */
+function contact(env: NodeJS.ProcessEnv = process.env): { name: string; email?: string; url?: string } {
+  return {
+    name: env.MDS_CONTACT_NAME || 'Market Data Service (DZD) API support',
+    ...(env.MDS_CONTACT_EMAIL ? { email: env.MDS_CONTACT_EMAIL } : {}),
+    ...(env.MDS_CONTACT_URL ? { url: env.MDS_CONTACT_URL } : {}),
+  };
+}
+
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -22,14 +34,44 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           '`meta.requestId`. Every valid request consumes one unit of the monthly quota; 200, 304 and 404 consume, ' +
           '400, 401, 403, 429 and 503 do not. Limits count per grant: a fixed 60-second window aligned to the UTC ' +
           'minute and a calendar-month quota.',
+        contact: contact(),
+        // The API and its data are offered under each customer's access grant, not an open licence.
+        license: {
+          name: 'Proprietary: use is governed by your access grant',
+          identifier: 'LicenseRef-Proprietary',
+        },
       },
-      servers: [{ url: '/', description: 'This server' }],
+      // Relative: the document describes the server that serves it, wherever it is deployed.
+      servers: [{ url: '/', description: 'The server that serves this document' }],
       tags: [
-        { name: 'Assets', description: 'Asset directory' },
-        { name: 'Rates', description: 'Exchange rates in DZD' },
-        { name: 'Market', description: 'Parallel-market premium' },
-        { name: 'Gold', description: 'Per-gram gold references' },
-        { name: 'Account', description: 'The caller and its usage' },
+        {
+          name: 'Assets',
+          description:
+            'The directory of currencies and metals quoted against DZD, with names in English, French and Arabic.',
+        },
+        {
+          name: 'Rates',
+          description:
+            'Exchange rates in DZD by source: the parallel market, the Bank of Algeria official rate and money-transfer operators. Latest values and paginated history.',
+        },
+        {
+          name: 'Market',
+          description:
+            'The premium of the parallel rate over the official one, as an amount and a percentage.',
+        },
+        {
+          name: 'Gold',
+          description: 'Per-gram gold references in DZD for 18K, 21K and 24K: latest and history.',
+        },
+        {
+          name: 'Account',
+          description: 'The calling key, its access grant and the usage of the current month.',
+        },
+        {
+          name: 'Health',
+          description:
+            'Liveness and readiness for load balancers and orchestrators: outside /v1, no key, no quota.',
+        },
       ],
       components: {
         securitySchemes: {

@@ -4,7 +4,7 @@
  * which statuses a route can answer (decisions §1–2).
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { ErrorBody } from './common.js';
+import { ERROR_CODES, type ErrorStatus, errorBody } from './common.js';
 
 const int = (description: string, minimum: number) => Type.Integer({ minimum, description });
 
@@ -25,8 +25,8 @@ export const QuotaHeaders = {
 const RequestIdHeader = { 'X-Request-Id': QuotaHeaders['X-Request-Id'] };
 const RetryAfter = { 'Retry-After': int('Seconds until a request can be accepted', 1) };
 
-const error = (description: string, headers: Record<string, TSchema>, example: object) =>
-  Type.Object(ErrorBody.properties, { description, headers, examples: [example] });
+const error = (status: ErrorStatus, description: string, headers: Record<string, TSchema>, example: object) =>
+  errorBody(ERROR_CODES[status], { description, headers, examples: [example] });
 
 const example = (status: number, code: string, message: string, details?: object[]) => ({
   data: null,
@@ -36,6 +36,7 @@ const example = (status: number, code: string, message: string, details?: object
 
 export const ErrorResponses = {
   400: error(
+    400,
     'One or more query parameters are invalid (`invalid_parameter`, `invalid_cursor`). Consumes no quota.',
     QuotaHeaders,
     example(400, 'invalid_parameter', 'One or more query parameters are invalid.', [
@@ -43,11 +44,13 @@ export const ErrorResponses = {
     ]),
   ),
   401: error(
+    401,
     'Key missing (`missing_api_key`), invalid (`invalid_api_key`), revoked (`revoked_api_key`) or expired (`expired_api_key`).',
     RequestIdHeader,
     example(401, 'missing_api_key', 'An API key is required: send Authorization: Bearer <key> or X-API-Key.'),
   ),
   403: error(
+    403,
     'Grant inactive (`grant_inactive`) or key lacks the entitlement (`insufficient_scope`).',
     RequestIdHeader,
     example(403, 'insufficient_scope', 'The key is not entitled to this operation.', [
@@ -55,11 +58,19 @@ export const ErrorResponses = {
     ]),
   ),
   404: error(
+    404,
     'The requested resource was not found (`not_found`). Consumes one unit.',
     QuotaHeaders,
     example(404, 'not_found', 'The requested resource was not found.'),
   ),
+  414: error(
+    414,
+    'The URL is longer than 4 096 characters (`uri_too_long`, decisions §10). Consumes no quota.',
+    RequestIdHeader,
+    example(414, 'uri_too_long', 'The request URL is too long.'),
+  ),
   429: error(
+    429,
     'Per-minute limit (`rate_limited`) or monthly quota (`quota_exceeded`) exhausted. Also `too_many_requests` ' +
       'for an invalid key from an address that presented more than 30 invalid keys in the current minute ' +
       '(a valid key is always served): that answer carries `Retry-After` but no quota headers, as no grant is known.',
@@ -67,6 +78,7 @@ export const ErrorResponses = {
     example(429, 'rate_limited', 'Per-minute request limit exceeded.'),
   ),
   503: error(
+    503,
     'Temporarily unavailable (`service_unavailable`).',
     { ...RequestIdHeader, ...RetryAfter },
     example(503, 'service_unavailable', 'The service is temporarily unavailable. Retry later.'),
@@ -84,8 +96,9 @@ const CacheHeaders = {
 };
 
 /**
- * The 200 response with its headers, plus the listed error statuses. Data
- * endpoints (`cacheable`) also document ETag, Cache-Control and the 304.
+ * The 200 response with its headers, plus the listed error statuses and the
+ * 414 every route can answer. Data endpoints (`cacheable`) also document ETag,
+ * Cache-Control and the 304.
  */
 export function responses(ok: TSchema, description: string, statuses: Status[], cacheable = true) {
   const out: Record<number, TSchema> = {
@@ -101,6 +114,6 @@ export function responses(ok: TSchema, description: string, statuses: Status[], 
       headers: { ...QuotaHeaders, ...CacheHeaders },
     });
   }
-  for (const s of statuses) out[s] = ErrorResponses[s];
+  for (const s of [...statuses, 414] as const) out[s] = ErrorResponses[s];
   return out;
 }

@@ -2,8 +2,12 @@
  * The pages a person looks at, driven in a real headless browser (Debian's
  * chromium through playwright-core) against a real `mds serve` process:
  *
- * - `/docs/`: the interactive reference renders every path of the served
- *   OpenAPI document, offline (no request leaves the server's origin).
+ * - `/docs/`: the interactive reference lists every operation of the served
+ *   OpenAPI document, offline: no request leaves the server's origin, no
+ *   control that needs a hosted service is shown (Ask AI, Generate MCP,
+ *   Developer Tools, Configure, Share, Deploy, Open API Client, Powered by
+ *   Scalar), no visible link leads off the origin, and the in-page API client
+ *   sends a request with a key to this origin and shows its answer.
  * - `/charts`: with a key holding every entitlement, the rates chart draws
  *   both series and the shaded premium, the latest premium and the gold
  *   references equal the API's; with a narrower key the page names the
@@ -26,6 +30,8 @@ import { getJson, type ServerProcess, spawnServer } from '../support/server-proc
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = resolve('docs/screenshots');
 const DOC_PATHS = [
+  '/healthz',
+  '/readyz',
   '/v1/assets',
   '/v1/rates/latest',
   '/v1/rates/history',
@@ -65,12 +71,26 @@ function recordRequests(context: BrowserContext) {
 const offOrigin = (seen: { url: string }[], origin: string) =>
   seen.map((r) => r.url).filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin);
 
+/** Labels of Scalar's controls that need Scalar's hosted services, hidden by src/http/routes/docs.ts. */
+const HOSTED_CONTROL =
+  /^(ask ai|generate mcp|mcp|developer tools|configure|share|deploy|open api client|powered by scalar)\b/i;
+
 /** The few browser globals the page functions use (this project's TypeScript has no DOM types). */
 interface Browserside {
   scrollBy(x: number, y: number): void;
   scrollTo(x: number, y: number): void;
-  document: { body: { innerText: string } };
+  location: { origin: string };
+  document: {
+    body: { innerText: string };
+    querySelectorAll(selector: string): Iterable<BrowserElement>;
+  };
   sessionStorage: { length: number };
+}
+interface BrowserElement {
+  innerText: string;
+  href?: string;
+  getAttribute(name: string): string | null;
+  checkVisibility(): boolean;
 }
 interface ListItem {
   textContent: string | null;
@@ -163,31 +183,72 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
     return { context, page, seen };
   }
 
-  it('renders every endpoint of the OpenAPI document on /docs/, offline', async () => {
-    const doc = (await (await fetch(`${origin}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+  it('lists every operation of the OpenAPI document on /docs/, offline, without hosted-service controls', async () => {
+    const doc = (await (await fetch(`${origin}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     expect(Object.keys(doc.paths).sort()).toEqual([...DOC_PATHS].sort());
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations).toHaveLength(DOC_PATHS.length);
 
     const { context, page, seen } = await newPage();
     try {
       await page.goto(`${origin}/docs/`);
-      // Scalar renders sections lazily as they scroll into view: scroll until every path is on the page.
+      // Scalar renders sections lazily as they scroll into view: scroll until every operation is on the page.
       // A path must not match only as the prefix of a longer one (/v1/rates/history in …/historical).
       await page.waitForFunction(
-        (paths) => {
+        (wanted) => {
           const browser = globalThis as unknown as Browserside;
           browser.scrollBy(0, 1500);
           // biome-ignore lint/performance/useDomNodeTextContent: what is rendered, not what hides in the DOM.
-          const text = browser.document.body.innerText;
-          return paths.every((p) => new RegExp(`${p.replace(/\//g, '\\/')}(?![\\w/])`).test(text));
+          const text = browser.document.body.innerText.replace(/\s+/g, ' ');
+          return wanted.every((op) => new RegExp(`${op.replace(/\//g, '\\/')}(?![\\w/])`).test(text));
         },
-        DOC_PATHS,
+        operations,
         { polling: 200, timeout: 25_000 },
       );
       const scalar = seen.filter((r) => r.url === `${origin}/docs/js/scalar.js`);
       expect(scalar).toHaveLength(1);
       expect(seen.some((r) => r.url === `${origin}/openapi.json`)).toBe(true);
+
+      // What the page shows a person: no control of a hosted service, no link off this origin.
+      const visible = await page.evaluate(() => {
+        const browser = globalThis as unknown as Browserside;
+        const shown = (selector: string) =>
+          [...browser.document.querySelectorAll(selector)].filter((e) => e.checkVisibility());
+        return {
+          controls: shown('button, a, [role="button"], [role="menuitem"]').map((e) =>
+            // biome-ignore lint/performance/useDomNodeTextContent: the label a person reads.
+            (e.innerText || e.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' '),
+          ),
+          offOrigin: shown('a[href]')
+            .map((a) => a.href ?? '')
+            .filter((href) => new URL(href).origin !== browser.location.origin),
+        };
+      });
+      expect(visible.controls.length).toBeGreaterThan(20);
+      expect(visible.controls.filter((label) => HOSTED_CONTROL.test(label))).toEqual([]);
+      expect(visible.offOrigin).toEqual([]);
+
       await page.evaluate(() => (globalThis as unknown as Browserside).scrollTo(0, 0));
       await page.screenshot({ path: join(SCREENSHOTS, 'docs.png') });
+
+      // The in-page client works offline: it sends the key to this origin and shows the answer.
+      await page
+        .getByRole('button', { name: /Test Request/ })
+        .first()
+        .click();
+      await page.getByPlaceholder('Token').last().fill(keys.full);
+      await page
+        .getByRole('button', { name: /Send get request/ })
+        .first()
+        .click();
+      await page.getByText('200 OK').first().waitFor({ timeout: 10_000 });
+      const sent = seen.filter((r) => r.authorization !== undefined);
+      expect(sent.map((r) => new URL(r.url).pathname)).toEqual(['/v1/assets']);
+      expect(sent[0]!.authorization).toBe(`Bearer ${keys.full}`);
       expect(offOrigin(seen, origin)).toEqual([]);
     } finally {
       await context.close();

@@ -104,14 +104,14 @@ describe('MdsClient against the real server', () => {
   it('every method returns the documented { data, meta } of its endpoint', async () => {
     const client = new MdsClient({ baseUrl: server.url, apiKey: key });
 
-    const assets = await client.assets({ type: 'currency' });
+    const assets = await client.listAssets({ type: 'currency' });
     validate('/v1/assets', assets);
     expect(assets.meta.type).toBe('currency');
     expect(assets.meta.count).toBe(assets.data.length);
     expect(assets.data.map((a) => a.code)).toContain('EUR');
     expect(new Set(assets.data.map((a) => a.type))).toEqual(new Set(['currency']));
 
-    const latest = await client.latestRates({ currency: 'USD,EUR', source: 'official' });
+    const latest = await client.getLatestRates({ currency: 'USD,EUR', source: 'official' });
     validate('/v1/rates/latest', latest);
     expect(latest.data.map((r) => [r.currency, r.source])).toEqual([
       ['EUR', 'official'],
@@ -119,31 +119,31 @@ describe('MdsClient against the real server', () => {
     ]);
     expect(latest.meta).toMatchObject({ count: 2, source: 'official', quote: 'DZD' });
 
-    const history = await client.rateHistory({ currency: 'EUR', from: YEAR_START, to: END, limit: 5 });
+    const history = await client.getRatesHistory({ currency: 'EUR', from: YEAR_START, to: END, limit: 5 });
     validate('/v1/rates/history', history);
     expect(history.data).toHaveLength(5);
     expect(history.data[0]!.updatedAt.slice(0, 10)).toBe(END);
     expect(history.meta).toMatchObject({ currency: 'EUR', source: 'parallel', limit: 5, count: 5 });
     expect(typeof history.meta.nextCursor).toBe('string');
 
-    const premium = await client.premium();
+    const premium = await client.getMarketPremium();
     validate('/v1/market/premium', premium);
     expect(premium.data.map((p) => p.currency)).toEqual(['EUR', 'USD', 'GBP', 'CAD']);
     const eur = premium.data[0]!;
     expect(eur.parallel.buy).toBeGreaterThan(eur.official.buy);
     expect(eur.premium.buy.percent).toBeGreaterThan(0);
 
-    const gold = await client.goldLatest();
+    const gold = await client.getLatestGold();
     validate('/v1/gold/latest', gold);
     expect(gold.data.map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
     expect(gold.meta).toMatchObject({ count: 3, unit: 'gram', quote: 'DZD' });
 
-    const goldHistory = await client.goldHistory({ from: END, to: END });
+    const goldHistory = await client.getGoldHistory({ from: END, to: END });
     validate('/v1/gold/history', goldHistory);
     expect(goldHistory.data.map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
     expect(goldHistory.meta.nextCursor).toBeNull();
 
-    const me = await client.me();
+    const me = await client.getMe();
     validate('/v1/me', me);
     expect(me.data.grant.requestsPerMinute).toBe(100_000);
     expect(me.data.key.scopes).toEqual([...ENTITLEMENTS].sort());
@@ -159,7 +159,7 @@ describe('MdsClient against the real server', () => {
     const records: HistoryRate[] = [];
     for await (const record of client.paginateRateHistory(query)) records.push(record);
 
-    const whole = await client.rateHistory({ ...query, limit: 1000 });
+    const whole = await client.getRatesHistory({ ...query, limit: 1000 });
     expect(whole.meta.nextCursor).toBeNull();
     expect(whole.data).toHaveLength(366);
     expect(records).toEqual(whole.data);
@@ -180,7 +180,7 @@ describe('MdsClient against the real server', () => {
     const from = new Date(Date.parse(END) - 29 * DAY).toISOString().slice(0, 10);
     const paged = [];
     for await (const record of client.paginateGoldHistory({ from, to: END, limit: 7 })) paged.push(record);
-    const whole = await client.goldHistory({ from, to: END, limit: 1000 });
+    const whole = await client.getGoldHistory({ from, to: END, limit: 1000 });
     expect(whole.data).toHaveLength(90);
     expect(paged).toEqual(whole.data);
   });
@@ -189,7 +189,7 @@ describe('MdsClient against the real server', () => {
     const { seen, fetch } = recordingFetch();
     const unknownKey = generateKey('live').key;
     const client = new MdsClient({ baseUrl: server.url, apiKey: unknownKey, fetch });
-    const err = await client.me().catch((e: unknown) => e);
+    const err = await client.getMe().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MdsApiError);
     const e = err as MdsApiError;
     expect(e).toMatchObject({
@@ -211,7 +211,7 @@ describe('MdsClient against the real server', () => {
 
   it('403 and 400 carry the details of the API', async () => {
     const narrow = new MdsClient({ baseUrl: server.url, apiKey: assetsOnlyKey });
-    const denied = (await narrow.premium().catch((e: unknown) => e)) as MdsApiError;
+    const denied = (await narrow.getMarketPremium().catch((e: unknown) => e)) as MdsApiError;
     expect(denied).toBeInstanceOf(MdsApiError);
     expect(denied).toMatchObject({
       status: 403,
@@ -221,7 +221,7 @@ describe('MdsClient against the real server', () => {
 
     const client = new MdsClient({ baseUrl: server.url, apiKey: key });
     const invalid = (await client
-      .rateHistory({ currency: 'EUR', limit: 5000 })
+      .getRatesHistory({ currency: 'EUR', limit: 5000 })
       .catch((e: unknown) => e)) as MdsApiError;
     expect(invalid).toBeInstanceOf(MdsApiError);
     expect(invalid).toMatchObject({
@@ -238,7 +238,7 @@ describe('MdsClient against the real server', () => {
     // The grant allows 2 requests a minute; whichever minute we are in, a 429 comes within 5 calls.
     let err: unknown;
     for (let i = 0; i < 5 && err === undefined; i++) {
-      await client.goldLatest().catch((e: unknown) => {
+      await client.getLatestGold().catch((e: unknown) => {
         err = e;
       });
     }

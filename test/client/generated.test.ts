@@ -4,7 +4,8 @@
  * current OpenAPI document generates, its types must be the very types of the
  * server's schemas (checked by the compiler in `npm run typecheck`, which runs
  * before the build regenerates the file), and the client must expose every
- * operation of the document except the deprecated alias.
+ * /v1 operation of the document except the deprecated alias, as a method named
+ * after its operationId.
  */
 import { readFileSync } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
@@ -59,11 +60,12 @@ describe('generated client types', () => {
     expect(sameTypes.every(Boolean)).toBe(true);
   });
 
-  it('lists every operation of the document with its query parameters', () => {
+  it('lists every operation of the document with its operationId and query parameters', () => {
     const expected = Object.entries(doc.paths).map(([path, item]) => {
       const op = item.get!;
       const query = (op.parameters ?? []).filter((p) => p.in === 'query');
       return {
+        operationId: op.operationId,
         method: 'GET',
         path,
         query: query.map((p) => p.name),
@@ -73,6 +75,8 @@ describe('generated client types', () => {
     });
     expect(OPERATIONS.map(({ name: _name, ...rest }) => rest)).toEqual(expected);
     expect(OPERATIONS.map((o) => o.path)).toEqual([
+      '/healthz',
+      '/readyz',
       '/v1/assets',
       '/v1/rates/latest',
       '/v1/rates/history',
@@ -85,7 +89,7 @@ describe('generated client types', () => {
     expect(OPERATIONS.filter((o) => o.deprecated).map((o) => o.path)).toEqual(['/v1/rates/historical']);
   });
 
-  it('the client calls every operation except the deprecated alias, with the key as a Bearer token', async () => {
+  it('the client calls every /v1 operation but the deprecated alias, by operationId, with the key as a Bearer token', async () => {
     const calls: Array<{ url: URL; auth: string | null }> = [];
     const client = new MdsClient({
       baseUrl: 'http://api.test/prefix/',
@@ -98,16 +102,21 @@ describe('generated client types', () => {
         });
       },
     });
-    await client.assets({ type: 'metal' });
-    await client.latestRates({ currency: 'EUR,USD', source: 'official' });
-    await client.rateHistory({ currency: 'EUR', from: '2026-01-01', to: '2026-01-31', limit: 10 });
-    await client.premium({ currency: 'EUR' });
-    await client.goldLatest();
-    await client.goldHistory({ limit: 5 });
-    await client.me();
-    expect(calls.map((c) => c.url.pathname.replace('/prefix', ''))).toEqual(
-      OPERATIONS.filter((o) => !o.deprecated).map((o) => o.path),
-    );
+    const exposed = OPERATIONS.filter((o) => !o.deprecated && o.path.startsWith('/v1/'));
+    // Every exposed operationId is a method of the client; nothing else of the document is.
+    for (const { operationId } of exposed)
+      expect(typeof Reflect.get(client, operationId), operationId).toBe('function');
+    for (const { operationId } of OPERATIONS.filter((o) => !exposed.includes(o))) {
+      expect(operationId in client, operationId).toBe(false);
+    }
+    await client.listAssets({ type: 'metal' });
+    await client.getLatestRates({ currency: 'EUR,USD', source: 'official' });
+    await client.getRatesHistory({ currency: 'EUR', from: '2026-01-01', to: '2026-01-31', limit: 10 });
+    await client.getMarketPremium({ currency: 'EUR' });
+    await client.getLatestGold();
+    await client.getGoldHistory({ limit: 5 });
+    await client.getMe();
+    expect(calls.map((c) => c.url.pathname.replace('/prefix', ''))).toEqual(exposed.map((o) => o.path));
     expect(calls.map((c) => c.url.search)).toEqual([
       '?type=metal',
       '?currency=EUR%2CUSD&source=official',
@@ -120,10 +129,32 @@ describe('generated client types', () => {
     expect(new Set(calls.map((c) => c.auth))).toEqual(new Set(['Bearer mds_test_key']));
     expect('ratesHistorical' in client).toBe(false);
     expect('historical' in client).toBe(false);
+
+    // The method names of client 1.0 still call the same operations.
+    calls.length = 0;
+    await client.assets({ type: 'metal' });
+    await client.latestRates({ currency: 'EUR,USD', source: 'official' });
+    await client.rateHistory({ currency: 'EUR', from: '2026-01-01', to: '2026-01-31', limit: 10 });
+    await client.premium({ currency: 'EUR' });
+    await client.goldLatest();
+    await client.goldHistory({ limit: 5 });
+    await client.me();
+    expect(calls.map((c) => c.url.pathname.replace('/prefix', ''))).toEqual(exposed.map((o) => o.path));
   });
 });
 
 describe('the generator', () => {
+  const errorEnvelope = (codes: string[]): JsonSchema => ({
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code'],
+        properties: { code: { type: 'string', enum: codes } },
+      },
+    },
+  });
   const doc = (components: Record<string, JsonSchema>, data: JsonSchema): OpenApiDocument => ({
     openapi: '3.1.0',
     info: { title: 'T', version: '9.9.9' },
@@ -131,6 +162,7 @@ describe('the generator', () => {
     paths: {
       '/v1/things-here': {
         get: {
+          operationId: 'listThings',
           summary: 'Things',
           parameters: [
             { name: 'kind', in: 'query', required: true, schema: { type: 'string', enum: ['a', "b'c"] } },
@@ -147,7 +179,7 @@ describe('the generator', () => {
             '404': {
               content: {
                 'application/json': {
-                  schema: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } },
+                  schema: errorEnvelope(['not_found']),
                 },
               },
             },
@@ -190,7 +222,7 @@ describe('the generator', () => {
     expect(source).toContain('  map?: Record<string, number>;\n');
     expect(source).toContain('  both?: Thing & {\n    x?: unknown;\n  };\n');
     expect(source).toContain('export type ThingsHereMeta = Record<string, unknown>;');
-    expect(source).toContain('export interface ErrorResponse {\n  code: string;\n}');
+    expect(source).toContain("export interface ErrorResponse {\n  error: {\n    code: 'not_found';\n  };\n}");
     expect(source).toContain("    query: ['kind'],\n    requiredQuery: ['kind'],\n");
     expect(source).toContain('export type DeprecatedPath = never;');
   });
@@ -203,9 +235,27 @@ describe('the generator', () => {
     const op = twoErrors.paths['/v1/things-here']!.get!;
     op.responses!['429'] = {
       content: {
-        'application/json': { schema: { type: 'object', properties: { other: { type: 'string' } } } },
+        'application/json': {
+          schema: { type: 'object', properties: { error: { type: 'object', properties: { other: {} } } } },
+        },
       },
     };
     expect(() => generateClientSource(twoErrors)).toThrow('GET /v1/things-here 429: error body differs');
+
+    const anonymous = doc({}, { type: 'string' });
+    delete anonymous.paths['/v1/things-here']!.get!.operationId;
+    expect(() => generateClientSource(anonymous)).toThrow('GET /v1/things-here: operationId undefined');
+    anonymous.paths['/v1/things-here']!.get!.operationId = 'list-things';
+    expect(() => generateClientSource(anonymous)).toThrow('operationId "list-things" is not an identifier');
+  });
+
+  it('lists the error codes of every status in one enum, in status order', () => {
+    const twoStatuses = doc({}, { type: 'string' });
+    const op = twoStatuses.paths['/v1/things-here']!.get!;
+    op.responses!['400'] = { content: { 'application/json': { schema: errorEnvelope(['bad', 'worse']) } } };
+    const source = generateClientSource(twoStatuses);
+    expect(source).toContain("    code: 'bad' | 'worse' | 'not_found';\n");
+    expect(source).toContain("    operationId: 'listThings',\n");
+    expect(source).toContain("export interface OperationIds {\n  listThings: '/v1/things-here';\n}");
   });
 });

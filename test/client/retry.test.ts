@@ -83,7 +83,7 @@ describe('MdsClient retries (scripted server)', () => {
 
   it('retries a 429 after its Retry-After and returns the answer', async () => {
     script = [tooMany('1'), ok];
-    const res = await client().goldLatest();
+    const res = await client().getLatestGold();
     expect(res).toEqual(OK_BODY);
     expect(requests).toHaveLength(2);
     expect(gaps()[0]).toBeGreaterThanOrEqual(990);
@@ -97,14 +97,14 @@ describe('MdsClient retries (scripted server)', () => {
 
   it('retries 503 and 429 up to maxRetries times, then succeeds', async () => {
     script = [unavailable('0'), tooMany('0'), unavailable('0'), ok];
-    const res = await client({ maxRetries: 3 }).goldHistory({ limit: 1 });
+    const res = await client({ maxRetries: 3 }).getGoldHistory({ limit: 1 });
     expect(res).toEqual(OK_BODY);
     expect(requests.map((r) => r.url)).toEqual(Array(4).fill('/v1/gold/history?limit=1'));
   });
 
   it('gives up after maxRetries retries and throws the last error with its code and request id', async () => {
     script = [tooMany('0'), tooMany('0'), tooMany('0'), ok];
-    const err = await failure(client({ maxRetries: 2 }).me());
+    const err = await failure(client({ maxRetries: 2 }).getMe());
     expect(err).toMatchObject({
       status: 429,
       code: 'rate_limited',
@@ -117,7 +117,7 @@ describe('MdsClient retries (scripted server)', () => {
 
   it('does not retry at all with maxRetries = 0', async () => {
     script = [unavailable('0'), ok];
-    const err = await failure(client({ maxRetries: 0 }).me());
+    const err = await failure(client({ maxRetries: 0 }).getMe());
     expect(err).toMatchObject({ status: 503, code: 'service_unavailable', retryAfter: 0 });
     expect(requests).toHaveLength(1);
   });
@@ -125,7 +125,7 @@ describe('MdsClient retries (scripted server)', () => {
   it('never waits longer than maxRetryDelayMs: a longer Retry-After is thrown at once', async () => {
     script = [tooMany('120'), ok];
     const started = performance.now();
-    const err = await failure(client({ maxRetryDelayMs: 1000 }).premium());
+    const err = await failure(client({ maxRetryDelayMs: 1000 }).getMarketPremium());
     expect(performance.now() - started).toBeLessThan(500);
     expect(err).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 120, requestId: 'req_429' });
     expect(requests).toHaveLength(1);
@@ -134,7 +134,7 @@ describe('MdsClient retries (scripted server)', () => {
   it('caps the backoff used when no Retry-After is sent', async () => {
     // Unbounded, the backoff would be 0.5 s, 1 s, 2 s; capped, each wait is 100 ms.
     script = [unavailable(), unavailable(), unavailable(), ok];
-    const res = await client({ maxRetries: 3, maxRetryDelayMs: 100 }).assets();
+    const res = await client({ maxRetries: 3, maxRetryDelayMs: 100 }).listAssets();
     expect(res).toEqual(OK_BODY);
     expect(requests).toHaveLength(4);
     for (const gap of gaps()) {
@@ -153,7 +153,7 @@ describe('MdsClient retries (scripted server)', () => {
     ] as const) {
       requests = [];
       script = [{ status, body: errorBody(status, code) }, ok];
-      const err = await failure(client().latestRates());
+      const err = await failure(client().getLatestRates());
       expect(err).toMatchObject({ status, code, requestId: `req_${status}`, retryAfter: undefined });
       expect(requests).toHaveLength(1);
     }
@@ -161,7 +161,7 @@ describe('MdsClient retries (scripted server)', () => {
 
   it('an answer that is not the API envelope is an unexpected_response error', async () => {
     script = [{ status: 502, body: '<html>Bad gateway</html>' }];
-    const err = await failure(client().me());
+    const err = await failure(client().getMe());
     expect(err).toMatchObject({ status: 502, code: 'unexpected_response', requestId: 'hdr_1' });
   });
 
@@ -170,7 +170,7 @@ describe('MdsClient retries (scripted server)', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('stop')), 100);
     const started = performance.now();
-    await expect(client().goldLatest({ signal: controller.signal })).rejects.toThrow('stop');
+    await expect(client().getLatestGold({ signal: controller.signal })).rejects.toThrow('stop');
     expect(performance.now() - started).toBeLessThan(1000);
     expect(requests).toHaveLength(1);
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/schemas/common.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { expectConforms, loadOpenApi, type OpenApiDocument } from '../support/openapi.js';
@@ -13,6 +14,20 @@ const V1_PATHS = [
   '/v1/gold/history',
   '/v1/me',
 ];
+
+/** Stable: generated clients name their methods after these (issue #14). */
+const OPERATION_IDS = {
+  '/healthz': 'getHealth',
+  '/readyz': 'getReadiness',
+  '/v1/assets': 'listAssets',
+  '/v1/rates/latest': 'getLatestRates',
+  '/v1/rates/history': 'getRatesHistory',
+  '/v1/rates/historical': 'getRatesHistoricalDeprecated',
+  '/v1/market/premium': 'getMarketPremium',
+  '/v1/gold/latest': 'getLatestGold',
+  '/v1/gold/history': 'getGoldHistory',
+  '/v1/me': 'getMe',
+};
 
 describe.each(backends())('OpenAPI document on $name', (backend) => {
   let h: Harness;
@@ -62,6 +77,45 @@ describe.each(backends())('OpenAPI document on $name', (backend) => {
     // Two requirement objects, each naming one scheme: either one suffices.
     expect(doc.security).toEqual(expect.arrayContaining([{ [names.bearer!]: [] }, { [names.apiKey!]: [] }]));
     expect(doc.security).toHaveLength(2);
+  });
+
+  it('names every operation with its stable operationId', () => {
+    const ids = Object.fromEntries(Object.entries(doc.paths).map(([p, item]) => [p, item.get!.operationId]));
+    expect(ids).toEqual(OPERATION_IDS);
+  });
+
+  it('says whom to contact, under which licence, on which server, and what each tag holds', () => {
+    expect(doc.info.contact).toEqual(expect.objectContaining({ name: expect.any(String) }));
+    expect(doc.info.license).toEqual({ name: expect.any(String), identifier: 'LicenseRef-Proprietary' });
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    const tags = doc.tags as { name: string; description: string }[];
+    const used = new Set(Object.values(doc.paths).flatMap((item) => item.get!.tags as string[]));
+    expect(tags.map((t) => t.name).sort()).toEqual([...used].sort());
+    for (const tag of tags) expect(tag.description.length, tag.name).toBeGreaterThan(20);
+  });
+
+  it("lists each status's error codes as an enum of error.code", () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [status, response] of Object.entries(item.get!.responses)) {
+        // biome-ignore lint/suspicious/noExplicitAny: walking a JSON Schema
+        const code = (response.content?.['application/json']?.schema as any)?.properties?.error?.properties
+          ?.code;
+        if (Number(status) < 400 || (path === '/readyz' && status === '503')) continue;
+        expect(code, `${path} ${status}`).toEqual({
+          type: 'string',
+          enum: ERROR_CODES[Number(status) as keyof typeof ERROR_CODES],
+          description: expect.any(String),
+        });
+      }
+    }
+    expect(ERROR_CODES[400]).toEqual(['invalid_parameter', 'invalid_cursor']);
+    expect(ERROR_CODES[429]).toEqual(['rate_limited', 'quota_exceeded', 'too_many_requests']);
+  });
+
+  it('asks no key for /healthz and /readyz, and one for every /v1 operation', () => {
+    expect(doc.paths['/healthz']!.get!.security).toEqual([]);
+    expect(doc.paths['/readyz']!.get!.security).toEqual([]);
+    for (const p of V1_PATHS) expect(doc.paths[p]!.get!.security, p).toBeUndefined();
   });
 
   it('marks /v1/rates/historical, and only it, deprecated', () => {

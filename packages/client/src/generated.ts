@@ -91,6 +91,54 @@ export interface GoldRecord {
   updatedAt: string;
 }
 
+// ---- GET /healthz --------------------------------------------------------------
+
+/** Query parameters of `GET /healthz`: Liveness */
+export type HealthzQuery = Record<string, never>;
+
+/** `data` of `GET /healthz`: Liveness */
+export interface HealthzData {
+  status: 'ok';
+}
+
+/** `meta` of `GET /healthz`: Liveness */
+export interface HealthzMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The process is up and answering (`GET /healthz`: Liveness) */
+export interface HealthzResponse {
+  data: HealthzData;
+  meta: HealthzMeta;
+}
+
+// ---- GET /readyz ---------------------------------------------------------------
+
+/** Query parameters of `GET /readyz`: Readiness */
+export type ReadyzQuery = Record<string, never>;
+
+/** `data` of `GET /readyz`: Readiness */
+export interface ReadyzData {
+  status: 'ready';
+  /** The store answered a ping */
+  store: boolean;
+  /** The limiter (Redis, when configured) answered a ping */
+  limiter: boolean;
+}
+
+/** `meta` of `GET /readyz`: Readiness */
+export interface ReadyzMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** Store and limiter reachable, not draining: send traffic here (`GET /readyz`: Readiness) */
+export interface ReadyzResponse {
+  data: ReadyzData;
+  meta: ReadyzMeta;
+}
+
 // ---- GET /v1/assets ------------------------------------------------------------
 
 /** Query parameters of `GET /v1/assets`: Asset directory */
@@ -436,7 +484,22 @@ export interface ErrorResponse {
   data: null;
   error: {
     status: number;
-    code: string;
+    /** Machine-readable reason; the message is for people */
+    code:
+      | 'invalid_parameter'
+      | 'invalid_cursor'
+      | 'missing_api_key'
+      | 'invalid_api_key'
+      | 'revoked_api_key'
+      | 'expired_api_key'
+      | 'grant_inactive'
+      | 'insufficient_scope'
+      | 'not_found'
+      | 'uri_too_long'
+      | 'rate_limited'
+      | 'quota_exceeded'
+      | 'too_many_requests'
+      | 'service_unavailable';
     message: string;
     details?: {
       parameter?: string;
@@ -455,7 +518,26 @@ export interface ErrorResponse {
 /** Every operation of the document, in document order. */
 export const OPERATIONS = [
   {
+    name: 'Healthz',
+    operationId: 'getHealth',
+    method: 'GET',
+    path: '/healthz',
+    query: [],
+    requiredQuery: [],
+    deprecated: false,
+  },
+  {
+    name: 'Readyz',
+    operationId: 'getReadiness',
+    method: 'GET',
+    path: '/readyz',
+    query: [],
+    requiredQuery: [],
+    deprecated: false,
+  },
+  {
     name: 'Assets',
+    operationId: 'listAssets',
     method: 'GET',
     path: '/v1/assets',
     query: ['type'],
@@ -464,6 +546,7 @@ export const OPERATIONS = [
   },
   {
     name: 'RatesLatest',
+    operationId: 'getLatestRates',
     method: 'GET',
     path: '/v1/rates/latest',
     query: ['currency', 'source'],
@@ -472,6 +555,7 @@ export const OPERATIONS = [
   },
   {
     name: 'RatesHistory',
+    operationId: 'getRatesHistory',
     method: 'GET',
     path: '/v1/rates/history',
     query: ['currency', 'source', 'from', 'to', 'limit', 'cursor'],
@@ -480,6 +564,7 @@ export const OPERATIONS = [
   },
   {
     name: 'RatesHistorical',
+    operationId: 'getRatesHistoricalDeprecated',
     method: 'GET',
     path: '/v1/rates/historical',
     query: ['currency', 'source', 'from', 'to', 'limit', 'cursor'],
@@ -488,6 +573,7 @@ export const OPERATIONS = [
   },
   {
     name: 'MarketPremium',
+    operationId: 'getMarketPremium',
     method: 'GET',
     path: '/v1/market/premium',
     query: ['currency'],
@@ -496,6 +582,7 @@ export const OPERATIONS = [
   },
   {
     name: 'GoldLatest',
+    operationId: 'getLatestGold',
     method: 'GET',
     path: '/v1/gold/latest',
     query: [],
@@ -504,6 +591,7 @@ export const OPERATIONS = [
   },
   {
     name: 'GoldHistory',
+    operationId: 'getGoldHistory',
     method: 'GET',
     path: '/v1/gold/history',
     query: ['from', 'to', 'limit', 'cursor'],
@@ -512,6 +600,7 @@ export const OPERATIONS = [
   },
   {
     name: 'Me',
+    operationId: 'getMe',
     method: 'GET',
     path: '/v1/me',
     query: [],
@@ -522,6 +611,16 @@ export const OPERATIONS = [
 
 /** Query and response types of every operation, by path. */
 export interface Operations {
+  '/healthz': {
+    method: 'GET';
+    query: HealthzQuery;
+    response: HealthzResponse;
+  };
+  '/readyz': {
+    method: 'GET';
+    query: ReadyzQuery;
+    response: ReadyzResponse;
+  };
   '/v1/assets': {
     method: 'GET';
     query: AssetsQuery;
@@ -562,6 +661,20 @@ export interface Operations {
     query: MeQuery;
     response: MeResponse;
   };
+}
+
+/** The path of every operation, by its operationId: the client names its methods after them. */
+export interface OperationIds {
+  getHealth: '/healthz';
+  getReadiness: '/readyz';
+  listAssets: '/v1/assets';
+  getLatestRates: '/v1/rates/latest';
+  getRatesHistory: '/v1/rates/history';
+  getRatesHistoricalDeprecated: '/v1/rates/historical';
+  getMarketPremium: '/v1/market/premium';
+  getLatestGold: '/v1/gold/latest';
+  getGoldHistory: '/v1/gold/history';
+  getMe: '/v1/me';
 }
 
 /** Every path of the document. */

@@ -2,7 +2,8 @@
  * A typed client for the Market Data Service (DZD). The request and response
  * types come from generated.ts, which is generated from the service's OpenAPI
  * document at build time; this file is the hand-written runtime around them:
- * one method per endpoint, cursor iterators, retries and typed errors.
+ * one method per endpoint, named after its operationId in the document, cursor
+ * iterators, retries and typed errors.
  *
  * No runtime dependency: it uses the global `fetch` of Node.js ≥ 20 and of
  * browsers, or the one passed in the options.
@@ -20,7 +21,7 @@ import type {
   MarketPremiumQuery,
   MarketPremiumResponse,
   MeResponse,
-  OperationPath,
+  OperationIds,
   Operations,
   RatesHistoryQuery,
   RatesHistoryResponse,
@@ -29,6 +30,9 @@ import type {
 } from './generated.js';
 
 export * from './generated.js';
+
+/** Every `error.code` the API documents (the client adds `unexpected_response`). */
+export type ErrorCode = ErrorResponse['error']['code'];
 
 /** One entry of `error.details`. */
 export type ErrorDetail = NonNullable<ErrorResponse['error']['details']>[number];
@@ -89,21 +93,30 @@ export class MdsApiError extends Error {
   }
 }
 
-/** The method of each endpoint the client exposes; the deprecated alias is left out on purpose. */
-const ENDPOINTS = {
-  assets: '/v1/assets',
-  latestRates: '/v1/rates/latest',
-  rateHistory: '/v1/rates/history',
-  premium: '/v1/market/premium',
-  goldLatest: '/v1/gold/latest',
-  goldHistory: '/v1/gold/history',
-  me: '/v1/me',
-} as const satisfies Record<string, Exclude<OperationPath, DeprecatedPath>>;
+/** The operationIds of the /v1 API the client exposes: all but the deprecated alias. */
+type ExposedId = {
+  [K in keyof OperationIds]: OperationIds[K] extends DeprecatedPath
+    ? never
+    : OperationIds[K] extends `/v1/${string}`
+      ? K
+      : never;
+}[keyof OperationIds];
 
-// Fails to compile when the document gains an endpoint the client does not expose.
-type Unexposed = Exclude<OperationPath, DeprecatedPath | (typeof ENDPOINTS)[keyof typeof ENDPOINTS]>;
-const everyEndpointExposed: [Unexposed] extends [never] ? true : Unexposed = true;
-void everyEndpointExposed;
+/** The path of each method; fails to compile when an operationId is added, renamed or moved. */
+const ENDPOINTS = {
+  listAssets: '/v1/assets',
+  getLatestRates: '/v1/rates/latest',
+  getRatesHistory: '/v1/rates/history',
+  getMarketPremium: '/v1/market/premium',
+  getLatestGold: '/v1/gold/latest',
+  getGoldHistory: '/v1/gold/history',
+  getMe: '/v1/me',
+} as const satisfies { [K in ExposedId]: OperationIds[K] };
+
+/** A method named after each exposed operationId, answering that operation's response. */
+type OperationMethods = {
+  [K in ExposedId]: (...args: never[]) => Promise<Operations[OperationIds[K]]['response']>;
+};
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -135,7 +148,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-export class MdsClient {
+export class MdsClient implements OperationMethods {
   readonly baseUrl: string;
   readonly maxRetries: number;
   readonly maxRetryDelayMs: number;
@@ -163,39 +176,76 @@ export class MdsClient {
     this.maxRetryDelayMs = maxRetryDelayMs;
   }
 
-  /** `GET /v1/assets`: the asset directory. Requires `assets:read`. */
+  /** `GET /v1/assets` (`listAssets`): the asset directory. Requires `assets:read`. */
+  listAssets(query: AssetsQuery = {}, options?: RequestOptions): Promise<AssetsResponse> {
+    return this.get(ENDPOINTS.listAssets, query, options);
+  }
+
+  /** `GET /v1/rates/latest` (`getLatestRates`): the newest rate per asset for one source. Requires `rates:<source>:latest:read`. */
+  getLatestRates(query: RatesLatestQuery = {}, options?: RequestOptions): Promise<RatesLatestResponse> {
+    return this.get(ENDPOINTS.getLatestRates, query, options);
+  }
+
+  /** `GET /v1/rates/history` (`getRatesHistory`): one page of an asset's history, newest first. Requires `rates:<source>:history:read`. */
+  getRatesHistory(query: RatesHistoryQuery, options?: RequestOptions): Promise<RatesHistoryResponse> {
+    return this.get(ENDPOINTS.getRatesHistory, query, options);
+  }
+
+  /** `GET /v1/market/premium` (`getMarketPremium`): the premium of the parallel rate over the official one. Requires `market:premium:read`. */
+  getMarketPremium(query: MarketPremiumQuery = {}, options?: RequestOptions): Promise<MarketPremiumResponse> {
+    return this.get(ENDPOINTS.getMarketPremium, query, options);
+  }
+
+  /** `GET /v1/gold/latest` (`getLatestGold`): the latest per-gram gold references. Requires `gold:latest:read`. */
+  getLatestGold(options?: RequestOptions): Promise<GoldLatestResponse> {
+    return this.get(ENDPOINTS.getLatestGold, {}, options);
+  }
+
+  /** `GET /v1/gold/history` (`getGoldHistory`): one page of gold references, newest first. Requires `gold:history:read`. */
+  getGoldHistory(query: GoldHistoryQuery = {}, options?: RequestOptions): Promise<GoldHistoryResponse> {
+    return this.get(ENDPOINTS.getGoldHistory, query, options);
+  }
+
+  /** `GET /v1/me` (`getMe`): the key, its grant and this month's usage. Requires `usage:read`. */
+  getMe(options?: RequestOptions): Promise<MeResponse> {
+    return this.get(ENDPOINTS.getMe, {}, options);
+  }
+
+  // The names of client 1.0, before the document had operationIds; kept so code written for it still runs.
+
+  /** @deprecated Use {@link MdsClient.listAssets}. */
   assets(query: AssetsQuery = {}, options?: RequestOptions): Promise<AssetsResponse> {
-    return this.get(ENDPOINTS.assets, query, options);
+    return this.listAssets(query, options);
   }
 
-  /** `GET /v1/rates/latest`: the newest rate per asset for one source. Requires `rates:<source>:latest:read`. */
+  /** @deprecated Use {@link MdsClient.getLatestRates}. */
   latestRates(query: RatesLatestQuery = {}, options?: RequestOptions): Promise<RatesLatestResponse> {
-    return this.get(ENDPOINTS.latestRates, query, options);
+    return this.getLatestRates(query, options);
   }
 
-  /** `GET /v1/rates/history`: one page of an asset's history, newest first. Requires `rates:<source>:history:read`. */
+  /** @deprecated Use {@link MdsClient.getRatesHistory}. */
   rateHistory(query: RatesHistoryQuery, options?: RequestOptions): Promise<RatesHistoryResponse> {
-    return this.get(ENDPOINTS.rateHistory, query, options);
+    return this.getRatesHistory(query, options);
   }
 
-  /** `GET /v1/market/premium`: the premium of the parallel rate over the official one. Requires `market:premium:read`. */
+  /** @deprecated Use {@link MdsClient.getMarketPremium}. */
   premium(query: MarketPremiumQuery = {}, options?: RequestOptions): Promise<MarketPremiumResponse> {
-    return this.get(ENDPOINTS.premium, query, options);
+    return this.getMarketPremium(query, options);
   }
 
-  /** `GET /v1/gold/latest`: the latest per-gram gold references. Requires `gold:latest:read`. */
+  /** @deprecated Use {@link MdsClient.getLatestGold}. */
   goldLatest(options?: RequestOptions): Promise<GoldLatestResponse> {
-    return this.get(ENDPOINTS.goldLatest, {}, options);
+    return this.getLatestGold(options);
   }
 
-  /** `GET /v1/gold/history`: one page of gold references, newest first. Requires `gold:history:read`. */
+  /** @deprecated Use {@link MdsClient.getGoldHistory}. */
   goldHistory(query: GoldHistoryQuery = {}, options?: RequestOptions): Promise<GoldHistoryResponse> {
-    return this.get(ENDPOINTS.goldHistory, query, options);
+    return this.getGoldHistory(query, options);
   }
 
-  /** `GET /v1/me`: the key, its grant and this month's usage. Requires `usage:read`. */
+  /** @deprecated Use {@link MdsClient.getMe}. */
   me(options?: RequestOptions): Promise<MeResponse> {
-    return this.get(ENDPOINTS.me, {}, options);
+    return this.getMe(options);
   }
 
   /**
@@ -207,7 +257,7 @@ export class MdsClient {
     query: RatesHistoryQuery,
     options?: RequestOptions,
   ): AsyncGenerator<HistoryRate, void, undefined> {
-    yield* this.paginate((cursor) => this.rateHistory({ ...query, cursor }, options), query.cursor);
+    yield* this.paginate((cursor) => this.getRatesHistory({ ...query, cursor }, options), query.cursor);
   }
 
   /** Every gold record of a window, newest first, one record at a time (see paginateRateHistory). */
@@ -215,7 +265,7 @@ export class MdsClient {
     query: GoldHistoryQuery = {},
     options?: RequestOptions,
   ): AsyncGenerator<GoldRecord, void, undefined> {
-    yield* this.paginate((cursor) => this.goldHistory({ ...query, cursor }, options), query.cursor);
+    yield* this.paginate((cursor) => this.getGoldHistory({ ...query, cursor }, options), query.cursor);
   }
 
   private async *paginate<T>(
@@ -231,7 +281,7 @@ export class MdsClient {
   }
 
   /** GET with retries on 429/503; the parsed 200 body, or an MdsApiError. */
-  private async get<P extends OperationPath>(
+  private async get<P extends keyof Operations>(
     path: P,
     query: Operations[P]['query'],
     options: RequestOptions = {},

@@ -17,6 +17,7 @@ export function assetsRoutes(app: FastifyInstance, { market }: Services): void {
     '/assets',
     {
       schema: {
+        operationId: 'listAssets',
         summary: 'Asset directory',
         description: 'Every asset with its localized names, in stable code order. Requires `assets:read`.',
         tags: ['Assets'],

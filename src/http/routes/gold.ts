@@ -33,6 +33,7 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
     '/gold/latest',
     {
       schema: {
+        operationId: 'getLatestGold',
         summary: 'Latest gold references',
         description:
           'The newest per-gram DZD reference of each purity present, in the order 18K, 21K, 24K. `buy` is what a ' +
@@ -53,6 +54,7 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
     '/gold/history',
     {
       schema: {
+        operationId: 'getGoldHistory',
         summary: 'Gold reference history',
         description:
           'Gold records newest first (ties in purity order), cursor-paginated; the window is at most 366 days. ' +

@@ -1,12 +1,37 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../runtime/services.js';
+import { HealthResponses, ReadinessResponses } from '../../schemas/health.js';
 import { envelopeOf } from '../respond.js';
+
+// No key: the document's default security (a key) does not apply here.
+const open = { tags: ['Health'], security: [] };
 
 /** Outside /v1: no key, no quota. `/readyz` is what a load balancer should watch. */
 export function healthRoutes(app: FastifyInstance, services: Services): void {
-  app.get('/healthz', async (request, reply) => envelopeOf(request, reply, { status: 'ok' }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        ...open,
+        operationId: 'getHealth',
+        summary: 'Liveness',
+        description: 'Answers while the process runs, whatever the state of the store. Consumes nothing.',
+        response: HealthResponses,
+      },
+    },
+    async (request, reply) => envelopeOf(request, reply, { status: 'ok' }),
+  );
 
-  app.get('/readyz', async (request, reply) => {
+  const readiness = {
+    ...open,
+    operationId: 'getReadiness',
+    summary: 'Readiness',
+    description:
+      'Whether this instance should receive traffic: the store and the limiter answer and it is not draining. ' +
+      'What a load balancer should watch. Consumes nothing.',
+    response: ReadinessResponses,
+  };
+  app.get('/readyz', { schema: readiness }, async (request, reply) => {
     const [store, limiter] = await Promise.all([
       services.store.ping().then(
         () => true,

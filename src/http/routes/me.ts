@@ -12,6 +12,7 @@ export function meRoutes(app: FastifyInstance, { activity }: Services): void {
     '/me',
     {
       schema: {
+        operationId: 'getMe',
         summary: 'Account identity and usage',
         description:
           'The key, its grant and the usage of the current month, after this request. Never returns the key ' +

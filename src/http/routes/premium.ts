@@ -38,6 +38,7 @@ export function premiumRoutes(app: FastifyInstance, { market }: Services): void 
     '/market/premium',
     {
       schema: {
+        operationId: 'getMarketPremium',
         summary: 'Parallel-market premium',
         description:
           'Latest parallel and official observations side by side, with the premium of the parallel rate: ' +

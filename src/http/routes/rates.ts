@@ -101,6 +101,7 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     '/rates/latest',
     {
       schema: {
+        operationId: 'getLatestRates',
         summary: 'Latest rates',
         description:
           'The newest stored observation per asset for one source. Requires `rates:<source>:latest:read`. ' +
@@ -192,6 +193,7 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     {
       schema: {
         ...historySchema,
+        operationId: 'getRatesHistory',
         summary: 'Rate history',
         description:
           'Observations of one asset and source, newest first, cursor-paginated. Requires `rates:<source>:history:read`. ' +
@@ -207,6 +209,7 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     {
       schema: {
         ...historySchema,
+        operationId: 'getRatesHistoricalDeprecated',
         summary: 'Rate history (deprecated alias)',
         description:
           'Deprecated alias of `/v1/rates/history`: same parameters, behaviour and response, plus `Deprecation: @1795219200` ' +
