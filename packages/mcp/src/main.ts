@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   const connection: Connection = { baseUrl, apiKey, userAgent: `${NAME}/${VERSION}` };
 
   // The low-level Server: these tools are defined at run time by JSON Schemas from
-  // the document, which McpServer would want as Zod schemas (docs/decisions.md 27).
+  // the document, which McpServer would want as Zod schemas (docs/decisions.md 31).
   const server = new Server(
     { name: NAME, title: doc.info.title, version: VERSION },
     { capabilities: { tools: {} }, instructions: instructions(doc) },

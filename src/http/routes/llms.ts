@@ -7,7 +7,7 @@
  * never by hand, so that a route added with its schema appears here too. A
  * route's entitlement is its operation's `x-entitlement` when it has one,
  * otherwise the "Requires `…`" its description already states for people
- * (docs/decisions.md 26).
+ * (docs/decisions.md 30).
  */
 import type { FastifyInstance } from 'fastify';
 import { compress, type Encoding, encodingFor } from '../compression.js';
