@@ -26,6 +26,7 @@ import { assetsRoutes } from './http/routes/assets.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { goldRoutes } from './http/routes/gold.js';
 import { healthRoutes } from './http/routes/health.js';
+import { llmsRoutes } from './http/routes/llms.js';
 import { meRoutes } from './http/routes/me.js';
 import { pagesRoutes } from './http/routes/pages.js';
 import { premiumRoutes } from './http/routes/premium.js';
@@ -381,6 +382,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   docsRoutes(app);
+  llmsRoutes(app);
 
   await app.register(
     async (v1) => {

@@ -174,6 +174,8 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
 
   const historySchema = {
     tags: ['Rates'],
+    // Machine-readable for /llms.txt and agents: the alias's description does not repeat the entitlement.
+    'x-entitlement': 'rates:<source>:history:read',
     querystring: RatesHistoryQuery,
     response: responses(
       RatesHistoryResponse,
