@@ -1,4 +1,5 @@
 import { createAccount, createGrant, createKey } from '../../access/admin.js';
+import { ConfigError, readConfig, type ServeConfig } from '../../config.js';
 import { ENTITLEMENTS } from '../../domain/scopes.js';
 import { tuneHeap } from '../../runtime/heap.js';
 import { TopologyError } from '../../runtime/single-process.js';
@@ -42,29 +43,11 @@ async function firstRun(store: Store): Promise<FirstRun> {
   return result;
 }
 
-/** MDS_ADMIN_PORT enables the metrics listener (0 picks a free port). */
-function adminPort(): number | undefined {
-  const text = process.env.MDS_ADMIN_PORT;
-  if (text === undefined || text === '' || text === 'off') return undefined;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
-    throw new CliError('MDS_ADMIN_PORT: must be 0 to 65535 or off', 2);
-  return Number(text);
-}
-
-/** MDS_HEADERS_TIMEOUT_MS / MDS_REQUEST_TIMEOUT_MS: milliseconds, or unset for the defaults. */
-function timeoutMs(name: string): number | undefined {
-  const text = process.env[name];
-  if (text === undefined || text === '') return undefined;
-  if (!/^\d{1,7}$/.test(text) || Number(text) < 1)
-    throw new CliError(`${name}: must be 1 to 9999999 (ms)`, 2);
-  return Number(text);
-}
-
 /** MDS_TRUST_PROXY (docs/deployment.md, "Behind a reverse proxy"); loaded here like the HTTP stack. */
-async function trustProxy() {
+async function trustProxy(text: string) {
   const { MAX_HOPS, parseTrustProxy } = await import('../../http/client-address.js');
   try {
-    return parseTrustProxy(process.env.MDS_TRUST_PROXY);
+    return parseTrustProxy(text);
   } catch (err) {
     throw new CliError(
       `MDS_TRUST_PROXY: ${(err as Error).message}; expected true, false, a hop count (0 to ${MAX_HOPS}) or a comma-separated list of addresses and CIDRs`,
@@ -78,28 +61,15 @@ export const serveCommand: Command = {
   usage: 'serve [--host 127.0.0.1] [--port 8080] [--first-run]',
   options: { host: { type: 'string' }, port: { type: 'string' }, 'first-run': { type: 'boolean' } },
   async run({ values, out, databaseUrl }) {
-    const host = (values.host as string | undefined) ?? process.env.MDS_HOST ?? '127.0.0.1';
-    const portText = (values.port as string | undefined) ?? process.env.MDS_PORT ?? '8080';
-    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)
-      throw new CliError('--port: must be 0 to 65535', 2);
-    const redisUrl = process.env.MDS_REDIS_URL || undefined;
-    const clusterText = process.env.MDS_REDIS_CLUSTER ?? '';
-    if (!['', '0', '1', 'true', 'false'].includes(clusterText))
-      throw new CliError('MDS_REDIS_CLUSTER: must be 1 (MDS_REDIS_URL is a Redis Cluster seed node) or 0', 2);
-    const redisCluster = clusterText === '1' || clusterText === 'true';
-    if (redisCluster && !redisUrl)
-      throw new CliError(
-        'MDS_REDIS_CLUSTER=1 needs MDS_REDIS_URL: the address of one node of the cluster',
-        2,
-      );
-    const headersTimeoutMs = timeoutMs('MDS_HEADERS_TIMEOUT_MS');
-    const requestTimeoutMs = timeoutMs('MDS_REQUEST_TIMEOUT_MS');
-    if ((headersTimeoutMs ?? 10_000) > (requestTimeoutMs ?? 15_000))
-      throw new CliError(
-        'MDS_HEADERS_TIMEOUT_MS: must not exceed the request timeout (MDS_REQUEST_TIMEOUT_MS, 15000 by default)',
-        2,
-      );
-    const trust = await trustProxy();
+    let config: ServeConfig;
+    try {
+      const flag = (name: 'host' | 'port') =>
+        values[name] === undefined ? undefined : { flag: `--${name}`, value: values[name] as string };
+      config = readConfig(process.env, { MDS_HOST: flag('host'), MDS_PORT: flag('port') });
+    } catch (err) {
+      throw err instanceof ConfigError ? new CliError(err.message, 2) : err;
+    }
+    const trust = await trustProxy(config.trustProxy);
 
     let setup: FirstRun = { seeded: false };
     if (values['first-run']) {
@@ -114,28 +84,13 @@ export const serveCommand: Command = {
     // Loaded here: the HTTP stack would otherwise slow every other command's start.
     tuneHeap();
     const { createLogger, startServer, stopOnSignals } = await import('../../server.js');
-    const logger = createLogger();
-    const server = await startServer(
-      {
-        host,
-        port: Number(portText),
-        databaseUrl,
-        redisUrl,
-        redisCluster,
-        redisPrefix: process.env.MDS_REDIS_PREFIX || undefined,
-        adminPort: adminPort(),
-        drainMs: process.env.MDS_DRAIN_MS ? Number(process.env.MDS_DRAIN_MS) : undefined,
-        adminHost: process.env.MDS_ADMIN_HOST || undefined,
-        tlsCert: process.env.MDS_TLS_CERT,
-        tlsKey: process.env.MDS_TLS_KEY,
-        headersTimeoutMs,
-        requestTimeoutMs,
-        trustProxy: trust,
+    const logger = createLogger(config.logLevel);
+    const { trustProxy: _text, logLevel: _level, ...serverOptions } = config;
+    const server = await startServer({ ...serverOptions, databaseUrl, trustProxy: trust }, logger).catch(
+      (err: unknown) => {
+        throw err instanceof TopologyError ? new CliError(err.message, 2) : err;
       },
-      logger,
-    ).catch((err: unknown) => {
-      throw err instanceof TopologyError ? new CliError(err.message, 2) : err;
-    });
+    );
     stopOnSignals(server, logger);
 
     const example = setup.key

@@ -1,0 +1,106 @@
+/**
+ * The server's configuration (src/config.ts): every MDS_* variable `mds serve`
+ * reads is checked against one schema before anything starts, and every bad
+ * value is named at once, each with what it must be (exit code 2).
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig, ServeEnvironment } from '../../src/config.js';
+import { mds } from '../support/cli.js';
+
+describe('serve configuration', () => {
+  it('defaults every variable: the embedded default needs none', () => {
+    expect(readConfig({})).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      redisUrl: undefined,
+      redisCluster: false,
+      redisPrefix: undefined,
+      tlsCert: undefined,
+      tlsKey: undefined,
+      logLevel: 'info',
+      headersTimeoutMs: undefined,
+      requestTimeoutMs: undefined,
+      adminPort: undefined,
+      adminHost: undefined,
+      drainMs: undefined,
+      trustProxy: '',
+    });
+  });
+
+  it('turns valid values into what the server takes; flags win over the environment', () => {
+    const config = readConfig(
+      {
+        MDS_PORT: '9000',
+        MDS_REDIS_URL: 'redis://10.0.0.5:6379',
+        MDS_REDIS_CLUSTER: '1',
+        MDS_LOG_LEVEL: 'warn',
+        MDS_ADMIN_PORT: 'off',
+        MDS_DRAIN_MS: '0',
+        MDS_HEADERS_TIMEOUT_MS: '5000',
+      },
+      { MDS_PORT: { flag: '--port', value: '0' } },
+    );
+    expect(config).toMatchObject({
+      port: 0,
+      redisUrl: 'redis://10.0.0.5:6379',
+      redisCluster: true,
+      logLevel: 'warn',
+      adminPort: undefined,
+      drainMs: 0,
+      headersTimeoutMs: 5000,
+    });
+  });
+
+  it('names every bad value at once, each with what it must be', () => {
+    let problems: string[] = [];
+    try {
+      readConfig(
+        {
+          MDS_DRAIN_MS: 'abc',
+          MDS_LOG_LEVEL: 'loud',
+          MDS_ADMIN_PORT: '65536',
+          MDS_REDIS_URL: 'localhost:6379',
+          MDS_REQUEST_TIMEOUT_MS: '0',
+        },
+        { MDS_PORT: { flag: '--port', value: '08080' } },
+      );
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      problems = (err as ConfigError).problems;
+    }
+    expect(problems).toEqual([
+      '--port: must be 0 to 65535',
+      'MDS_REDIS_URL: must be a redis:// or rediss:// URL',
+      'MDS_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+      'MDS_REQUEST_TIMEOUT_MS: must be 1 to 9999999 (ms)',
+      'MDS_ADMIN_PORT: must be 0 to 65535 or off',
+      'MDS_DRAIN_MS: must be 0 to 999999 (ms)',
+    ]);
+  });
+
+  it('checks the rules across variables once each passed its own', () => {
+    expect(() => readConfig({ MDS_REDIS_CLUSTER: '1' })).toThrow(/MDS_REDIS_CLUSTER=1 needs MDS_REDIS_URL/);
+    expect(() => readConfig({ MDS_HEADERS_TIMEOUT_MS: '20000' })).toThrow(
+      /must not exceed the request timeout/,
+    );
+    expect(() => readConfig({ MDS_TLS_CERT: '/etc/cert.pem' })).toThrow(/set both \(HTTPS\) or neither/);
+  });
+
+  it('documents every variable in the schema', () => {
+    for (const [name, schema] of Object.entries(ServeEnvironment.properties)) {
+      expect(name).toMatch(/^MDS_[A-Z_]+$/);
+      expect((schema as { description?: string }).description, name).toBeTruthy();
+    }
+  });
+
+  it('mds serve refuses a bad configuration before it starts, exit code 2, every problem on its own line', async () => {
+    const res = await mds(['serve', '--port', '0'], {
+      env: { MDS_DRAIN_MS: 'soon', MDS_LOG_LEVEL: 'loud' },
+    });
+    expect(res.status).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toBe(
+      'mds: MDS_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent\nMDS_DRAIN_MS: must be 0 to 999999 (ms)\n',
+    );
+  });
+});
