@@ -290,6 +290,7 @@ describe.each(backends())('access control on $name', (backend) => {
       expect(me.data.grant.scopes).toEqual([
         'gold:history:read',
         'gold:latest:read',
+        'market:premium:history:read',
         'market:premium:read',
         'rates:official:history:read',
         'rates:official:latest:read',
@@ -302,6 +303,7 @@ describe.each(backends())('access control on $name', (backend) => {
       expect(me.data.key.scopes).toEqual([
         'gold:history:read',
         'gold:latest:read',
+        'market:premium:history:read',
         'market:premium:read',
         'rates:official:latest:read',
         'rates:parallel:latest:read',
