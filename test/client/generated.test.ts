@@ -34,6 +34,7 @@ const sameTypes: [
   Equal<G.RatesLatestResponse, Static<typeof M.RatesLatestResponse>>,
   Equal<G.RatesHistoryResponse, Static<typeof M.RatesHistoryResponse>>,
   Equal<G.MarketPremiumResponse, Static<typeof M.PremiumResponse>>,
+  Equal<G.MarketPremiumHistoryResponse, Static<typeof M.PremiumHistoryResponse>>,
   Equal<G.GoldLatestResponse, Static<typeof M.GoldLatestResponse>>,
   Equal<G.GoldHistoryResponse, Static<typeof M.GoldHistoryResponse>>,
   Equal<G.MeResponse, Static<typeof MeResponse>>,
@@ -41,10 +42,11 @@ const sameTypes: [
   Equal<G.RatesLatestQuery, Static<typeof M.RatesLatestQuery>>,
   Equal<G.RatesHistoryQuery, Static<typeof M.RatesHistoryQuery>>,
   Equal<G.MarketPremiumQuery, Static<typeof M.PremiumQuery>>,
+  Equal<G.MarketPremiumHistoryQuery, Static<typeof M.PremiumHistoryQuery>>,
   Equal<G.GoldHistoryQuery, Static<typeof M.GoldHistoryQuery>>,
   // The server types `type` as string; the document (and so the client) names the three values.
   Extends<G.AssetsQuery, Static<typeof M.AssetsQuery>>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 describe('generated client types', () => {
   let doc: OpenApiDocument;
@@ -78,6 +80,7 @@ describe('generated client types', () => {
       '/v1/rates/history',
       '/v1/rates/historical',
       '/v1/market/premium',
+      '/v1/market/premium/history',
       '/v1/gold/latest',
       '/v1/gold/history',
       '/v1/me',
@@ -102,6 +105,7 @@ describe('generated client types', () => {
     await client.latestRates({ currency: 'EUR,USD', source: 'official' });
     await client.rateHistory({ currency: 'EUR', from: '2026-01-01', to: '2026-01-31', limit: 10 });
     await client.premium({ currency: 'EUR' });
+    await client.premiumHistory({ currency: 'EUR', limit: 7 });
     await client.goldLatest();
     await client.goldHistory({ limit: 5 });
     await client.me();
@@ -113,6 +117,7 @@ describe('generated client types', () => {
       '?currency=EUR%2CUSD&source=official',
       '?currency=EUR&from=2026-01-01&to=2026-01-31&limit=10',
       '?currency=EUR',
+      '?currency=EUR&limit=7',
       '',
       '?limit=5',
       '',

@@ -9,6 +9,7 @@ const V1_PATHS = [
   '/v1/rates/history',
   '/v1/rates/historical',
   '/v1/market/premium',
+  '/v1/market/premium/history',
   '/v1/gold/latest',
   '/v1/gold/history',
   '/v1/me',
@@ -71,12 +72,17 @@ describe.each(backends())('OpenAPI document on $name', (backend) => {
     }
   });
 
-  it('documents 400 except on gold latest and /v1/me, and 404 on history, its alias and gold latest', () => {
+  it('documents 400 except on gold latest and /v1/me, and 404 on rate and premium history, the alias and gold latest', () => {
     const has = (p: string, s: string) => s in doc.paths[p]!.get!.responses;
     for (const p of V1_PATHS) {
       expect(has(p, '400'), `${p} 400`).toBe(!['/v1/gold/latest', '/v1/me'].includes(p));
       expect(has(p, '404'), `${p} 404`).toBe(
-        ['/v1/rates/history', '/v1/rates/historical', '/v1/gold/latest'].includes(p),
+        [
+          '/v1/rates/history',
+          '/v1/rates/historical',
+          '/v1/market/premium/history',
+          '/v1/gold/latest',
+        ].includes(p),
       );
     }
   });

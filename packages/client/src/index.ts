@@ -17,6 +17,8 @@ import type {
   GoldLatestResponse,
   GoldRecord,
   HistoryRate,
+  MarketPremiumHistoryQuery,
+  MarketPremiumHistoryResponse,
   MarketPremiumQuery,
   MarketPremiumResponse,
   MeResponse,
@@ -95,6 +97,7 @@ const ENDPOINTS = {
   latestRates: '/v1/rates/latest',
   rateHistory: '/v1/rates/history',
   premium: '/v1/market/premium',
+  premiumHistory: '/v1/market/premium/history',
   goldLatest: '/v1/gold/latest',
   goldHistory: '/v1/gold/history',
   me: '/v1/me',
@@ -181,6 +184,17 @@ export class MdsClient {
   /** `GET /v1/market/premium`: the premium of the parallel rate over the official one. Requires `market:premium:read`. */
   premium(query: MarketPremiumQuery = {}, options?: RequestOptions): Promise<MarketPremiumResponse> {
     return this.get(ENDPOINTS.premium, query, options);
+  }
+
+  /**
+   * `GET /v1/market/premium/history`: one page of daily premiums, newest first, with the summary
+   * of the whole window. Requires `market:premium:history:read`.
+   */
+  premiumHistory(
+    query: MarketPremiumHistoryQuery,
+    options?: RequestOptions,
+  ): Promise<MarketPremiumHistoryResponse> {
+    return this.get(ENDPOINTS.premiumHistory, query, options);
   }
 
   /** `GET /v1/gold/latest`: the latest per-gram gold references. Requires `gold:latest:read`. */
