@@ -32,7 +32,7 @@ import {
   CSV_TYPE,
   cacheControl,
   JSON_TYPE,
-  nextLink,
+  linkFor,
   type PreparedAnswer,
   VARY_PAGE,
 } from './respond.js';
@@ -135,7 +135,7 @@ export class FastPath {
         consumed = decision;
         const prepared = answer.body;
         headers.push('etag', prepared.etag, 'cache-control', cacheControl(answer.maxAge));
-        if (prepared.next) headers.push('link', nextLink(url, prepared.next));
+        if (prepared.next) headers.push('link', linkFor(prepared, prepared.next, url));
         headers.push('content-type', prepared.csv ? CSV_TYPE : JSON_TYPE, 'vary', route.vary);
         const length = prepared.csv
           ? prepared.head.length

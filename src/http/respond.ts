@@ -37,6 +37,8 @@ export interface Prepared {
   csv?: true;
   /** A page of a paginated endpoint: the next page's cursor, null on the last page. */
   next?: string | null;
+  /** The Link header last built for this page, and the URL it was built for (linkFor). */
+  link?: { url: string; value: string };
 }
 
 export function etagOf(...parts: Array<string | Buffer>): string {
@@ -124,6 +126,19 @@ export function nextLink(url: string, cursor: string): string {
   return `<${q === -1 ? target : target.slice(0, q)}?${query.slice(1)}>; rel="next"`;
 }
 
+/**
+ * The Link header of a page whose next cursor is `next`, for the request URL `url`. Clients
+ * poll a page by the same URL, so the last one built is kept on the page: a
+ * repeated request allocates nothing for it.
+ */
+export function linkFor(page: Prepared, next: string, url: string): string {
+  const last = page.link;
+  if (last !== undefined && last.url === url) return last.value;
+  const value = nextLink(url, next);
+  page.link = { url, value };
+  return value;
+}
+
 /** The parameter name as the query parser reads it (`%63ursor` is `cursor` too). */
 function isCursor(name: string): boolean {
   if (name === 'cursor') return true;
@@ -146,7 +161,7 @@ export function sendPage(
   maxAge: number,
 ): Buffer | string | FastifyReply {
   if (notModified(request, reply, body.etag, maxAge)) return reply.header('vary', VARY_PAGE).send();
-  if (body.next) reply.header('link', nextLink(request.url, body.next));
+  if (body.next) reply.header('link', linkFor(body, body.next, request.url));
   reply.header('content-type', body.csv ? CSV_TYPE : JSON_TYPE);
   return encode(request, reply, bodyFor(body, request.id), VARY_PAGE);
 }
