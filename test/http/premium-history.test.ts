@@ -95,6 +95,9 @@ const RECORDS: RateObservation[] = [
   ...HALVES,
   rate('XPP', 'parallel', 0, 9 * HOUR, 10, 11), // never an official observation
   rate('XPO', 'official', 0, 9 * HOUR, 10, 11), // never a parallel one
+  // XPM: a parallel observation 7 days and 1 ms after the only official one.
+  rate('XPM', 'official', 0, 10 * HOUR, 100, 101),
+  rate('XPM', 'parallel', 7, 10 * HOUR + 1, 120, 121),
 ];
 /** XPL: XPR's days 0 to 11, for the test that imports while paging. */
 const XPL = RECORDS.filter(
@@ -191,7 +194,10 @@ describe.each(backends())('/v1/market/premium/history on $name', (backend) => {
       names: { en: code, fr: code, ar: code },
       type: 'currency' as const,
     });
-    await h.store.import({ kind: 'assets', records: ['XPR', 'XPH', 'XPP', 'XPO', 'XPN', 'XPL'].map(asset) });
+    await h.store.import({
+      kind: 'assets',
+      records: ['XPR', 'XPH', 'XPP', 'XPO', 'XPN', 'XPL', 'XPM'].map(asset),
+    });
     await h.store.import({ kind: 'rates', records: [...RECORDS, ...XPL] });
     await h.refresh();
     key = (await h.newKey()).key;
@@ -272,6 +278,10 @@ describe.each(backends())('/v1/market/premium/history on $name', (backend) => {
     expect(body.data[0].parallel.updatedAt).toBe(`${date(18)}T10:00:00.000Z`);
     for (const item of body.data) expect(item.official.updatedAt).toBe(`${date(11)}T10:00:00.000Z`);
     expect(body.data).toEqual(oracle(RECORDS, 'XPR', date(12), date(25)));
+    // A millisecond more than 7 days: skipped.
+    const late = (await call(url('XPM', 0, 7), key)).json();
+    expect(late.data).toEqual([]);
+    expect(late.meta.summary).toBeNull();
   });
 
   it('no item for a day with an official rate only, nor for a parallel one with no official rate before it', async () => {
