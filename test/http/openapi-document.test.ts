@@ -87,6 +87,34 @@ describe.each(backends())('OpenAPI document on $name', (backend) => {
     }
   });
 
+  it('documents CSV (with an example) and Link on the history pages, and the premium history operation', () => {
+    const pages = [
+      '/v1/rates/history',
+      '/v1/rates/historical',
+      '/v1/gold/history',
+      '/v1/market/premium/history',
+    ];
+    for (const p of V1_PATHS) {
+      const ok = doc.paths[p]!.get!.responses['200']!;
+      const csv = ok.content?.['text/csv'] as { schema?: { type?: string }; example?: string } | undefined;
+      expect(Boolean(csv), `${p} text/csv`).toBe(pages.includes(p));
+      expect(Boolean(ok.headers?.Link), `${p} Link`).toBe(pages.includes(p));
+      if (!csv) continue;
+      expect(csv.schema?.type).toBe('string');
+      expect(csv.example).toMatch(/^[a-z_A-Z,]+\r\n([^\r\n]+\r\n)+$/);
+      expect(ok.headers!.Link!.required).toBe(false);
+      expect(ok.content?.['application/json']?.schema).toBeDefined();
+    }
+    const op = doc.paths['/v1/market/premium/history']!.get!;
+    expect(op.operationId).toBe('getPremiumHistory');
+    expect(op.tags).toEqual(doc.paths['/v1/market/premium']!.get!.tags);
+    expect(
+      doc.paths['/v1/market/premium/history']!.get!.responses['200']!.content!['text/csv'],
+    ).toMatchObject({
+      example: expect.stringMatching(/^date,currency,quote,parallel_buy,.*,premium_sell_percent\r\n/),
+    });
+  });
+
   it('the conformance check accepts a real answer and rejects an undocumented status, body or header', async () => {
     const { key } = await h.newKey();
     const real = await h.get('/v1/assets', key);
