@@ -130,6 +130,8 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   );
   const hist = ratio(first, 'service', 'node:http');
   add('/v1/rates/history, 250-record page, vs node:http', '≥ 0.15×', times(hist), hist >= 0.15);
+  const premium = ratio(sc('premium-history'), 'service', 'node:http');
+  add('/v1/market/premium/history, 250-item page, vs node:http', '≥ 0.50×', times(premium), premium >= 0.5);
   // Judged as the median of the alternated rounds' cursor/first ratios: the two
   // runs of a round are the pair that met the same moments of the machine.
   const { firstRps, cursorRps } = r.pages;
@@ -382,6 +384,8 @@ ${[
   "as fast" means at least 0.90× the first page's requests/s). That target is judged on the two pages
   loaded on the service in alternation, one run each per round, so that both meet the same moments of
   the machine, as the median of the rounds' cursor/first ratios: ${pagePairText(r)}.
+- Premium history (issue 16): the same currency and window, \`limit=250\`: a page of the window's daily
+  premiums, prepared once per data version like the history pages and served by the fast path.
 - The servers and wrk are pinned to their own cores, not the rest of the machine: the 1-minute load
   average was ${r.loadAverage.start.toFixed(2)} at the start and ${r.loadAverage.end.toFixed(2)} at the end of the run.
 - PostgreSQL + Redis: a fresh schema (\`search_path\`) and Redis key prefix, dropped afterwards; the

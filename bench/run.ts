@@ -84,6 +84,12 @@ function scenarios(endDate: string, nextCursor: string): Scenario[] {
       url: `${history}&cursor=${encodeURIComponent(nextCursor)}`,
       compared: [],
     },
+    {
+      id: 'premium-history',
+      title: '/v1/market/premium/history, first page (250)',
+      url: premiumHistoryUrl(endDate, from),
+      compared: ['node:http'],
+    },
     { id: 'gold', title: '/v1/gold/latest', url: '/v1/gold/latest', compared: [] },
     { id: 'me', title: '/v1/me', url: '/v1/me', compared: [] },
   ];
@@ -92,6 +98,11 @@ function scenarios(endDate: string, nextCursor: string): Scenario[] {
 /** One currency over 366 days (both ends included) ending yesterday, 250 records a page. */
 function historyUrl(endDate: string, from: string): string {
   return `/v1/rates/history?currency=EUR&from=${from}&to=${endDate}&limit=250`;
+}
+
+/** The premium of the same currency and window: one item a day, 250 a page (issue 16). */
+function premiumHistoryUrl(endDate: string, from: string): string {
+  return `/v1/market/premium/history?currency=EUR&from=${from}&to=${endDate}&limit=250`;
 }
 
 function parsed(body: Buffer | undefined): { data?: unknown; meta?: Record<string, unknown> } {

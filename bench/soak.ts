@@ -30,6 +30,7 @@ const PATHS = [
   '/v1/rates/latest',
   '/v1/rates/latest?currency=EUR,USD',
   '/v1/market/premium',
+  '/v1/market/premium/history?currency=EUR',
   '/v1/gold/latest',
   '/v1/me',
   '/v1/assets',

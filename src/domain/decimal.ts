@@ -60,3 +60,20 @@ export function percentChange(parallelMicros: number, officialMicros: number): n
   const result = Number(negative ? -q : q) / 10_000;
   return result === 0 ? 0 : result;
 }
+
+/**
+ * The mean of percents as percentChange gives them (multiples of 0.0001),
+ * rounded the same way: half away from zero to 4 decimals. Summed as integer
+ * ten-thousandths, so neither the sum nor the rounding sees binary noise.
+ */
+export function meanPercent(percents: readonly number[]): number {
+  if (percents.length === 0) throw new RangeError('no percent to average');
+  let sum = 0;
+  for (const p of percents) sum += Math.round(p * 10_000);
+  const n = percents.length;
+  const abs = Math.abs(sum);
+  let q = Math.floor(abs / n);
+  if ((abs - q * n) * 2 >= n) q += 1;
+  const result = (sum < 0 ? -q : q) / 10_000;
+  return result === 0 ? 0 : result;
+}

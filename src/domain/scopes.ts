@@ -8,6 +8,7 @@ export const ENTITLEMENTS = [
   'assets:read',
   'gold:history:read',
   'gold:latest:read',
+  'market:premium:history:read',
   'market:premium:read',
   'rates:official:history:read',
   'rates:official:latest:read',
@@ -27,7 +28,7 @@ export const LEGACY_UMBRELLAS: Readonly<Record<string, readonly Entitlement[]>> 
   'rates:latest:read': ENTITLEMENTS.filter((e) => e.startsWith('rates:') && e.endsWith(':latest:read')),
   'rates:history:read': ENTITLEMENTS.filter((e) => e.startsWith('rates:') && e.endsWith(':history:read')),
   'gold:read': ['gold:history:read', 'gold:latest:read'],
-  'market:read': ['market:premium:read'],
+  'market:read': ENTITLEMENTS.filter((e) => e.startsWith('market:')),
 };
 
 /** True for a value the admin CLI may store: canonical or legacy umbrella. */

@@ -27,7 +27,7 @@ const COMMON = new Map<string, Encoding | null>([
 
 /** Weights are kept in thousandths (RFC 9110 §12.4.2: at most three decimals). */
 const UNLISTED = -1;
-const INVALID = -2;
+export const INVALID = -2;
 
 /**
  * The coding to answer with for this Accept-Encoding (RFC 9110 §12.5.3), or
@@ -83,9 +83,10 @@ export function negotiate(accept: string | undefined): Encoding | null {
     }
     i++; // past the comma
     if (end === start || q === INVALID) continue;
-    if (is(accept, start, end, 'br')) br = Math.max(br, q);
-    else if (is(accept, start, end, 'gzip') || is(accept, start, end, 'x-gzip')) gzip = Math.max(gzip, q);
-    else if (is(accept, start, end, 'identity')) identity = Math.max(identity, q);
+    if (equalsLower(accept, start, end, 'br')) br = Math.max(br, q);
+    else if (equalsLower(accept, start, end, 'gzip') || equalsLower(accept, start, end, 'x-gzip'))
+      gzip = Math.max(gzip, q);
+    else if (equalsLower(accept, start, end, 'identity')) identity = Math.max(identity, q);
     else if (end - start === 1 && accept.charCodeAt(start) === STAR) star = Math.max(star, q);
   }
 
@@ -102,7 +103,7 @@ const SEMICOLON = 0x3b;
 const EQUALS = 0x3d;
 const STAR = 0x2a;
 
-const skipSpace = (s: string, i: number): number => {
+export const skipSpace = (s: string, i: number): number => {
   while (i < s.length && (s.charCodeAt(i) === 0x20 || s.charCodeAt(i) === 0x09)) i++;
   return i;
 };
@@ -112,10 +113,10 @@ const TCHAR = new Uint8Array(128);
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") {
   TCHAR[c.charCodeAt(0)] = 1;
 }
-const isTokenChar = (c: number): boolean => c < 128 && TCHAR[c] === 1;
+export const isTokenChar = (c: number): boolean => c < 128 && TCHAR[c] === 1;
 
 /** Case-insensitive comparison of s[start, end) with a lower-case literal. */
-function is(s: string, start: number, end: number, literal: string): boolean {
+export function equalsLower(s: string, start: number, end: number, literal: string): boolean {
   if (end - start !== literal.length) return false;
   for (let k = 0; k < literal.length; k++) {
     const c = s.charCodeAt(start + k);
@@ -126,7 +127,7 @@ function is(s: string, start: number, end: number, literal: string): boolean {
 }
 
 /** qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ), in thousandths; INVALID otherwise. */
-function weight(s: string, start: number, end: number): number {
+export function weight(s: string, start: number, end: number): number {
   const len = end - start;
   if (len === 0 || len > 5) return INVALID;
   const first = s.charCodeAt(start);
@@ -162,8 +163,13 @@ export function encodingFor(acceptEncoding: string | undefined, bytes: number): 
 }
 
 /** Compresses `body` for this client when it is worth it; sets the headers. */
-export function encode(request: FastifyRequest, reply: FastifyReply, body: Buffer | string): Buffer | string {
-  reply.header('vary', 'accept-encoding');
+export function encode(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Buffer | string,
+  vary = 'accept-encoding',
+): Buffer | string {
+  reply.header('vary', vary);
   const encoding = encodingFor(request.headers['accept-encoding'], Buffer.byteLength(body));
   if (!encoding) return body;
   reply.header('content-encoding', encoding);

@@ -1,7 +1,8 @@
 /**
  * The fast path: a GET to a /v1 route whose answer is already prepared (latest
  * rates, premium, gold latest, the asset directory, a history page this data
- * version has served), from a key verified since the last access change.
+ * version has served, as JSON or as the CSV its Accept asks for), from a key
+ * verified since the last access change.
  *
  * Why it exists (issue #5): profiles of /v1/rates/latest put about half of the
  * request's time in Fastify's per-request machinery (request and reply objects,
@@ -22,10 +23,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessContext } from '../access/authenticator.js';
 import type { LimitDecision } from '../limits/limiter.js';
 import type { Services } from '../runtime/services.js';
+import { prefersCsv } from './accept.js';
 import { compress, encodingFor } from './compression.js';
 import { ApiError, errorBody } from './errors.js';
 import { QUOTA_HEADERS, unavailable, unitConsumer, type V1RouteConfig, WITH_QUOTA } from './pipeline.js';
-import { bodyFor, cacheControl, JSON_TYPE, type PreparedAnswer } from './respond.js';
+import {
+  bodyFor,
+  CSV_TYPE,
+  cacheControl,
+  JSON_TYPE,
+  linkFor,
+  type PreparedAnswer,
+  VARY_PAGE,
+} from './respond.js';
 
 /**
  * What the app records of every answered request: metrics, and the access line
@@ -45,7 +55,10 @@ export type Observe = (
 interface FastRoute {
   validate: V1RouteConfig['validate'];
   entitlement: (query: unknown) => ReturnType<V1RouteConfig['entitlement']>;
-  prepared: (query: unknown) => PreparedAnswer | undefined;
+  prepared: (query: unknown, csv: boolean) => PreparedAnswer | undefined;
+  /** Negotiates CSV on Accept (decisions §12), and so varies on it. */
+  csv: boolean;
+  vary: string;
   observe: Observe;
 }
 
@@ -71,12 +84,14 @@ export class FastPath {
 
   /** Called for each route registered with a `prepared` answer and no hooks of its own. */
   add(path: string, config: V1RouteConfig, observe: Observe): void {
-    const { validate, entitlement, prepared } = config;
+    const { validate, entitlement, prepared, csv = false } = config;
     if (!prepared) return;
     this.routes.set(path, {
       validate,
       entitlement: entitlement as FastRoute['entitlement'],
       prepared: prepared as FastRoute['prepared'],
+      csv,
+      vary: csv ? VARY_PAGE : 'accept-encoding',
       observe,
     });
   }
@@ -102,7 +117,8 @@ export class FastPath {
     if ('error' in checked) return false;
     const needed = route.entitlement(checked.value);
     if (!access.keyScopes.has(needed) || !access.grantScopes.has(needed)) return false;
-    const answer = route.prepared(checked.value);
+    // A CSV request gets the CSV page or steps aside: never the JSON one.
+    const answer = route.prepared(checked.value, route.csv && prefersCsv(h.accept));
     if (answer === undefined) return false;
 
     const requestId = this.o.nextId();
@@ -117,18 +133,13 @@ export class FastPath {
     this.consume(access, now, setHeader)
       .then((decision) => {
         consumed = decision;
-        headers.push(
-          'etag',
-          answer.body.etag,
-          'cache-control',
-          cacheControl(answer.maxAge),
-          'content-type',
-          JSON_TYPE,
-          'vary',
-          'accept-encoding',
-        );
         const prepared = answer.body;
-        const length = prepared.head.length + requestId.length + prepared.tail.length;
+        headers.push('etag', prepared.etag, 'cache-control', cacheControl(answer.maxAge));
+        if (prepared.next) headers.push('link', linkFor(prepared, prepared.next, url));
+        headers.push('content-type', prepared.csv ? CSV_TYPE : JSON_TYPE, 'vary', route.vary);
+        const length = prepared.csv
+          ? prepared.head.length
+          : prepared.head.length + requestId.length + prepared.tail.length;
         const encoding =
           h['accept-encoding'] === undefined ? null : encodingFor(h['accept-encoding'], length);
         if (encoding === null) {
@@ -136,6 +147,11 @@ export class FastPath {
           // per request (a 6 KB copy, and external memory the GC must account for).
           headers.push('content-length', String(length));
           res.writeHead(200, headers);
+          if (prepared.csv) {
+            res.end(prepared.head);
+            done(200);
+            return;
+          }
           res.cork();
           res.write(prepared.head);
           res.write(requestId, 'latin1');

@@ -90,7 +90,27 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   });
 }
 
-/** Removes our schema annotations (`errorMessage`) that are not OpenAPI vocabulary. */
+/**
+ * Removes our schema annotations that are not OpenAPI vocabulary: `errorMessage`;
+ * `headerOptional`, which marks a header sent on some answers only (Link on a
+ * page with a next one) and becomes `required: false` on its Header Object; and
+ * `csvMedia` on the JSON schema of a history page, which becomes its `text/csv`
+ * media type (schemas/responses.ts, pageResponses).
+ */
 export function cleanDocument<T>(doc: T): T {
-  return JSON.parse(JSON.stringify(doc, (key, value) => (key === 'errorMessage' ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(doc, (key, value) => {
+      if (key === 'errorMessage') return undefined;
+      const json = key === 'content' ? value?.['application/json'] : undefined;
+      if (json?.schema?.csvMedia) {
+        const { csvMedia, ...schema } = json.schema;
+        return { ...value, 'application/json': { ...json, schema }, 'text/csv': csvMedia };
+      }
+      if (value?.schema?.headerOptional === true) {
+        const { headerOptional: _, ...schema } = value.schema;
+        return { ...value, required: false, schema };
+      }
+      return value;
+    }),
+  );
 }

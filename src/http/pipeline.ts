@@ -34,8 +34,11 @@ export interface V1RouteConfig {
    * The answer when it is already prepared (it depends only on the data
    * snapshot and the validated query), or undefined when the handler has work
    * to do. Routes that have it are served by the fast path (fast-path.ts).
+   * `csv`: the request's Accept asks for CSV (only on routes with `csv`).
    */
-  prepared?: (query: never) => PreparedAnswer | undefined;
+  prepared?: (query: never, csv: boolean) => PreparedAnswer | undefined;
+  /** The route answers CSV too, as `Accept` asks (decisions §12: the history pages). */
+  csv?: boolean;
 }
 
 declare module 'fastify' {

@@ -14,6 +14,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { encode } from './compression.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
+export const CSV_TYPE = 'text/csv; charset=utf-8';
+/** History pages are negotiated on Accept too (decisions §12). */
+export const VARY_PAGE = 'accept, accept-encoding';
 
 /** How long a client may reuse a response, by how often its data changes. */
 export const MAX_AGE = {
@@ -30,19 +33,29 @@ export interface Prepared {
   head: Buffer;
   tail: Buffer;
   etag: string;
+  /** A CSV page (csv.ts): `head` is the whole body, without the request id. */
+  csv?: true;
+  /** A page of a paginated endpoint: the next page's cursor, null on the last page. */
+  next?: string | null;
+  /** The Link header last built for this page, and the URL it was built for (linkFor). */
+  link?: { url: string; value: string };
 }
 
-function etagOf(...parts: Array<string | Buffer>): string {
+export function etagOf(...parts: Array<string | Buffer>): string {
   const h = createHash('sha1');
   for (const p of parts) h.update(p);
   return `W/"${h.digest('base64url').slice(0, 22)}"`;
 }
 
-/** `metaRest` is the JSON of the meta members after `requestId`, without braces (may be ''). */
-export function prepare(dataJson: string, metaRest: string): Prepared {
+/**
+ * `metaRest` is the JSON of the meta members after `requestId`, without braces (may be '').
+ * `next` is given for a page of a paginated endpoint (its `meta.nextCursor`).
+ */
+export function prepare(dataJson: string, metaRest: string, next?: string | null): Prepared {
   const head = Buffer.from(`{"data":${dataJson},"meta":{"requestId":"`);
   const tail = Buffer.from(`"${metaRest === '' ? '' : `,${metaRest}`}}}`);
-  return { head, tail, etag: etagOf(head, tail) };
+  const etag = etagOf(head, tail);
+  return next === undefined ? { head, tail, etag } : { head, tail, etag, next };
 }
 
 /** A prepared body with how long a client may reuse it. */
@@ -64,6 +77,7 @@ export const cacheControl = (maxAge: number): string =>
  * as they are, without this copy (fast-path.ts).
  */
 export function bodyFor(body: Prepared, requestId: string): Buffer {
+  if (body.csv) return body.head;
   const out = Buffer.allocUnsafe(body.head.length + requestId.length + body.tail.length);
   body.head.copy(out, 0);
   const at = body.head.length + out.write(requestId, body.head.length, 'latin1');
@@ -83,6 +97,73 @@ function notModified(request: FastifyRequest, reply: FastifyReply, etag: string,
     given.split(',').some((t) => t.trim() === etag || t.trim() === etag.slice(2));
   if (match) reply.code(304);
   return match;
+}
+
+/**
+ * `Link: <…>; rel="next"` (decisions §12, RFC 8288): the request's own path and
+ * query, relative, with `cursor` set to the next page's. Every other member is
+ * kept as the client wrote it; the cursor needs no escaping (base36, `.`, `~`
+ * and base64url are unreserved characters).
+ */
+export function nextLink(url: string, cursor: string): string {
+  const hash = url.indexOf('#');
+  const target = hash === -1 ? url : url.slice(0, hash);
+  const q = target.indexOf('?');
+  let query = '';
+  let replaced = false;
+  if (q !== -1) {
+    for (const member of target.slice(q + 1).split('&')) {
+      const eq = member.indexOf('=');
+      if (!replaced && isCursor(eq === -1 ? member : member.slice(0, eq))) {
+        query += `&cursor=${cursor}`;
+        replaced = true;
+      } else {
+        query += `&${member}`;
+      }
+    }
+  }
+  if (!replaced) query += `&cursor=${cursor}`;
+  return `<${q === -1 ? target : target.slice(0, q)}?${query.slice(1)}>; rel="next"`;
+}
+
+/**
+ * The Link header of a page whose next cursor is `next`, for the request URL `url`. Clients
+ * poll a page by the same URL, so the last one built is kept on the page: a
+ * repeated request allocates nothing for it.
+ */
+export function linkFor(page: Prepared, next: string, url: string): string {
+  const last = page.link;
+  if (last !== undefined && last.url === url) return last.value;
+  const value = nextLink(url, next);
+  page.link = { url, value };
+  return value;
+}
+
+/** The parameter name as the query parser reads it (`%63ursor` is `cursor` too). */
+function isCursor(name: string): boolean {
+  if (name === 'cursor') return true;
+  if (!name.includes('%') && !name.includes('+')) return false;
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' ')) === 'cursor';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A page of a history endpoint, JSON or CSV as negotiated (the route chose
+ * `body`): `Link` to the next page, `Vary: Accept` as well.
+ */
+export function sendPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Prepared,
+  maxAge: number,
+): Buffer | string | FastifyReply {
+  if (notModified(request, reply, body.etag, maxAge)) return reply.header('vary', VARY_PAGE).send();
+  if (body.next) reply.header('link', linkFor(body, body.next, request.url));
+  reply.header('content-type', body.csv ? CSV_TYPE : JSON_TYPE);
+  return encode(request, reply, bodyFor(body, request.id), VARY_PAGE);
 }
 
 export function sendPrepared(

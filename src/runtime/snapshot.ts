@@ -19,6 +19,7 @@ import {
 } from '../domain/types.js';
 import { type Prepared, prepare } from '../http/respond.js';
 import { PageCache } from './page-cache.js';
+import type { PremiumSeries } from './premium-history.js';
 
 export interface SourceView {
   /** Codes with an observation for this source, in code order. */
@@ -39,6 +40,8 @@ export class MarketSnapshot {
   readonly goldLatest: Prepared | null;
   /** History pages prepared for this version of the data. */
   readonly pages = new PageCache();
+  /** Premium series of this version of the data, per currency and window (routes/premium.ts). */
+  readonly premiumSeries = new Map<string, PremiumSeries>();
 
   constructor(
     readonly version: number,

@@ -60,6 +60,41 @@ export const examples = {
     ],
     meta: { requestId: RID, count: 1, quote: 'DZD', currencies: ['EUR', 'XYZ'], missingCurrencies: ['XYZ'] },
   },
+  premiumHistory: {
+    data: [
+      {
+        date: '2026-11-23',
+        currency: 'EUR',
+        quote: 'DZD',
+        parallel: { buy: 259.1, sell: 262.4, updatedAt: '2026-11-23T09:00:00.000Z' },
+        official: { buy: 153.32, sell: 153.55, updatedAt: '2026-11-21T10:00:00.000Z' },
+        premium: { buy: { amount: 105.78, percent: 68.993 }, sell: { amount: 108.85, percent: 70.889 } },
+      },
+    ],
+    meta: {
+      requestId: RID,
+      count: 1,
+      currency: 'EUR',
+      quote: 'DZD',
+      from: '2026-10-24T00:00:00.000Z',
+      to: '2026-11-23T23:59:59.999Z',
+      limit: 1,
+      nextCursor: 'mvjxqn40.mwttd7bz.mwrx3k00~Q2hBYmMxMjM0NTY3ODkwYQ',
+      summary: {
+        days: 22,
+        buy: {
+          min: { percent: 67.2113, date: '2026-10-30' },
+          max: { percent: 69.4021, date: '2026-11-17' },
+          mean: 68.3377,
+        },
+        sell: {
+          min: { percent: 69.0542, date: '2026-10-30' },
+          max: { percent: 71.3378, date: '2026-11-17' },
+          mean: 70.1624,
+        },
+      },
+    },
+  },
   goldLatest: {
     data: [
       {

@@ -155,6 +155,64 @@ export const PremiumResponse = Envelope(
   examples.premium,
 );
 
+// ---- /v1/market/premium/history ----------------------------------------------
+
+export const PremiumHistoryQuery = Type.Object(
+  { currency: CurrencyCodeParam, ...HistoryWindowQuery },
+  { additionalProperties: false },
+);
+
+const Day = (description: string) => Type.String({ format: 'date', description, examples: ['2026-11-21'] });
+
+export const PremiumHistoryItem = Type.Object(
+  {
+    date: Day('The UTC day of the parallel observation'),
+    currency: Type.String(),
+    quote: Quote,
+    parallel: SidePoint,
+    official: SidePoint,
+    premium: Type.Object({ buy: Difference, sell: Difference }),
+  },
+  { $id: 'PremiumHistoryItem' },
+);
+
+const Extreme = Type.Object({ percent: Type.Number(), date: Day('The newest day with this percent') });
+const SideSummary = Type.Object({
+  min: Extreme,
+  max: Extreme,
+  mean: Type.Number({
+    description: 'Mean of the daily percents, rounded half away from zero to 4 decimals',
+  }),
+});
+
+export const PremiumSummary = Type.Union(
+  [
+    Type.Object({
+      days: Type.Integer({ minimum: 1, description: 'Items in the whole window, every page together' }),
+      buy: SideSummary,
+      sell: SideSummary,
+    }),
+    Type.Null(),
+  ],
+  { description: 'Over the whole window, not only this page; null when the window has no item' },
+);
+
+export const PremiumHistoryResponse = Envelope(
+  Type.Array(PremiumHistoryItem),
+  Type.Object({
+    requestId: RequestId,
+    count: Type.Integer(),
+    currency: Type.String(),
+    quote: Quote,
+    from: Timestamp,
+    to: Timestamp,
+    limit: Type.Integer(),
+    nextCursor: Type.Union([Type.String(), Type.Null()]),
+    summary: PremiumSummary,
+  }),
+  examples.premiumHistory,
+);
+
 // ---- /v1/gold ----------------------------------------------------------------
 
 export const GoldRecord = Type.Object(

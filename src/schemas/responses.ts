@@ -96,6 +96,52 @@ const CacheHeaders = {
 };
 
 /**
+ * A header sent on some answers only: `headerOptional` is our annotation,
+ * made `required: false` on the Header Object by cleanDocument (openapi.ts).
+ */
+const LinkHeader = Type.String({
+  description:
+    'On a page with a next one (`meta.nextCursor` non-null): `<{path}?{the same query, cursor replaced}>; rel="next"` ' +
+    '(RFC 8288, a relative reference). The deprecated alias adds `</v1/rates/history>; rel="successor-version"`.',
+  examples: [
+    '</v1/rates/history?currency=EUR&limit=250&cursor=mvk7e2o0.mwsi1hbz.mwq6g800~aveO7iyylean1gRzyFLrAQ>; rel="next"',
+  ],
+  headerOptional: true,
+});
+
+/**
+ * The responses of a history endpoint: the page as JSON or, when `Accept`
+ * ranks `text/csv` above `application/json`, as CSV (decisions §12), with the
+ * Link header; the other statuses as `responses` gives them. The CSV media
+ * type rides on the JSON schema as our annotation `csvMedia`, which
+ * cleanDocument (openapi.ts) moves beside it: a response written with
+ * `content` would keep @fastify/swagger from naming the shared record schemas.
+ */
+export function pageResponses(
+  ok: TSchema,
+  description: string,
+  statuses: Status[],
+  csvExample: string,
+  csvColumns: string,
+) {
+  const out = responses(ok, description, statuses);
+  out[200] = {
+    ...out[200],
+    headers: { ...QuotaHeaders, ...CacheHeaders, Link: LinkHeader },
+    csvMedia: {
+      schema: Type.String({
+        description:
+          'Sent when `Accept` ranks `text/csv` above `application/json` (`*/*` alone means JSON). A header row, ' +
+          'then one record a line, `\\r\\n` line ends, RFC 4180 quoting; numbers and timestamps as in JSON; no ' +
+          `meta (the request id is in X-Request-Id, the next page in Link). Columns: ${csvColumns}.`,
+      }),
+      example: csvExample,
+    },
+  } as TSchema;
+  return out;
+}
+
+/**
  * The 200 response with its headers, plus the listed error statuses and the
  * 414 every route can answer. Data endpoints (`cacheable`) also document ETag,
  * Cache-Control and the 304.

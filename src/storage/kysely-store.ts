@@ -3,6 +3,7 @@
  * subclasses add only what must differ (connection set-up and bulk writes).
  */
 import { type Kysely, Migrator, sql, type Transaction } from 'kysely';
+import { DAY_MS } from '../domain/dates.js';
 import type {
   Asset,
   AssetType,
@@ -18,6 +19,7 @@ import type {
   AccountRecord,
   ConsumeOutcome,
   ConsumeRequest,
+  DailyRatesQuery,
   GoldHistoryQuery,
   GrantPatch,
   GrantRecord,
@@ -182,6 +184,35 @@ export abstract class KyselyStore implements Store {
       .where('updated_at', '<=', q.to);
     if (q.before !== undefined) query = query.where('updated_at', '<', q.before);
     const rows = await query.orderBy('updated_at', 'desc').limit(q.limit).execute();
+    return rows.map(toRate);
+  }
+
+  async dailyRates(q: DailyRatesQuery): Promise<RateObservation[]> {
+    // Instants are non-negative epoch ms: integer division by a day's length is the
+    // UTC day on both dialects (SQLite and PostgreSQL divide integers as integers).
+    // A window holds up to 366 days, and may hold many observations a day: the
+    // day's latest is picked here, on the primary key, rather than in the process.
+    const day = sql`updated_at / ${sql.lit(DAY_MS)}`;
+    const rows = await this.db
+      .selectFrom('rates as r')
+      .innerJoin(
+        (eb) =>
+          eb
+            .selectFrom('rates')
+            .select((e) => e.fn.max('updated_at').as('latest'))
+            .where('currency', '=', q.currency)
+            .where('source', '=', q.source)
+            .where('updated_at', '>=', q.from)
+            .where('updated_at', '<=', q.to)
+            .groupBy(day)
+            .as('l'),
+        (join) => join.onRef('l.latest', '=', 'r.updated_at'),
+      )
+      .select(['r.currency', 'r.source', 'r.updated_at', 'r.buy', 'r.sell'])
+      .where('r.currency', '=', q.currency)
+      .where('r.source', '=', q.source)
+      .orderBy('r.updated_at', 'desc')
+      .execute();
     return rows.map(toRate);
   }
 

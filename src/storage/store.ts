@@ -67,6 +67,14 @@ export interface RateHistoryQuery {
   limit: number;
 }
 
+/** A series over a window of instants, both ends included. */
+export interface DailyRatesQuery {
+  currency: string;
+  source: Source;
+  from: number;
+  to: number;
+}
+
 export interface GoldHistoryQuery {
   from: number;
   to: number;
@@ -170,6 +178,8 @@ export interface Store {
   /** Newest observation of every (currency, source) series. */
   latestRates(): Promise<RateObservation[]>;
   rateHistory(query: RateHistoryQuery): Promise<RateObservation[]>;
+  /** The latest observation of each UTC day in the window on which the series has one, newest first. */
+  dailyRates(query: DailyRatesQuery): Promise<RateObservation[]>;
   /** Newest record of every purity. */
   latestGold(): Promise<GoldObservation[]>;
   goldHistory(query: GoldHistoryQuery): Promise<GoldObservation[]>;

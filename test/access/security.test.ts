@@ -39,6 +39,7 @@ const ROUTES: Array<{ url: string; entitlement: Entitlement }> = [
     entitlement: 'rates:transfer:history:read',
   },
   { url: '/v1/market/premium', entitlement: 'market:premium:read' },
+  { url: '/v1/market/premium/history?currency=EUR', entitlement: 'market:premium:history:read' },
   { url: '/v1/gold/latest', entitlement: 'gold:latest:read' },
   { url: '/v1/gold/history', entitlement: 'gold:history:read' },
   { url: '/v1/me', entitlement: 'usage:read' },
@@ -274,6 +275,7 @@ describe.each(backends())('access control on $name', (backend) => {
         '/v1/gold/latest',
         '/v1/gold/history',
         '/v1/market/premium',
+        '/v1/market/premium/history?currency=EUR',
       ];
       for (const url of ok) expect((await call(url, bearer(k.key))).statusCode, url).toBe(200);
       // The key's rates:latest:read does not cover history; the grant has no assets:read.
@@ -290,6 +292,7 @@ describe.each(backends())('access control on $name', (backend) => {
       expect(me.data.grant.scopes).toEqual([
         'gold:history:read',
         'gold:latest:read',
+        'market:premium:history:read',
         'market:premium:read',
         'rates:official:history:read',
         'rates:official:latest:read',
@@ -302,6 +305,7 @@ describe.each(backends())('access control on $name', (backend) => {
       expect(me.data.key.scopes).toEqual([
         'gold:history:read',
         'gold:latest:read',
+        'market:premium:history:read',
         'market:premium:read',
         'rates:official:latest:read',
         'rates:parallel:latest:read',

@@ -37,6 +37,7 @@ const DOC_PATHS = [
   '/v1/rates/history',
   '/v1/rates/historical',
   '/v1/market/premium',
+  '/v1/market/premium/history',
   '/v1/gold/latest',
   '/v1/gold/history',
   '/v1/me',

@@ -132,7 +132,13 @@ export function accessFlow(backend: Backend): void {
       const g = ok(legacy).grant;
       expect(g.scopes).toEqual(['rates:read', 'gold:read', 'market:read']);
       expect(g.entitlements).toEqual(
-        [...RATES, 'gold:history:read', 'gold:latest:read', 'market:premium:read'].sort(),
+        [
+          ...RATES,
+          'gold:history:read',
+          'gold:latest:read',
+          'market:premium:history:read',
+          'market:premium:read',
+        ].sort(),
       );
       expect(ok(everything).grant).toMatchObject({ scopes: ['read'], entitlements: [...ENTITLEMENTS] });
       expect(ok(latest).grant).toMatchObject({

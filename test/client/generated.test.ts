@@ -35,6 +35,7 @@ const sameTypes: [
   Equal<G.RatesLatestResponse, Static<typeof M.RatesLatestResponse>>,
   Equal<G.RatesHistoryResponse, Static<typeof M.RatesHistoryResponse>>,
   Equal<G.MarketPremiumResponse, Static<typeof M.PremiumResponse>>,
+  Equal<G.MarketPremiumHistoryResponse, Static<typeof M.PremiumHistoryResponse>>,
   Equal<G.GoldLatestResponse, Static<typeof M.GoldLatestResponse>>,
   Equal<G.GoldHistoryResponse, Static<typeof M.GoldHistoryResponse>>,
   Equal<G.MeResponse, Static<typeof MeResponse>>,
@@ -42,10 +43,11 @@ const sameTypes: [
   Equal<G.RatesLatestQuery, Static<typeof M.RatesLatestQuery>>,
   Equal<G.RatesHistoryQuery, Static<typeof M.RatesHistoryQuery>>,
   Equal<G.MarketPremiumQuery, Static<typeof M.PremiumQuery>>,
+  Equal<G.MarketPremiumHistoryQuery, Static<typeof M.PremiumHistoryQuery>>,
   Equal<G.GoldHistoryQuery, Static<typeof M.GoldHistoryQuery>>,
   // The server types `type` as string; the document (and so the client) names the three values.
   Extends<G.AssetsQuery, Static<typeof M.AssetsQuery>>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 describe('generated client types', () => {
   let doc: OpenApiDocument;
@@ -82,6 +84,7 @@ describe('generated client types', () => {
       '/v1/rates/history',
       '/v1/rates/historical',
       '/v1/market/premium',
+      '/v1/market/premium/history',
       '/v1/gold/latest',
       '/v1/gold/history',
       '/v1/me',
@@ -113,6 +116,7 @@ describe('generated client types', () => {
     await client.getLatestRates({ currency: 'EUR,USD', source: 'official' });
     await client.getRatesHistory({ currency: 'EUR', from: '2026-01-01', to: '2026-01-31', limit: 10 });
     await client.getMarketPremium({ currency: 'EUR' });
+    await client.getPremiumHistory({ currency: 'EUR', limit: 7 });
     await client.getLatestGold();
     await client.getGoldHistory({ limit: 5 });
     await client.getMe();
@@ -122,6 +126,7 @@ describe('generated client types', () => {
       '?currency=EUR%2CUSD&source=official',
       '?currency=EUR&from=2026-01-01&to=2026-01-31&limit=10',
       '?currency=EUR',
+      '?currency=EUR&limit=7',
       '',
       '?limit=5',
       '',
@@ -139,7 +144,10 @@ describe('generated client types', () => {
     await client.goldLatest();
     await client.goldHistory({ limit: 5 });
     await client.me();
-    expect(calls.map((c) => c.url.pathname.replace('/prefix', ''))).toEqual(exposed.map((o) => o.path));
+    // (The premium history came after client 1.0: it has no old name.)
+    expect(calls.map((c) => c.url.pathname.replace('/prefix', ''))).toEqual(
+      exposed.filter((o) => o.operationId !== 'getPremiumHistory').map((o) => o.path),
+    );
   });
 });
 

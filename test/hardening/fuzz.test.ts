@@ -311,6 +311,14 @@ function validParams(route: string, cursors: string[]): fc.Arbitrary<Array<[stri
         ...window,
       ];
       break;
+    case '/v1/market/premium/history':
+      parts = [
+        fc
+          .constantFrom(...CODES, 'TND', 'JPY', 'XXX', 'AAAA')
+          .map((c) => ['currency', c] as [string, string]),
+        ...window,
+      ];
+      break;
     case '/v1/gold/history':
       parts = window;
       break;
@@ -477,6 +485,8 @@ describe.each(backends())('fuzzing every /v1 route on $name', (backend) => {
       '/v1/gold/history?limit=1',
       `/v1/gold/history?from=${isoDay(endMs - 60 * DAY)}&limit=1`,
       `/v1/gold/history?to=${SAMPLE_END}&limit=5`,
+      '/v1/market/premium/history?currency=EUR&limit=1',
+      `/v1/market/premium/history?currency=USD&from=${isoDay(endMs - 200 * DAY)}&limit=3`,
     ];
     for (const url of filters) {
       const res = await h.get(url, other);
@@ -494,6 +504,7 @@ describe.each(backends())('fuzzing every /v1 route on $name', (backend) => {
       '/v1/gold/history',
       '/v1/gold/latest',
       '/v1/market/premium',
+      '/v1/market/premium/history',
       '/v1/me',
       '/v1/rates/historical',
       '/v1/rates/history',

@@ -87,7 +87,8 @@ describe.each(backends())('caching and compression on $name', (backend) => {
     const url = `/v1/rates/history?currency=EUR&from=${from}&to=${to}&limit=1000`;
     const plain = await h.get(url, key);
     expect(plain.headers['content-encoding']).toBeUndefined();
-    expect(plain.headers.vary).toBe('accept-encoding');
+    // A history page is negotiated on Accept too (CSV, decisions §12).
+    expect(plain.headers.vary).toBe('accept, accept-encoding');
     const raw = plain.rawPayload.length;
 
     const br = await h.get(url, key, { 'accept-encoding': 'gzip, deflate, br' });

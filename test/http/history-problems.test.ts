@@ -18,6 +18,7 @@ const ENDPOINTS = [
   '/v1/rates/history?currency=EUR&',
   '/v1/rates/historical?currency=EUR&',
   '/v1/gold/history?',
+  '/v1/market/premium/history?currency=EUR&',
 ] as const;
 
 const INVERTED = 'from=2026-01-10&to=2026-01-01';
@@ -104,11 +105,12 @@ describe.each(backends())('every problem reported together on $name', (backend) 
     });
   });
 
-  it.each(['/v1/rates/history', '/v1/rates/historical'])(
+  it.each(['/v1/rates/history', '/v1/rates/historical', '/v1/market/premium/history'])(
     '%s: a broken filter leaves the cursor unchecked, not the window',
     async (path) => {
-      // The cursor is bound to currency and source: with currency broken it cannot be
-      // judged, so it is not reported; from after to is wrong whatever the cursor says.
+      // The cursor is bound to currency (and for rates source): with currency broken it
+      // cannot be judged, so it is not reported; from after to is wrong whatever the
+      // cursor says. The premium history takes no source: it is an unknown parameter.
       const res = await call(`${path}?currency=eur&${INVERTED}&cursor=not-a-cursor`, key);
       expectErrorBody(res, 400, 'invalid_parameter', expect.any(Array));
       expect(problemParameters(res)).toEqual(['currency', 'from']);

@@ -10,6 +10,7 @@ const V1_PATHS = [
   '/v1/rates/history',
   '/v1/rates/historical',
   '/v1/market/premium',
+  '/v1/market/premium/history',
   '/v1/gold/latest',
   '/v1/gold/history',
   '/v1/me',
@@ -24,6 +25,7 @@ const OPERATION_IDS = {
   '/v1/rates/history': 'getRatesHistory',
   '/v1/rates/historical': 'getRatesHistoricalDeprecated',
   '/v1/market/premium': 'getMarketPremium',
+  '/v1/market/premium/history': 'getPremiumHistory',
   '/v1/gold/latest': 'getLatestGold',
   '/v1/gold/history': 'getGoldHistory',
   '/v1/me': 'getMe',
@@ -125,14 +127,47 @@ describe.each(backends())('OpenAPI document on $name', (backend) => {
     }
   });
 
-  it('documents 400 except on gold latest and /v1/me, and 404 on history, its alias and gold latest', () => {
+  it('documents 400 except on gold latest and /v1/me, and 404 on rate and premium history, the alias and gold latest', () => {
     const has = (p: string, s: string) => s in doc.paths[p]!.get!.responses;
     for (const p of V1_PATHS) {
       expect(has(p, '400'), `${p} 400`).toBe(!['/v1/gold/latest', '/v1/me'].includes(p));
       expect(has(p, '404'), `${p} 404`).toBe(
-        ['/v1/rates/history', '/v1/rates/historical', '/v1/gold/latest'].includes(p),
+        [
+          '/v1/rates/history',
+          '/v1/rates/historical',
+          '/v1/market/premium/history',
+          '/v1/gold/latest',
+        ].includes(p),
       );
     }
+  });
+
+  it('documents CSV (with an example) and Link on the history pages, and the premium history operation', () => {
+    const pages = [
+      '/v1/rates/history',
+      '/v1/rates/historical',
+      '/v1/gold/history',
+      '/v1/market/premium/history',
+    ];
+    for (const p of V1_PATHS) {
+      const ok = doc.paths[p]!.get!.responses['200']!;
+      const csv = ok.content?.['text/csv'] as { schema?: { type?: string }; example?: string } | undefined;
+      expect(Boolean(csv), `${p} text/csv`).toBe(pages.includes(p));
+      expect(Boolean(ok.headers?.Link), `${p} Link`).toBe(pages.includes(p));
+      if (!csv) continue;
+      expect(csv.schema?.type).toBe('string');
+      expect(csv.example).toMatch(/^[a-z_A-Z,]+\r\n([^\r\n]+\r\n)+$/);
+      expect(ok.headers!.Link!.required).toBe(false);
+      expect(ok.content?.['application/json']?.schema).toBeDefined();
+    }
+    const op = doc.paths['/v1/market/premium/history']!.get!;
+    expect(op.operationId).toBe('getPremiumHistory');
+    expect(op.tags).toEqual(doc.paths['/v1/market/premium']!.get!.tags);
+    expect(
+      doc.paths['/v1/market/premium/history']!.get!.responses['200']!.content!['text/csv'],
+    ).toMatchObject({
+      example: expect.stringMatching(/^date,currency,quote,parallel_buy,.*,premium_sell_percent\r\n/),
+    });
   });
 
   it('the conformance check accepts a real answer and rejects an undocumented status, body or header', async () => {

@@ -382,9 +382,14 @@ describe.each(backends())('/v1/rates/historical on $name', (backend) => {
     expect(strip(b.json())).toEqual(strip(a.json()));
     expect(b.json().meta.requestId).toBe(b.headers['x-request-id']);
     expect(b.headers.deprecation).toBe('@1795219200'); // RFC 9745, 2026-11-21 (decisions §7)
-    expect(b.headers.link).toBe('</v1/rates/history>; rel="successor-version"');
     expect(a.headers.deprecation).toBeUndefined();
-    expect(a.headers.link).toBeUndefined();
+    // Each links to its own next page, if any (decisions §12); the alias to its successor too.
+    const cursor = a.json().meta.nextCursor;
+    expect(b.json().meta.nextCursor).toBe(cursor);
+    const next = (path: string) => `<${path}?${query}&cursor=${cursor}>; rel="next"`;
+    const successor = '</v1/rates/history>; rel="successor-version"';
+    expect(b.headers.link).toBe(cursor ? `${next('/v1/rates/historical')}, ${successor}` : successor);
+    expect(a.headers.link).toBe(cursor ? next('/v1/rates/history') : undefined);
   });
 
   it('pages with its own cursors, and answers 400 and 404 like the history', async () => {

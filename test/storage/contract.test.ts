@@ -90,6 +90,33 @@ describe.each(backends())('store contract on $name', ({ name }) => {
     expect(windowed).toHaveLength(2);
   });
 
+  it("gives a series' latest observation of each UTC day in a window, newest first", async () => {
+    // Several a day on some days, none on others; T0 is 09:00 UTC.
+    const at = [T0 - 9 * 3_600_000, T0, T0 + 3_600_000, T0 + 2 * DAY, T0 + 3 * DAY - 9 * 3_600_000 - 1];
+    await store.import({
+      kind: 'rates',
+      records: at.map((updatedAt, i) => ({
+        currency: 'USD',
+        source: 'official' as const,
+        buy: 130_000_000 + i,
+        sell: 131_000_000,
+        updatedAt,
+      })),
+    });
+    const q = { currency: 'USD', source: 'official' as const, from: T0 - DAY, to: T0 + 10 * DAY };
+    const days = await store.dailyRates(q);
+    // The last instant is 23:59:59.999 of day T0+2 (the day before T0+3 at midnight).
+    expect(days.map((r) => [r.updatedAt, r.buy])).toEqual([
+      [T0 + 3 * DAY - 9 * 3_600_000 - 1, 130_000_004],
+      [T0 + 3_600_000, 130_000_002],
+    ]);
+    expect(days[0]).toMatchObject({ currency: 'USD', source: 'official', sell: 131_000_000 });
+    // The window's ends cut the instants, not the days.
+    const cut = await store.dailyRates({ ...q, from: T0 - 9 * 3_600_000, to: T0 });
+    expect(cut.map((r) => r.updatedAt)).toEqual([T0]);
+    expect(await store.dailyRates({ ...q, source: 'transfer' })).toEqual([]);
+  });
+
   it('keeps gold in purity order and pages ties by purity', async () => {
     const gold = (['24K', '18K', '21K'] as const).flatMap((purity, i) =>
       [0, 1].map((d) => ({ purity, buy: 30_000_000_000 + i, sell: 31_000_000_000, updatedAt: T0 + d * DAY })),

@@ -79,6 +79,42 @@ export interface PremiumItem {
   };
 }
 
+export interface PremiumHistoryItem {
+  /**
+   * The UTC day of the parallel observation
+   * Format: `YYYY-MM-DD`.
+   */
+  date: string;
+  currency: string;
+  quote: 'DZD';
+  parallel: {
+    buy: number;
+    sell: number;
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+  };
+  official: {
+    buy: number;
+    sell: number;
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+  };
+  premium: {
+    buy: {
+      /** parallel − official, exact decimal */
+      amount: number;
+      /** (parallel − official) / official × 100, 4 decimals, half away from zero */
+      percent: number;
+    };
+    sell: {
+      /** parallel − official, exact decimal */
+      amount: number;
+      /** (parallel − official) / official × 100, 4 decimals, half away from zero */
+      percent: number;
+    };
+  };
+}
+
 export interface GoldRecord {
   purity: '18K' | '21K' | '24K';
   quote: 'DZD';
@@ -343,6 +379,103 @@ export interface MarketPremiumResponse {
   meta: MarketPremiumMeta;
 }
 
+// ---- GET /v1/market/premium/history --------------------------------------------
+
+/** Query parameters of `GET /v1/market/premium/history`: Premium history */
+export interface MarketPremiumHistoryQuery {
+  /** One uppercase asset code */
+  currency: string;
+  /**
+   * Inclusive start date (UTC); default 30 days before `to`
+   * Format: `YYYY-MM-DD`.
+   */
+  from?: string;
+  /**
+   * Inclusive end date (UTC); default today
+   * Format: `YYYY-MM-DD`.
+   */
+  to?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 250
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** `data` of `GET /v1/market/premium/history`: Premium history */
+export type MarketPremiumHistoryData = PremiumHistoryItem[];
+
+/** `meta` of `GET /v1/market/premium/history`: Premium history */
+export interface MarketPremiumHistoryMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  currency: string;
+  quote: 'DZD';
+  /** Format: ISO 8601 date-time (UTC). */
+  from: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  to: string;
+  limit: number;
+  nextCursor: string | null;
+  /** Over the whole window, not only this page; null when the window has no item */
+  summary: {
+    /** Items in the whole window, every page together */
+    days: number;
+    buy: {
+      min: {
+        percent: number;
+        /**
+         * The newest day with this percent
+         * Format: `YYYY-MM-DD`.
+         */
+        date: string;
+      };
+      max: {
+        percent: number;
+        /**
+         * The newest day with this percent
+         * Format: `YYYY-MM-DD`.
+         */
+        date: string;
+      };
+      /** Mean of the daily percents, rounded half away from zero to 4 decimals */
+      mean: number;
+    };
+    sell: {
+      min: {
+        percent: number;
+        /**
+         * The newest day with this percent
+         * Format: `YYYY-MM-DD`.
+         */
+        date: string;
+      };
+      max: {
+        percent: number;
+        /**
+         * The newest day with this percent
+         * Format: `YYYY-MM-DD`.
+         */
+        date: string;
+      };
+      /** Mean of the daily percents, rounded half away from zero to 4 decimals */
+      mean: number;
+    };
+  } | null;
+}
+
+/**
+ * One page of daily premiums, newest first, with the summary of the whole window (`GET /v1/market/premium/history`: Premium history)
+ */
+export interface MarketPremiumHistoryResponse {
+  data: MarketPremiumHistoryData;
+  meta: MarketPremiumHistoryMeta;
+}
+
 // ---- GET /v1/gold/latest -------------------------------------------------------
 
 /** Query parameters of `GET /v1/gold/latest`: Latest gold references */
@@ -581,6 +714,15 @@ export const OPERATIONS = [
     deprecated: false,
   },
   {
+    name: 'MarketPremiumHistory',
+    operationId: 'getPremiumHistory',
+    method: 'GET',
+    path: '/v1/market/premium/history',
+    query: ['currency', 'from', 'to', 'limit', 'cursor'],
+    requiredQuery: ['currency'],
+    deprecated: false,
+  },
+  {
     name: 'GoldLatest',
     operationId: 'getLatestGold',
     method: 'GET',
@@ -646,6 +788,11 @@ export interface Operations {
     query: MarketPremiumQuery;
     response: MarketPremiumResponse;
   };
+  '/v1/market/premium/history': {
+    method: 'GET';
+    query: MarketPremiumHistoryQuery;
+    response: MarketPremiumHistoryResponse;
+  };
   '/v1/gold/latest': {
     method: 'GET';
     query: GoldLatestQuery;
@@ -672,6 +819,7 @@ export interface OperationIds {
   getRatesHistory: '/v1/rates/history';
   getRatesHistoricalDeprecated: '/v1/rates/historical';
   getMarketPremium: '/v1/market/premium';
+  getPremiumHistory: '/v1/market/premium/history';
   getLatestGold: '/v1/gold/latest';
   getGoldHistory: '/v1/gold/history';
   getMe: '/v1/me';

@@ -18,6 +18,8 @@ import type {
   GoldLatestResponse,
   GoldRecord,
   HistoryRate,
+  MarketPremiumHistoryQuery,
+  MarketPremiumHistoryResponse,
   MarketPremiumQuery,
   MarketPremiumResponse,
   MeResponse,
@@ -108,6 +110,7 @@ const ENDPOINTS = {
   getLatestRates: '/v1/rates/latest',
   getRatesHistory: '/v1/rates/history',
   getMarketPremium: '/v1/market/premium',
+  getPremiumHistory: '/v1/market/premium/history',
   getLatestGold: '/v1/gold/latest',
   getGoldHistory: '/v1/gold/history',
   getMe: '/v1/me',
@@ -194,6 +197,17 @@ export class MdsClient implements OperationMethods {
   /** `GET /v1/market/premium` (`getMarketPremium`): the premium of the parallel rate over the official one. Requires `market:premium:read`. */
   getMarketPremium(query: MarketPremiumQuery = {}, options?: RequestOptions): Promise<MarketPremiumResponse> {
     return this.get(ENDPOINTS.getMarketPremium, query, options);
+  }
+
+  /**
+   * `GET /v1/market/premium/history` (`getPremiumHistory`): one page of daily premiums, newest
+   * first, with the summary of the whole window. Requires `market:premium:history:read`.
+   */
+  getPremiumHistory(
+    query: MarketPremiumHistoryQuery,
+    options?: RequestOptions,
+  ): Promise<MarketPremiumHistoryResponse> {
+    return this.get(ENDPOINTS.getPremiumHistory, query, options);
   }
 
   /** `GET /v1/gold/latest` (`getLatestGold`): the latest per-gram gold references. Requires `gold:latest:read`. */

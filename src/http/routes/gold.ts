@@ -5,15 +5,24 @@ import { nextCursor } from '../../domain/history.js';
 import { PURITIES } from '../../domain/types.js';
 import type { Services } from '../../runtime/services.js';
 import { goldJson } from '../../runtime/snapshot.js';
-import { GoldHistoryQuery, GoldHistoryResponse, GoldLatestResponse } from '../../schemas/market.js';
-import { responses } from '../../schemas/responses.js';
+import { examples } from '../../schemas/examples.js';
+import {
+  GoldHistoryQuery,
+  GoldHistoryResponse,
+  GoldLatestResponse,
+  GoldRecord,
+} from '../../schemas/market.js';
+import { pageResponses, responses } from '../../schemas/responses.js';
+import { prefersCsv } from '../accept.js';
+import { csvColumns, toCsv } from '../csv.js';
 import { notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { MAX_AGE, type PreparedAnswer, prepare, sendPrepared } from '../respond.js';
-import { pageKey, windowRefinement } from './rates.js';
+import { MAX_AGE, type PreparedAnswer, prepare, sendPage, sendPrepared } from '../respond.js';
+import { csvKey, historyPage, pageKey, windowRefinement } from './rates.js';
 
 type HistoryQuery = Static<typeof GoldHistoryQuery> & { window: HistoryWindow };
 const SCOPE = 'gold/history';
+const GOLD_COLUMNS = csvColumns(GoldRecord);
 
 /** Routes that take no parameters ignore a query string (decisions §6). */
 export const ignoreQuery = () => ({ value: {} });
@@ -24,8 +33,9 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
     const body = market.snapshot.goldLatest;
     return body ? { body, maxAge: MAX_AGE.latest } : undefined;
   };
-  const cachedHistory = (q: HistoryQuery): PreparedAnswer | undefined => {
-    const body = market.snapshot.pages.get(pageKey(SCOPE, q, q.window, q.limit ?? 250));
+  const cachedHistory = (q: HistoryQuery, csv: boolean): PreparedAnswer | undefined => {
+    const key = pageKey(SCOPE, q, q.window, q.limit ?? 250);
+    const body = market.snapshot.pages.get(csv ? csvKey(key) : key);
     return body && { body, maxAge: MAX_AGE.history };
   };
 
@@ -61,7 +71,13 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
           'Requires `gold:history:read`.',
         tags: ['Gold'],
         querystring: GoldHistoryQuery,
-        response: responses(GoldHistoryResponse, 'One page of gold records', [400, 401, 403, 429, 503]),
+        response: pageResponses(
+          GoldHistoryResponse,
+          'One page of gold records',
+          [400, 401, 403, 429, 503],
+          toCsv(GOLD_COLUMNS, examples.goldHistory.data),
+          GOLD_COLUMNS.header,
+        ),
       },
       config: {
         v1: {
@@ -71,6 +87,7 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
           ),
           entitlement: () => 'gold:history:read',
           prepared: cachedHistory,
+          csv: true,
         },
       },
     },
@@ -78,30 +95,30 @@ export function goldRoutes(app: FastifyInstance, services: Services): void {
       const q = request.query as HistoryQuery;
       const limit = q.limit ?? 250;
       const { window } = q;
-      const snapshot = market.snapshot;
       const key = pageKey(SCOPE, q, window, limit);
-      const cached = snapshot.pages.get(key);
-      if (cached) return sendPrepared(request, reply, cached, MAX_AGE.history);
-      const position = window.position;
-      const rows = await store.goldHistory({
-        from: window.from,
-        to: window.to,
-        after: position ? { updatedAt: position[0]!, purity: PURITIES[position[1]!] ?? '24K' } : undefined,
-        limit: limit + 1,
+      const columns = prefersCsv(request.headers.accept) ? GOLD_COLUMNS : null;
+      const page = await historyPage(market.snapshot.pages, key, columns, async () => {
+        const position = window.position;
+        const rows = await store.goldHistory({
+          from: window.from,
+          to: window.to,
+          after: position ? { updatedAt: position[0]!, purity: PURITIES[position[1]!] ?? '24K' } : undefined,
+          limit: limit + 1,
+        });
+        const more = rows.length > limit;
+        if (more) rows.length = limit;
+        const last = rows.at(-1);
+        const cursor =
+          more && last
+            ? nextCursor(q, SCOPE, cursors, window, [last.updatedAt, PURITIES.indexOf(last.purity)])
+            : null;
+        return prepare(
+          `[${rows.map(goldJson).join(',')}]`,
+          `"count":${rows.length},"quote":"DZD","unit":"gram","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
+          cursor,
+        );
       });
-      const more = rows.length > limit;
-      if (more) rows.length = limit;
-      const last = rows.at(-1);
-      const cursor =
-        more && last
-          ? nextCursor(q, SCOPE, cursors, window, [last.updatedAt, PURITIES.indexOf(last.purity)])
-          : null;
-      const page = prepare(
-        `[${rows.map(goldJson).join(',')}]`,
-        `"count":${rows.length},"quote":"DZD","unit":"gram","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
-      );
-      snapshot.pages.set(key, page);
-      return sendPrepared(request, reply, page, MAX_AGE.history);
+      return sendPage(request, reply, page, MAX_AGE.history);
     },
   );
 }

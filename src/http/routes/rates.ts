@@ -3,19 +3,32 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type HistoryWindow, nextCursor, resolveWindow } from '../../domain/history.js';
 import { ratesEntitlement } from '../../domain/scopes.js';
 import type { Source } from '../../domain/types.js';
+import type { PageCache } from '../../runtime/page-cache.js';
 import type { Services } from '../../runtime/services.js';
 import { historyRateJson } from '../../runtime/snapshot.js';
 import { MAX_CODES } from '../../schemas/common.js';
+import { examples } from '../../schemas/examples.js';
 import {
+  HistoryRate,
   RatesHistoryQuery,
   RatesHistoryResponse,
   RatesLatestQuery,
   RatesLatestResponse,
 } from '../../schemas/market.js';
-import { responses } from '../../schemas/responses.js';
+import { pageResponses, responses } from '../../schemas/responses.js';
+import { prefersCsv } from '../accept.js';
+import { type CsvColumns, csvColumns, csvPage, toCsv } from '../csv.js';
 import { type ErrorDetail, notFound } from '../errors.js';
 import { compileQuery } from '../query.js';
-import { dedupe, MAX_AGE, type PreparedAnswer, prepare, sendPrepared } from '../respond.js';
+import {
+  dedupe,
+  MAX_AGE,
+  type Prepared,
+  type PreparedAnswer,
+  prepare,
+  sendPage,
+  sendPrepared,
+} from '../respond.js';
 
 /**
  * RFC 9745 (March 2025): `Deprecation` is a structured-field date, `@` and epoch
@@ -23,6 +36,7 @@ import { dedupe, MAX_AGE, type PreparedAnswer, prepare, sendPrepared } from '../
  * The draft's `Deprecation: true` is not a valid value any more.
  */
 const DEPRECATED_SINCE = `@${Date.UTC(2026, 10, 21) / 1000}`;
+const SUCCESSOR_LINK = '</v1/rates/history>; rel="successor-version"';
 
 type LatestQuery = Static<typeof RatesLatestQuery>;
 type HistoryQuery = Static<typeof RatesHistoryQuery> & { window: HistoryWindow };
@@ -70,6 +84,37 @@ export function pageKey(
 ): string {
   return `${scope}|${q.from ?? ''}|${q.to ?? ''}|${window.from}|${window.to}|${window.position?.join('.') ?? ''}|${limit}`;
 }
+
+/** Where a page's CSV is cached, beside its JSON page. */
+export const csvKey = (key: string): string => `${key}|csv`;
+
+/**
+ * The page a history request asks for, from this data version's cache or made
+ * and kept: the JSON page (`build` makes it), or with `columns` its CSV,
+ * made from the JSON page so that both hold the same records (decisions §12).
+ */
+export async function historyPage(
+  pages: PageCache,
+  key: string,
+  columns: CsvColumns | null,
+  build: () => Promise<Prepared>,
+): Promise<Prepared> {
+  if (columns) {
+    const hit = pages.get(csvKey(key));
+    if (hit) return hit;
+  }
+  let json = pages.get(key);
+  if (!json) {
+    json = await build();
+    pages.set(key, json);
+  }
+  if (!columns) return json;
+  const csv = csvPage(json, columns);
+  pages.set(csvKey(key), csv);
+  return csv;
+}
+
+const RATE_COLUMNS = csvColumns(HistoryRate);
 
 const historyScope = (q: { currency: string; source?: Source }) =>
   `rates/history|${q.currency}|${q.source ?? 'parallel'}`;
@@ -135,9 +180,10 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     windowRefinement<HistoryQuery>(services, historyScope, 1, ['currency', 'source']),
   );
 
-  /** A page this version of the data has already served. */
-  const cachedHistory = (q: HistoryQuery): PreparedAnswer | undefined => {
-    const body = market.snapshot.pages.get(pageKey(historyScope(q), q, q.window, q.limit ?? 250));
+  /** A page this version of the data has already served, JSON or CSV. */
+  const cachedHistory = (q: HistoryQuery, csv: boolean): PreparedAnswer | undefined => {
+    const key = pageKey(historyScope(q), q, q.window, q.limit ?? 250);
+    const body = market.snapshot.pages.get(csv ? csvKey(key) : key);
     return body && { body, maxAge: MAX_AGE.history };
   };
 
@@ -151,25 +197,26 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     }
     const { window } = q;
     const key = pageKey(historyScope(q), q, window, limit);
-    const cached = snapshot.pages.get(key);
-    if (cached) return sendPrepared(request, reply, cached, MAX_AGE.history);
-    const rows = await store.rateHistory({
-      currency: q.currency,
-      source,
-      from: window.from,
-      to: window.to,
-      before: window.position?.[0],
-      limit: limit + 1,
+    const columns = prefersCsv(request.headers.accept) ? RATE_COLUMNS : null;
+    const page = await historyPage(snapshot.pages, key, columns, async () => {
+      const rows = await store.rateHistory({
+        currency: q.currency,
+        source,
+        from: window.from,
+        to: window.to,
+        before: window.position?.[0],
+        limit: limit + 1,
+      });
+      const more = rows.length > limit;
+      if (more) rows.length = limit;
+      const cursor = more ? nextCursor(q, historyScope(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
+      return prepare(
+        `[${rows.map(historyRateJson).join(',')}]`,
+        `"count":${rows.length},"currency":"${q.currency}","source":"${source}","quote":"DZD","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
+        cursor,
+      );
     });
-    const more = rows.length > limit;
-    if (more) rows.length = limit;
-    const cursor = more ? nextCursor(q, historyScope(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
-    const page = prepare(
-      `[${rows.map(historyRateJson).join(',')}]`,
-      `"count":${rows.length},"currency":"${q.currency}","source":"${source}","quote":"DZD","from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`,
-    );
-    snapshot.pages.set(key, page);
-    return sendPrepared(request, reply, page, MAX_AGE.history);
+    return sendPage(request, reply, page, MAX_AGE.history);
   };
 
   const historySchema = {
@@ -177,14 +224,17 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
     // Machine-readable for /llms.txt and agents: the alias's description does not repeat the entitlement.
     'x-entitlement': 'rates:<source>:history:read',
     querystring: RatesHistoryQuery,
-    response: responses(
+    response: pageResponses(
       RatesHistoryResponse,
       'One page of observations, newest first',
       [400, 401, 403, 404, 429, 503],
+      toCsv(RATE_COLUMNS, examples.ratesHistory.data),
+      RATE_COLUMNS.header,
     ),
   };
   const historyConfig = {
     v1: {
+      csv: true,
       validate: validateHistory,
       entitlement: (q: HistoryQuery) => ratesEntitlement(q.source ?? 'parallel', 'history'),
     },
@@ -222,7 +272,9 @@ export function ratesRoutes(app: FastifyInstance, services: Services): void {
       config: historyConfig,
       onSend: async (_request, reply) => {
         reply.header('deprecation', DEPRECATED_SINCE);
-        reply.header('link', '</v1/rates/history>; rel="successor-version"');
+        // A page with a next one already links to it (decisions §12): both links go out.
+        const next = reply.getHeader('link');
+        reply.header('link', next ? `${next}, ${SUCCESSOR_LINK}` : SUCCESSOR_LINK);
       },
     },
     history,

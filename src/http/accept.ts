@@ -1,0 +1,119 @@
+/**
+ * Content negotiation of the history pages (decisions §12): CSV when the
+ * request's `Accept` ranks `text/csv` strictly above `application/json`
+ * (RFC 9110 §12.5.1), JSON otherwise (no header, `*` / `*`, a tie, or nothing
+ * acceptable: an answer beats a 406 for a GET that succeeded, as for
+ * Accept-Encoding, docs/decisions.md 11a).
+ *
+ * Each type takes the weight of the most specific range that matches it
+ * (`text/csv` over `text/*` over `*` / `*`); a range listed twice counts with its
+ * highest weight; a member with an invalid weight, or one we cannot read, is
+ * ignored rather than the whole header. Media-type parameters other than `q`
+ * are ignored: we have one CSV (UTF-8, with a header row) and one JSON.
+ *
+ * It runs on every history request, so common values come from a table and
+ * the rest is scanned once by character code, as compression.ts does.
+ */
+import { equalsLower, INVALID, isTokenChar, skipSpace, weight } from './compression.js';
+
+const COMMON = new Map<string, boolean>([
+  ['*/*', false],
+  ['application/json', false],
+  ['application/json, text/plain, */*', false],
+  ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', false],
+  ['text/csv', true],
+]);
+
+/** How specific the range that set a weight was: none, `*` / `*`, `type/*`, `type/subtype`. */
+const NONE = 0;
+const ANY = 1;
+const TYPE = 2;
+const EXACT = 3;
+
+const SLASH = 0x2f;
+const SEMICOLON = 0x3b;
+const EQUALS = 0x3d;
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const STAR = 0x2a;
+
+export function prefersCsv(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const common = COMMON.get(accept);
+  if (common !== undefined) return common;
+
+  // Weights in thousandths, with the specificity of the range that set them.
+  let csv = 0;
+  let csvBy = NONE;
+  let json = 0;
+  let jsonBy = NONE;
+  const n = accept.length;
+  let i = 0;
+  while (i < n) {
+    i = skipSpace(accept, i);
+    const typeStart = i;
+    while (i < n && isTokenChar(accept.charCodeAt(i))) i++;
+    const typeEnd = i;
+    let readable = typeEnd > typeStart && i < n && accept.charCodeAt(i) === SLASH;
+    if (readable) i++;
+    const subStart = i;
+    while (i < n && isTokenChar(accept.charCodeAt(i))) i++;
+    const subEnd = i;
+    readable &&= subEnd > subStart;
+    let q = 1000;
+    i = skipSpace(accept, i);
+    while (readable && i < n && accept.charCodeAt(i) === SEMICOLON) {
+      i = skipSpace(accept, i + 1);
+      const nameStart = i;
+      while (i < n && isTokenChar(accept.charCodeAt(i))) i++;
+      const isQ = i - nameStart === 1 && (accept.charCodeAt(nameStart) | 0x20) === 0x71;
+      i = skipSpace(accept, i);
+      if (i < n && accept.charCodeAt(i) === EQUALS) {
+        i = skipSpace(accept, i + 1);
+        const valueStart = i;
+        if (i < n && accept.charCodeAt(i) === QUOTE) {
+          i++;
+          while (i < n && accept.charCodeAt(i) !== QUOTE) i += accept.charCodeAt(i) === BACKSLASH ? 2 : 1;
+          if (i >= n) readable = false;
+          i++;
+          if (isQ) q = INVALID; // a weight is a bare qvalue
+        } else {
+          while (i < n && isTokenChar(accept.charCodeAt(i))) i++;
+          if (isQ) q = weight(accept, valueStart, i);
+        }
+        i = skipSpace(accept, i);
+      } else if (isQ) {
+        q = INVALID;
+      }
+    }
+    if (i < n && accept.charCodeAt(i) !== COMMA) {
+      readable = false;
+      while (i < n && accept.charCodeAt(i) !== COMMA) i++;
+    }
+    i++; // past the comma
+    if (!readable || q === INVALID) continue;
+
+    const anySub = subEnd - subStart === 1 && accept.charCodeAt(subStart) === STAR;
+    let csvRange = NONE;
+    let jsonRange = NONE;
+    if (typeEnd - typeStart === 1 && accept.charCodeAt(typeStart) === STAR) {
+      if (!anySub) continue; // `*/csv` is not a media range
+      csvRange = ANY;
+      jsonRange = ANY;
+    } else if (equalsLower(accept, typeStart, typeEnd, 'text')) {
+      csvRange = anySub ? TYPE : equalsLower(accept, subStart, subEnd, 'csv') ? EXACT : NONE;
+    } else if (equalsLower(accept, typeStart, typeEnd, 'application')) {
+      jsonRange = anySub ? TYPE : equalsLower(accept, subStart, subEnd, 'json') ? EXACT : NONE;
+    }
+    if (csvRange !== NONE && csvRange >= csvBy) {
+      csv = csvRange === csvBy ? Math.max(csv, q) : q;
+      csvBy = csvRange;
+    }
+    if (jsonRange !== NONE && jsonRange >= jsonBy) {
+      json = jsonRange === jsonBy ? Math.max(json, q) : q;
+      jsonBy = jsonRange;
+    }
+  }
+  return csv > json;
+}
