@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NODE_FLAGS } from '../../src/runtime/heap.js';
 import { openStore } from '../../src/storage/open.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
 import { type CheckpointResult, SqliteCheckpointer } from '../../src/storage/sqlite-checkpointer.js';
@@ -118,12 +119,18 @@ describe('background WAL checkpoints (SQLite, serving)', () => {
     const storeModule = pathToFileURL(resolve('dist/src/storage/sqlite.js')).href;
     const script = [
       `const { SqliteStore } = await import(${JSON.stringify(storeModule)});`,
-      `const store = SqliteStore.open(${JSON.stringify(path)}, { backgroundCheckpoints: true });`,
+      // A thread that fails says so on stderr. With `mds`'s V8 options and
+      // --input-type=module, as here, it once could not start: its CommonJS
+      // source ran as a module, without `require`.
+      "const onError = (err) => process.stderr.write('thread: ' + err.message);",
+      `const store = SqliteStore.open(${JSON.stringify(path)}, { backgroundCheckpoints: { onError } });`,
       'await store.migrate();',
       'await store.close();',
       "process.stdout.write('closed');",
     ].join('\n');
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [...NODE_FLAGS, '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('closed');
     expect(run.status).toBe(0);
