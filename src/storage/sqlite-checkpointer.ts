@@ -50,17 +50,24 @@ export interface CheckpointerOptions {
 // `require`), and a thread may not be given V8's options (`mds` runs with
 // some) to drop that one: so the source imports what it needs, which works as
 // either.
+//
+// The statement is prepared once and, with the connection, stays reachable
+// from the global object until the thread ends: a better-sqlite3 object the
+// collector frees aborts Node 24 and later (sqlite-connection.ts says why), and
+// `db.pragma()` prepared a statement on every tick, left for the collector.
 const WORKER_SOURCE = `
 (async () => {
   const { parentPort, workerData } = await import('node:worker_threads');
   const { createRequire } = await import('node:module');
   const Database = createRequire(workerData.driver)(workerData.driver);
   const db = new Database(workerData.path, { fileMustExist: true });
+  const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
+  globalThis.keptUntilExit = [db, checkpoint];
   let last = -1;
   const timer = setInterval(() => {
     let row;
     try {
-      [row] = db.pragma('wal_checkpoint(PASSIVE)');
+      row = checkpoint.get();
     } catch (err) {
       // Another connection busy with the file (a writer restarting the WAL): the
       // next tick retries. Any other error ends the thread (its 'error' event).
