@@ -414,8 +414,8 @@ interface Result {
 async function one(wanted: string, kind: 'suite' | 'smoke', o: Options): Promise<Result> {
   const lines: string[] = [];
   let version = wanted;
+  let t = performance.now();
   try {
-    let t = performance.now();
     version = resolveVersion(wanted, o.cache);
     const nodeDir = fetchNode(version, o.cache);
     lines.push(`fetch ${seconds(t)} s`);
@@ -444,7 +444,7 @@ async function one(wanted: string, kind: 'suite' | 'smoke', o: Options): Promise
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log(`node ${version}: ${kind} FAILED: ${message}`);
-    lines.push(`FAILED: ${message.split('\n')[0]}`);
+    lines.push(`FAILED after ${seconds(t)} s: ${message.split('\n')[0]}`);
     return { version, kind, ok: false, lines };
   }
 }
