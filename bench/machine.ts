@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteConnection } from '../src/storage/sqlite-connection.js';
 import { ROOT } from './service.js';
 
 export interface Machine {
@@ -62,8 +62,9 @@ export interface Versions {
 }
 
 export function versions(wrk: string): Versions {
-  const db = new Database(':memory:');
-  const sqlite = (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
+  // Through SqliteConnection: a statement left to the collector aborts Node 24 (sqlite-connection.ts).
+  const db = SqliteConnection.open(':memory:');
+  const sqlite = db.statement('select sqlite_version()', 'pluck').get() as string;
   db.close();
   return {
     node: process.version,

@@ -19,6 +19,8 @@ export interface BenchOptions {
   importRecords: number;
   /** Runs of the start-to-first-200 measurement. */
   startupRuns: number;
+  /** Runs of each admin CLI timing (`npm run mds` and the built executable). */
+  cliRuns: number;
   postgres: boolean;
 }
 
@@ -73,6 +75,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     threads: positiveInt(values.threads, 'threads', 1),
     importRecords: positiveInt(values['import-records'], 'import-records', quick ? 200_000 : 1_000_000, true),
     startupRuns: quick ? 1 : 3,
+    cliRuns: quick ? 3 : 7,
     postgres: values['skip-postgres'] !== true,
   };
 }

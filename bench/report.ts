@@ -4,6 +4,7 @@
  * docs/performance.md.
  */
 import { NODE_FLAGS } from '../src/runtime/heap.js';
+import type { CliTiming } from './cli.js';
 import type { ImportResult } from './import.js';
 import { median, type TargetName, type TargetSummary } from './load.js';
 import type { Machine, Versions } from './machine.js';
@@ -63,6 +64,8 @@ export interface BenchReport {
   /** `commits`: PostgreSQL commit latency measured before and after the scale-out scenario. */
   scaleOut: { included: boolean; reason?: string; commits?: CommitLatency[] };
   startup?: StartupResult;
+  /** The admin CLI's answer time (absent from reports written before issue #14). */
+  cli?: CliTiming;
   imports: {
     records: number;
     note?: string;
@@ -176,6 +179,13 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
       : 'not run',
     st ? st.medianMs < 1000 : undefined,
   );
+  const cli = r.cli;
+  add(
+    'npm run mds -- keys list --json, median',
+    '< 1000 ms',
+    cli ? `${int(cli.npmRunMedianMs)} ms (${cliLine(cli)})` : 'not run',
+    cli ? cli.npmRunMedianMs < 1000 : undefined,
+  );
   const im = r.imports;
   add(
     'mds import rates into SQLite',
@@ -192,6 +202,10 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
     im.postgres ? im.postgres.perSecond >= 50_000 : undefined,
   );
   return lines;
+}
+
+function cliLine(c: CliTiming): string {
+  return `runs ${c.npmRunMs.map(int).join(', ')} ms; node dist/mds.mjs ${int(c.directMedianMs)} ms median${c.rebuilds ? `; ${c.rebuilds} run(s) rebuilt first` : ''}`;
 }
 
 function importFigure(x: ImportResult): string {
@@ -310,6 +324,11 @@ export function consoleReport(r: BenchReport): string {
           `Start to first 200: ${r.startup.runsMs.map((x) => `${int(x)} ms`).join(', ')} (median ${int(r.startup.medianMs)} ms)`,
         ]
       : []),
+    ...(r.cli
+      ? [
+          `Admin CLI, keys list --json: npm run mds ${int(r.cli.npmRunMedianMs)} ms median (${r.cli.npmRunMs.map(int).join(', ')} ms), node dist/mds.mjs ${int(r.cli.directMedianMs)} ms median (${r.cli.directMs.map(int).join(', ')} ms)`,
+        ]
+      : []),
     ...importLines(r),
     ...commitLines(r),
     ...r.checks.filter((c) => !c.ok).map((c) => `CHECK FAILED: ${c.name}: ${c.detail}`),
@@ -359,6 +378,11 @@ ${[
   ...(r.startup
     ? [
         `- Start to first 200 (spawn of \`mds serve\` to the first 200 of \`/v1/rates/latest\`, store holding the two-year sample): ${r.startup.runsMs.map((x) => `${int(x)} ms`).join(', ')}`,
+      ]
+    : []),
+  ...(r.cli
+    ? [
+        `- Admin CLI (\`keys list --json\` on the bench store, spawn to exit, the two alternated run by run): \`npm run mds\` ${r.cli.npmRunMs.map((x) => `${int(x)} ms`).join(', ')} (median ${int(r.cli.npmRunMedianMs)} ms); \`node ${NODE_FLAGS.join(' ')} dist/mds.mjs\` ${r.cli.directMs.map((x) => `${int(x)} ms`).join(', ')} (median ${int(r.cli.directMedianMs)} ms)${r.cli.rebuilds ? `; ${r.cli.rebuilds} run(s) rebuilt first` : ''}`,
       ]
     : []),
   ...importLines(r).map((l) => `- ${l}`),

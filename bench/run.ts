@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { generateSample } from '../src/sample/generate.js';
 import { cleanUp, defer } from './cleanup.js';
+import { measureCli } from './cli.js';
 import { measureImports } from './import.js';
 import { type LoadSettings, loadScenario, type Target, type TargetName } from './load.js';
 import { loadAverage, machine, versions } from './machine.js';
@@ -321,6 +322,8 @@ async function main(argv: string[]): Promise<number> {
   // Start to first 200 first, before anything else loads the machine.
   log(`bench: start to first 200 (${o.startupRuns} run${o.startupRuns > 1 ? 's' : ''})`);
   const startup = await measureStartup(sqlite.url, sqlite.key, o.startupRuns, cpus.server);
+  log(`bench: admin CLI, npm run mds against node dist/mds.mjs (${o.cliRuns} runs each)`);
+  const cli = measureCli(sqlite.url, o.cliRuns);
 
   const run: Run = {
     o,
@@ -398,6 +401,7 @@ async function main(argv: string[]): Promise<number> {
         ? { included: false, reason: scaleOut.reason }
         : { included: true, commits: pgCommits },
     startup,
+    cli,
     imports,
     pages: local.pages,
     checks,

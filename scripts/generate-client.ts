@@ -13,7 +13,7 @@ const check = process.argv.includes('--check');
 const source = generateClientSource(await loadOpenApiDocument());
 const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
 
-// Quiet when up to date: `npm start` and `npm run mds` build first.
+// Quiet when up to date: `npm start` and `npm run mds` build first when a source changed.
 if (current !== source) {
   if (check) {
     process.stderr.write(`${GENERATED_PATH} is out of date: run \`npm run generate:client\`\n`);

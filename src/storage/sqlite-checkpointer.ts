@@ -43,33 +43,47 @@ export interface CheckpointerOptions {
   onError?: (err: Error) => void;
 }
 
-// The thread's code, CommonJS (an eval'd worker has `require`). It loads
-// better-sqlite3 from the path the main thread resolved, so it finds the same
-// addon whether this runs from the sources, tsc's output or the bundle.
+// The thread's code. It loads better-sqlite3 from the path the main thread
+// resolved, so it finds the same addon whether this runs from the sources,
+// tsc's output or the bundle. An eval'd thread's source is CommonJS or a module
+// as the process's --input-type says (`node --input-type=module -e …` has no
+// `require`), and a thread may not be given V8's options (`mds` runs with
+// some) to drop that one: so the source imports what it needs, which works as
+// either.
+//
+// The statement is prepared once and, with the connection, stays reachable
+// from the global object until the thread ends: a better-sqlite3 object the
+// collector frees aborts Node 24 and later (sqlite-connection.ts says why), and
+// `db.pragma()` prepared a statement on every tick, left for the collector.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
-let last = -1;
-const timer = setInterval(() => {
-  let row;
-  try {
-    [row] = db.pragma('wal_checkpoint(PASSIVE)');
-  } catch (err) {
-    // Another connection busy with the file (a writer restarting the WAL): the
-    // next tick retries. Any other error ends the thread (its 'error' event).
-    if (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED') return;
-    throw err;
-  }
-  // Report only checkpoints that copied something new.
-  if (row.checkpointed > 0 && row.checkpointed !== last) parentPort.postMessage(row);
-  last = row.checkpointed;
-}, workerData.everyMs);
-parentPort.on('message', () => {
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
+(async () => {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  const { createRequire } = await import('node:module');
+  const Database = createRequire(workerData.driver)(workerData.driver);
+  const db = new Database(workerData.path, { fileMustExist: true });
+  const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
+  globalThis.keptUntilExit = [db, checkpoint];
+  let last = -1;
+  const timer = setInterval(() => {
+    let row;
+    try {
+      row = checkpoint.get();
+    } catch (err) {
+      // Another connection busy with the file (a writer restarting the WAL): the
+      // next tick retries. Any other error ends the thread (its 'error' event).
+      if (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED') return;
+      throw err;
+    }
+    // Report only checkpoints that copied something new.
+    if (row.checkpointed > 0 && row.checkpointed !== last) parentPort.postMessage(row);
+    last = row.checkpointed;
+  }, workerData.everyMs);
+  parentPort.on('message', () => {
+    clearInterval(timer);
+    db.close();
+    parentPort.close();
+  });
+})();
 `;
 
 export class SqliteCheckpointer {

@@ -9,7 +9,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
 import { KyselyStore } from './kysely-store.js';
@@ -19,6 +19,7 @@ import {
   FALLBACK_AUTOCHECKPOINT_PAGES,
   SqliteCheckpointer,
 } from './sqlite-checkpointer.js';
+import { SqliteConnection } from './sqlite-connection.js';
 import {
   allowedOf,
   type ConsumeOutcome,
@@ -74,8 +75,8 @@ const GOLD: ObservationTable = {
 };
 
 /** The foreign key of rates, for a whole import at once: throws before anything is written. */
-function assertKnownCurrencies(raw: BetterSqlite3.Database, records: readonly RateObservation[]): void {
-  const known = new Set(raw.prepare('select code from assets').pluck().all() as string[]);
+function assertKnownCurrencies(conn: SqliteConnection, records: readonly RateObservation[]): void {
+  const known = new Set(conn.statement('select code from assets', 'pluck').all() as string[]);
   const unknown = new Set<string>();
   for (const r of records) if (!known.has(r.currency)) unknown.add(r.currency);
   if (unknown.size > 0) throw new UnknownAssetsError([...unknown].sort());
@@ -101,8 +102,11 @@ export class SqliteStore extends KyselyStore {
 
   private checkpointer?: SqliteCheckpointer;
 
-  private constructor(private readonly raw: BetterSqlite3.Database) {
-    super(new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: raw }) }));
+  private readonly raw: BetterSqlite3.Database;
+
+  private constructor(private readonly conn: SqliteConnection) {
+    super(new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: conn.forKysely() }) }));
+    this.raw = conn.db;
   }
 
   /**
@@ -115,24 +119,25 @@ export class SqliteStore extends KyselyStore {
     options: { readonly?: boolean; backgroundCheckpoints?: boolean | CheckpointerOptions } = {},
   ): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const raw = new BetterSqlite3(path, { readonly: options.readonly ?? false });
-    raw.pragma('busy_timeout = 5000');
+    const conn = SqliteConnection.open(path, { readonly: options.readonly ?? false });
+    const raw = conn.db;
+    raw.exec('pragma busy_timeout = 5000');
     if (!options.readonly) {
-      raw.pragma('journal_mode = WAL');
-      raw.pragma('synchronous = NORMAL');
+      raw.exec('pragma journal_mode = WAL');
+      raw.exec('pragma synchronous = NORMAL');
     }
-    raw.pragma('foreign_keys = ON');
+    raw.exec('pragma foreign_keys = ON');
     // A full disk, simulated (tests): the file may not grow past this many pages.
     const maxPages = process.env.MDS_SQLITE_MAX_PAGES;
     if (maxPages) {
       if (!/^[1-9]\d{0,9}$/.test(maxPages))
         throw new Error('MDS_SQLITE_MAX_PAGES: must be a positive integer');
-      raw.pragma(`max_page_count = ${maxPages}`);
+      raw.exec(`pragma max_page_count = ${maxPages}`);
     }
-    const store = new SqliteStore(raw);
+    const store = new SqliteStore(conn);
     const background = options.backgroundCheckpoints;
     if (background && !options.readonly && path !== ':memory:') {
-      raw.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+      raw.exec(`pragma wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
       store.checkpointer = SqliteCheckpointer.start(path, background === true ? {} : background);
     }
     return store;
@@ -156,23 +161,24 @@ export class SqliteStore extends KyselyStore {
       unchanged: 0,
     };
     const raw = this.raw;
+    const conn = this.conn;
     const table = batch.kind === 'rates' ? RATES : GOLD;
     const records = batch.records as ReadonlyArray<RateObservation | GoldObservation>;
     const cols = `(${[...table.key, ...table.values].join(', ')})`;
     const row = `(${[...table.key, ...table.values].map(() => '?').join(', ')})`;
     const width = table.key.length + table.values.length;
-    const insertChunk = raw.prepare(
+    const insertChunk = conn.statement(
       `insert into ${table.name} ${cols} values ${Array(CHUNK).fill(row).join(', ')} on conflict do nothing`,
     );
-    const insert = raw.prepare(`insert into ${table.name} ${cols} values ${row} on conflict do nothing`);
+    const insert = conn.statement(`insert into ${table.name} ${cols} values ${row} on conflict do nothing`);
     const where = table.key.map((c) => `${c} = ?`).join(' and ');
-    const find = raw.prepare(`select ${table.values.join(', ')} from ${table.name} where ${where}`).raw();
-    const update = raw.prepare(
+    const find = conn.statement(`select ${table.values.join(', ')} from ${table.name} where ${where}`, 'raw');
+    const update = conn.statement(
       `update ${table.name} set ${table.values.map((c) => `${c} = ?`).join(', ')} where ${where}`,
     );
-    const savepoint = raw.prepare('savepoint chunk');
-    const release = raw.prepare('release chunk');
-    const rollback = raw.prepare('rollback to chunk');
+    const savepoint = conn.statement('savepoint chunk');
+    const release = conn.statement('release chunk');
+    const rollback = conn.statement('rollback to chunk');
 
     /** One record on its own: insert, or compare with the stored one and update if it differs. */
     const one = (r: RateObservation | GoldObservation) => {
@@ -214,23 +220,24 @@ export class SqliteStore extends KyselyStore {
     // lookup in assets was a tenth of the import (profile, issue #5). The pragma
     // applies to this connection only and is restored before anything else can
     // run on it (this block is synchronous). Gold has no foreign key.
-    const checkAssetsHere = batch.kind === 'rates' && raw.pragma('foreign_keys', { simple: true }) === 1;
-    if (checkAssetsHere) raw.pragma('foreign_keys = OFF');
+    const checkAssetsHere =
+      batch.kind === 'rates' && conn.statement('pragma foreign_keys', 'pluck').get() === 1;
+    if (checkAssetsHere) raw.exec('pragma foreign_keys = OFF');
     try {
       // IMMEDIATE: the batch reads before it writes, and a deferred transaction
       // upgrading to a writer fails at once ("database is locked") when another
       // process (a running server, a second import) has written meanwhile.
       raw
         .transaction(() => {
-          if (checkAssetsHere) assertKnownCurrencies(raw, records as readonly RateObservation[]);
+          if (checkAssetsHere) assertKnownCurrencies(conn, records as readonly RateObservation[]);
           run();
           if (summary.inserted + summary.updated > 0) {
-            raw.prepare("update versions set value = value + 1 where name = 'data'").run();
+            conn.statement("update versions set value = value + 1 where name = 'data'").run();
           }
         })
         .immediate();
     } finally {
-      if (checkAssetsHere) raw.pragma('foreign_keys = ON');
+      if (checkAssetsHere) raw.exec('pragma foreign_keys = ON');
     }
     return summary;
   }
@@ -245,12 +252,13 @@ export class SqliteStore extends KyselyStore {
       'select updated_at, buy, sell from rates where currency = ? and source = ? and updated_at >= ? and updated_at <= ?';
     let rows: number[][];
     if (q.before === undefined) {
-      this.historyStmt ??= this.raw.prepare(`${cols} order by updated_at desc limit ?`).raw();
+      this.historyStmt ??= this.conn.statement(`${cols} order by updated_at desc limit ?`, 'raw');
       rows = this.historyStmt.all(q.currency, q.source, q.from, q.to, q.limit) as number[][];
     } else {
-      this.historyBeforeStmt ??= this.raw
-        .prepare(`${cols} and updated_at < ? order by updated_at desc limit ?`)
-        .raw();
+      this.historyBeforeStmt ??= this.conn.statement(
+        `${cols} and updated_at < ? order by updated_at desc limit ?`,
+        'raw',
+      );
       rows = this.historyBeforeStmt.all(q.currency, q.source, q.from, q.to, q.before, q.limit) as number[][];
     }
     return rows.map(([updatedAt, buy, sell]) => ({
@@ -268,7 +276,7 @@ export class SqliteStore extends KyselyStore {
   override async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
     if (increments.length === 0) return;
     if (!this.usageTx) {
-      const upsert = this.raw.prepare(
+      const upsert = this.conn.statement(
         `insert into usage (grant_id, period, used, updated_at) values (?, ?, ?, ?)
          on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
       );
@@ -289,13 +297,13 @@ export class SqliteStore extends KyselyStore {
   override async consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]> {
     if (requests.length === 0) return [];
     if (!this.consumeTx) {
-      const month = this.raw.prepare('select used from usage where grant_id = ? and period = ?').pluck();
-      const minute = this.raw.prepare('select window_start, used from minute_usage where grant_id = ?');
-      const addMonth = this.raw.prepare(
+      const month = this.conn.statement('select used from usage where grant_id = ? and period = ?', 'pluck');
+      const minute = this.conn.statement('select window_start, used from minute_usage where grant_id = ?');
+      const addMonth = this.conn.statement(
         `insert into usage (grant_id, period, used, updated_at) values (?, ?, ?, ?)
          on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
       );
-      const setMinute = this.raw.prepare(
+      const setMinute = this.conn.statement(
         `insert into minute_usage (grant_id, window_start, used) values (?, ?, ?)
          on conflict (grant_id) do update set window_start = excluded.window_start, used = excluded.used`,
       );
@@ -327,7 +335,7 @@ export class SqliteStore extends KyselyStore {
 
   override async touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void> {
     if (uses.length === 0) return;
-    const touch = this.raw.prepare(
+    const touch = this.conn.statement(
       'update api_keys set last_used_at = ? where public_id = ? and (last_used_at is null or last_used_at < ?)',
     );
     this.raw.transaction(() => {

@@ -22,11 +22,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedSample } from '../../src/cli/commands/data.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { openStore } from '../../src/storage/open.js';
+import { SqliteConnection } from '../../src/storage/sqlite-connection.js';
 import { CLI } from '../support/server-process.js';
 
 interface Run {
@@ -96,21 +96,19 @@ interface Snapshot {
 
 /** Row counts, the data version and an integrity check, straight from the file. */
 function snapshot(db: string): Snapshot {
-  const raw = new BetterSqlite3(db);
+  // Through SqliteConnection: a statement left to the collector aborts Node 24 (sqlite-connection.ts).
+  const conn = SqliteConnection.open(db);
   try {
-    const count = (table: string) =>
-      (raw.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+    const count = (table: string) => conn.statement(`select count(*) from ${table}`, 'pluck').get() as number;
     return {
       rates: count('rates'),
       gold: count('gold'),
       assets: count('assets'),
-      dataVersion: Number(
-        (raw.prepare("select value from versions where name = 'data'").get() as { value: number }).value,
-      ),
-      integrity: (raw.pragma('integrity_check', { simple: true }) as string) ?? '',
+      dataVersion: Number(conn.statement("select value from versions where name = 'data'", 'pluck').get()),
+      integrity: (conn.statement('pragma integrity_check', 'pluck').get() as string) ?? '',
     };
   } finally {
-    raw.close();
+    conn.close();
   }
 }
 
