@@ -13,8 +13,13 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type HistoryRate, MdsApiError, MdsClient } from '../../packages/client/src/index.js';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import {
+  type HistoryRate,
+  MdsApiError,
+  MdsClient,
+  type PremiumHistoryItem,
+} from '../../packages/client/src/index.js';
 import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
@@ -30,6 +35,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const DAY = 86_400_000;
 const END = new Date(Date.now() - DAY).toISOString().slice(0, 10);
 const YEAR_START = new Date(Date.parse(END) - 365 * DAY).toISOString().slice(0, 10);
+const MONTH_START = new Date(Date.parse(END) - 29 * DAY).toISOString().slice(0, 10);
 
 /** A fetch that records every answer's status and X-Request-Id. */
 function recordingFetch() {
@@ -183,6 +189,76 @@ describe('MdsClient against the real server', () => {
     const whole = await client.getGoldHistory({ from, to: END, limit: 1000 });
     expect(whole.data).toHaveLength(90);
     expect(paged).toEqual(whole.data);
+  });
+
+  it('getPremiumHistory returns one documented page of daily premiums with the summary of the whole window', async () => {
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key });
+    const page = await client.getPremiumHistory({ currency: 'EUR', from: MONTH_START, to: END, limit: 5 });
+    expectTypeOf(page.data).toEqualTypeOf<PremiumHistoryItem[]>();
+    validate('/v1/market/premium/history', page);
+    expect(page.data).toHaveLength(5);
+    expect(page.meta).toMatchObject({ currency: 'EUR', quote: 'DZD', limit: 5, count: 5 });
+    expect(page.meta.from.slice(0, 10)).toBe(MONTH_START);
+    expect(page.meta.to.slice(0, 10)).toBe(END);
+    expect(typeof page.meta.nextCursor).toBe('string');
+    expect(page.data.map((i) => i.date)).toEqual(
+      [0, 1, 2, 3, 4].map((n) => new Date(Date.parse(END) - n * DAY).toISOString().slice(0, 10)),
+    );
+    for (const item of page.data) {
+      expect(item).toMatchObject({ currency: 'EUR', quote: 'DZD' });
+      expect(item.premium.buy.percent).toBeGreaterThan(0);
+      expect(item.parallel.updatedAt.slice(0, 10)).toBe(item.date);
+      expect(item.official.updatedAt <= `${item.date}T23:59:59.999Z`).toBe(true);
+    }
+    // The summary counts the 30 days of the window, not the 5 of this page.
+    expect(page.meta.summary?.days).toBe(30);
+  });
+
+  it('paginatePremiumHistory with limit=1 yields every day of the window once, newest first; every page has the window summary', async () => {
+    const { seen, fetch } = recordingFetch();
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key, fetch });
+    const query = { currency: 'EUR', from: MONTH_START, to: END, limit: 1 };
+
+    const items: PremiumHistoryItem[] = [];
+    for await (const item of client.paginatePremiumHistory(query)) items.push(item);
+
+    const whole = await client.getPremiumHistory({ ...query, limit: 1000 });
+    expect(whole.meta.nextCursor).toBeNull();
+    expect(whole.data).toHaveLength(30);
+    expect(items).toEqual(whole.data);
+    const dates = items.map((i) => i.date);
+    expect(new Set(dates).size).toBe(items.length);
+    expect(dates).toEqual([...dates].sort().reverse());
+    expect(dates[0]).toBe(END);
+    expect(dates.at(-1)).toBe(MONTH_START);
+    // One request a day of the window (the last page has no next cursor), then the one-page request.
+    expect(seen.map((s) => s.status)).toEqual(Array(31).fill(200));
+    const cursors = seen.slice(0, 30).map((s) => new URL(s.url).searchParams.get('cursor'));
+    expect(cursors[0]).toBeNull();
+    expect(new Set(cursors.slice(1)).size).toBe(29);
+
+    // The summary is the whole window's on a one-item page too, and agrees with the items iterated.
+    const first = await client.getPremiumHistory(query);
+    const middle = await client.getPremiumHistory({ ...query, cursor: cursors[15]! });
+    expect(first.meta.summary).toEqual(whole.meta.summary);
+    expect(middle.meta.summary).toEqual(whole.meta.summary);
+    const summary = whole.meta.summary!;
+    expect(summary.days).toBe(items.length);
+    for (const side of ['buy', 'sell'] as const) {
+      const percents = items.map((i) => i.premium[side].percent);
+      const newestWith = (p: number) => items.find((i) => i.premium[side].percent === p)!.date;
+      expect(summary[side].min).toEqual({
+        percent: Math.min(...percents),
+        date: newestWith(Math.min(...percents)),
+      });
+      expect(summary[side].max).toEqual({
+        percent: Math.max(...percents),
+        date: newestWith(Math.max(...percents)),
+      });
+      const mean = percents.reduce((a, b) => a + b, 0) / percents.length;
+      // The API rounds the mean to 4 decimals, as it does percent.
+      expect(Math.abs(summary[side].mean - mean)).toBeLessThanOrEqual(0.00005 + 1e-9);
+    }
   });
 
   it('a 401 surfaces as MdsApiError with its code and request id, without a retry', async () => {

@@ -25,6 +25,7 @@ import type {
   MeResponse,
   OperationIds,
   Operations,
+  PremiumHistoryItem,
   RatesHistoryQuery,
   RatesHistoryResponse,
   RatesLatestQuery,
@@ -280,6 +281,17 @@ export class MdsClient implements OperationMethods {
     options?: RequestOptions,
   ): AsyncGenerator<GoldRecord, void, undefined> {
     yield* this.paginate((cursor) => this.getGoldHistory({ ...query, cursor }, options), query.cursor);
+  }
+
+  /**
+   * Every daily premium of a window, newest first, one item at a time (see paginateRateHistory).
+   * The window's summary is the same on every page: read it from `getPremiumHistory` (`meta.summary`).
+   */
+  async *paginatePremiumHistory(
+    query: MarketPremiumHistoryQuery,
+    options?: RequestOptions,
+  ): AsyncGenerator<PremiumHistoryItem, void, undefined> {
+    yield* this.paginate((cursor) => this.getPremiumHistory({ ...query, cursor }, options), query.cursor);
   }
 
   private async *paginate<T>(
