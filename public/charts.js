@@ -26,6 +26,7 @@ const state = {
   /** Currency and window of the last load. */
   choice: '',
   rates: null,
+  premiumHistory: null,
   goldHistory: null,
 };
 
@@ -188,7 +189,7 @@ async function loadData(force = false) {
   if (!force && choice === state.choice) return;
   state.choice = choice;
   const run = ++state.dataRun;
-  for (const id of ['rates', 'premium', 'gold']) $(id).dataset.state = 'loading';
+  for (const id of ['rates', 'premium-history', 'premium', 'gold']) $(id).dataset.state = 'loading';
   const rates = Promise.all(
     ['parallel', 'official'].map((source) => allPages('/v1/rates/history', { currency, source, from, to })),
   ).then(([parallel, official]) => {
@@ -198,6 +199,14 @@ async function loadData(force = false) {
     state.rates = { currency, from, to, parallel, official };
     renderRates();
     $('rates').dataset.state = 'ready';
+  });
+  // The API pairs each day's parallel and official rates and summarises the whole window itself.
+  const premiumHistory = allPages('/v1/market/premium/history', { currency, from, to }).then((res) => {
+    if (run !== state.dataRun) return;
+    noteAccess('/v1/market/premium/history', 'the premium history', res);
+    state.premiumHistory = { currency, from, to, res };
+    renderPremiumHistory();
+    $('premium-history').dataset.state = 'ready';
   });
   const premium = api(`/v1/market/premium?currency=${encodeURIComponent(currency)}`).then((res) => {
     if (run !== state.dataRun) return;
@@ -212,7 +221,7 @@ async function loadData(force = false) {
     renderGoldHistory();
     $('gold').dataset.state = 'ready';
   });
-  await Promise.all([rates, premium, gold]);
+  await Promise.all([rates, premiumHistory, premium, gold]);
 }
 
 function forget() {
@@ -327,22 +336,78 @@ function renderRates() {
     });
   }
   $('rates-message').textContent = messages.join(' ');
-  const [parallel, official] = series;
   const described = series
     .filter((x) => x.points.length > 0)
     .map((x) => `${x.name} from ${number(x.points[0].v)} to ${number(x.points.at(-1).v)} DZD`);
   drawChart($('rates-chart'), {
     series,
-    band: parallel.points.length > 0 && official.points.length > 0 ? premiumBand(parallel, official) : null,
     from: r.from,
     to: r.to,
     yTitle: `DZD per 1 ${r.currency} (${s})`,
     label:
       `${r.currency} ${s} rates in DZD from ${r.from} to ${r.to}. ` +
-      (described.length > 0 ? `${described.join('; ')}.` : 'No data.') +
-      (parallel.points.length > 0 && official.points.length > 0
-        ? ' The premium between them is shaded.'
-        : ''),
+      (described.length > 0 ? `${described.join('; ')}.` : 'No data.'),
+  });
+}
+
+/** Figures the API computed (meta.summary), shown as they are: nothing is recomputed here. */
+function renderPremiumHistory() {
+  const p = state.premiumHistory;
+  if (!p) return;
+  const s = side();
+  const { res, currency, from, to } = p;
+  const summary = res.ok ? res.body.meta.summary : null;
+  if (!res.ok && res.status === 404) {
+    $('premium-history-message').textContent =
+      `No premium history for ${currency}: the API has no parallel or no official rate to compare.`;
+  } else if (!res.ok) $('premium-history-message').textContent = explain(res, 'the premium history');
+  else if (!summary) $('premium-history-message').textContent = `No premium for ${currency} in this window.`;
+  else $('premium-history-message').textContent = '';
+
+  $('premium-summary').hidden = !summary;
+  if (summary) {
+    $('premium-summary-caption').textContent = `${currency}, ${from} to ${to}`;
+    $('summary-days').dataset.value = String(summary.days);
+    $('summary-days').textContent = `${number(summary.days)} days with a parallel and an official rate`;
+    for (const k of ['buy', 'sell']) {
+      for (const end of ['min', 'max']) {
+        const cell = $(`summary-${k}-${end}`);
+        cell.dataset.value = String(summary[k][end].percent);
+        cell.dataset.date = summary[k][end].date;
+        cell.textContent = `${number(summary[k][end].percent)} % on ${summary[k][end].date}`;
+      }
+      setFigure(`summary-${k}-mean`, summary[k].mean, ' %');
+    }
+  }
+
+  // Each point at the time of the day's parallel observation, as on the rates chart.
+  const items = res.ok ? res.records : [];
+  const points = items
+    .map((item) => ({ t: Date.parse(item.parallel.updatedAt), v: item.premium[s].percent, date: item.date }))
+    .sort((a, b) => a.t - b.t);
+  const extreme = (end, className) => {
+    const { percent, date } = summary[s][end];
+    const day = points.find((x) => x.date === date);
+    const label = `${end === 'min' ? 'lowest' : 'highest'} ${number(percent)} %`;
+    return { t: day ? day.t : Date.parse(`${date}T12:00:00Z`), v: percent, label, className, date };
+  };
+  drawChart($('premium-chart'), {
+    series: [
+      { id: 'premium', name: `${s === 'buy' ? 'Buy' : 'Sell'} %`, className: 'series-premium', points },
+    ],
+    marks: summary && points.length > 0 ? [extreme('min', 'mark-min'), extreme('max', 'mark-max')] : [],
+    rules:
+      summary && points.length > 0
+        ? [{ v: summary[s].mean, label: `mean ${number(summary[s].mean)} %`, className: 'rule-mean' }]
+        : [],
+    from,
+    to,
+    yTitle: `Premium over official, % (${s})`,
+    label: summary
+      ? `${currency} ${s} premium of the parallel rate over the official rate, in percent, from ${from} to ${to}: ` +
+        `${summary.days} days, lowest ${number(summary[s].min.percent)} % on ${summary[s].min.date}, ` +
+        `highest ${number(summary[s].max.percent)} % on ${summary[s].max.date}, mean ${number(summary[s].mean)} %.`
+      : `No premium history for ${currency} from ${from} to ${to}.`,
   });
 }
 
@@ -364,7 +429,6 @@ function renderGoldHistory() {
   }));
   drawChart($('gold-chart'), {
     series,
-    band: null,
     from: g.from,
     to: g.to,
     yTitle: `DZD per gram (${s})`,
@@ -379,14 +443,6 @@ function renderGoldHistory() {
 
 const toPoints = (records, s) =>
   records.map((r) => ({ t: Date.parse(r.updatedAt), v: r[s] })).sort((a, b) => a.t - b.t);
-
-/** The area between the two lines, pairing the observations of the same UTC day. */
-function premiumBand(upper, lower) {
-  const day = (t) => Math.floor(t / DAY_MS);
-  const lowerByDay = new Map(lower.points.map((p) => [day(p.t), p]));
-  const top = upper.points.filter((p) => lowerByDay.has(day(p.t)));
-  return { top, bottom: top.map((p) => lowerByDay.get(day(p.t))).reverse() };
-}
 
 // ---- Rendering: SVG -------------------------------------------------------------
 
@@ -405,9 +461,13 @@ function niceStep(span, count) {
   return (unit <= 1 ? 1 : unit <= 2 ? 2 : unit <= 5 ? 5 : 10) * power;
 }
 
-function drawChart(svg, { series, band, from, to, yTitle, label }) {
+/**
+ * Lines over a UTC date axis; `marks` are labelled dots (lowest, highest), `rules` labelled
+ * horizontal lines (the mean).
+ */
+function drawChart(svg, { series, marks = [], rules = [], from, to, yTitle, label }) {
   const { width, height } = svg.viewBox.baseVal;
-  const m = { left: 70, right: 72, top: 14, bottom: 46 };
+  const m = { left: 70, right: 72, top: 22, bottom: 46 };
   const values = series.flatMap((x) => x.points.map((p) => p.v));
   svg.replaceChildren();
   svg.setAttribute('aria-label', label);
@@ -472,9 +532,18 @@ function drawChart(svg, { series, band, from, to, yTitle, label }) {
   );
   svg.append(axis);
 
-  if (band && band.top.length > 0) {
-    const points = [...band.top, ...band.bottom].map((p) => `${f(x(p.t))},${f(y(p.v))}`).join(' ');
-    svg.append(el('polygon', { points, class: 'premium-area', 'data-testid': 'premium-area' }));
+  for (const r of rules) {
+    svg.append(
+      el('line', {
+        x1: m.left,
+        x2: width - m.right,
+        y1: f(y(r.v)),
+        y2: f(y(r.v)),
+        class: `rule ${r.className}`,
+        'data-value': r.v,
+      }),
+      el('text', { x: m.left + 4, y: f(y(r.v) - 4), class: `rule-label ${r.className}-label` }, r.label),
+    );
   }
   for (const s of series) {
     if (s.points.length === 0) continue;
@@ -491,6 +560,23 @@ function drawChart(svg, { series, band, from, to, yTitle, label }) {
       ),
     );
   }
+  for (const k of marks) {
+    const cx = x(k.t);
+    const anchor = cx < m.left + 60 ? 'start' : cx > width - m.right - 60 ? 'end' : 'middle';
+    // The highest label above its dot, the lowest below, so neither covers the line.
+    const dy = k.className === 'mark-min' ? 16 : -8;
+    svg.append(
+      el('circle', {
+        cx: f(cx),
+        cy: f(y(k.v)),
+        r: 4,
+        class: `mark ${k.className}`,
+        'data-value': k.v,
+        'data-date': k.date,
+      }),
+      el('text', { x: f(cx), y: f(y(k.v) + dy), 'text-anchor': anchor, class: 'mark-label' }, k.label),
+    );
+  }
 }
 
 // ---- Wiring ---------------------------------------------------------------------
@@ -503,6 +589,7 @@ $('window').addEventListener('change', () => loadData());
 for (const radio of document.querySelectorAll('input[name="side"]')) {
   radio.addEventListener('change', () => {
     renderRates();
+    renderPremiumHistory();
     renderGoldHistory();
   });
 }

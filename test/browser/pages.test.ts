@@ -9,10 +9,11 @@
  *   Scalar), no visible link leads off the origin, and the in-page API client
  *   sends a request with a key to this origin and shows its answer.
  * - `/charts`: with a key holding every entitlement, the rates chart draws
- *   both series and the shaded premium, the latest premium and the gold
- *   references equal the API's; with a narrower key the page names the
- *   entitlements it lacks; with a tiny per-minute limit it shows Retry-After.
- *   The key is sent only to this origin's /v1 API.
+ *   both series; the premium chart draws /v1/market/premium/history, and its
+ *   summary, the latest premium and the gold references equal the API's; with
+ *   a narrower key the page names the entitlements it lacks; with a tiny
+ *   per-minute limit it shows Retry-After. The key is sent only to this
+ *   origin's /v1 API.
  *
  * Both save a screenshot under docs/screenshots/ for the README. The suite
  * skips (saying why) only when chromium is absent and cannot be installed.
@@ -28,6 +29,8 @@ import { mds } from '../support/cli.js';
 import { getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+/** The sections of /charts that load with the currency and the window. */
+const SECTIONS = ['rates', 'premium-history', 'premium', 'gold'];
 const SCREENSHOTS = resolve('docs/screenshots');
 const DOC_PATHS = [
   '/healthz',
@@ -143,7 +146,9 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       expect(out.status, out.stderr).toBe(0);
       return out.json().key as string;
     };
-    const narrow = ENTITLEMENTS.filter((e) => e !== 'market:premium:read' && e !== 'gold:latest:read');
+    const narrow = ENTITLEMENTS.filter(
+      (e) => !['market:premium:read', 'market:premium:history:read', 'gold:latest:read'].includes(e),
+    );
     [keys.full, keys.limited, keys.burst] = await Promise.all([key(roomy), key(roomy, narrow), key(tight)]);
 
     const { chromium } = await import('playwright-core');
@@ -265,11 +270,11 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       await page.click('#connect');
       await page.waitForSelector('#currency:not([disabled]) option[value="EUR"]', { state: 'attached' });
       await page.selectOption('#currency', 'EUR');
-      for (const section of ['rates', 'premium', 'gold']) {
+      for (const section of SECTIONS) {
         await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
       }
 
-      // Both series and the shaded premium, drawn from every record of the window.
+      // Both series, drawn from every record of the window.
       const from = utcDay(-89);
       const to = utcDay(0);
       const records = async (source: string) => {
@@ -292,7 +297,8 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       expect(await chart.locator('path.series-official').getAttribute('data-points')).toBe(
         String(official.length),
       );
-      expect(await chart.locator('polygon.premium-area').count()).toBe(1);
+      // The premium is the API's (below), not the two series paired in the browser.
+      expect(await chart.locator('polygon').count()).toBe(0);
       const label = (await chart.getAttribute('aria-label'))!;
       expect(label).toContain(`EUR buy rates in DZD from ${from} to ${to}`);
       expect(label).toContain(`Parallel from ${shown(parallel.at(-1)!.buy)} to `);
@@ -310,6 +316,76 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       expect(yTicks.length).toBeGreaterThanOrEqual(2);
       expect(Math.min(...yTicks)).toBeLessThan(Math.min(...official.map((r) => r.buy)) + 50);
       expect(Math.max(...yTicks)).toBeGreaterThan(Math.max(...parallel.map((r) => r.buy)) - 50);
+
+      // The premium over the window: requested from /v1/market/premium/history for EUR and the window,
+      // drawn a point a day, its lowest, highest and mean marked, and the summary shown as the API gave it.
+      const historyUrl = `/v1/market/premium/history?currency=EUR&from=${from}&to=${to}&limit=1000`;
+      expect(
+        seen.filter((r) => new URL(r.url).pathname === '/v1/market/premium/history').map((r) => r.url),
+      ).toEqual([`${origin}${historyUrl}`]);
+      const history = await getJson(`${origin}${historyUrl}`, keys.full);
+      expect(history.status).toBe(200);
+      expect(history.body.meta.nextCursor).toBeNull();
+      type Extreme = { percent: number; date: string };
+      type Side = { min: Extreme; max: Extreme; mean: number };
+      const summary = history.body.meta.summary as { days: number; buy: Side; sell: Side };
+      const days = history.body.data as {
+        date: string;
+        premium: Record<'buy' | 'sell', { percent: number }>;
+      }[];
+      expect(summary.days).toBe(days.length);
+      expect(days.length).toBeGreaterThan(60);
+      const premiumChart = page.locator('#premium-chart');
+      const expectPremiumChart = async (side: 'buy' | 'sell') => {
+        expect(await premiumChart.locator('path.series').count()).toBe(1);
+        expect(await premiumChart.locator('path.series-premium').getAttribute('data-points')).toBe(
+          String(days.length),
+        );
+        expect(await premiumChart.locator('text.y-title').textContent()).toBe(
+          `Premium over official, % (${side})`,
+        );
+        for (const end of ['min', 'max'] as const) {
+          const mark = premiumChart.locator(`circle.mark-${end}`);
+          expect(await mark.getAttribute('data-value')).toBe(String(summary[side][end].percent));
+          expect(await mark.getAttribute('data-date')).toBe(summary[side][end].date);
+        }
+        expect(await premiumChart.locator('line.rule-mean').getAttribute('data-value')).toBe(
+          String(summary[side].mean),
+        );
+        const label = (await premiumChart.getAttribute('aria-label'))!;
+        expect(label).toContain(`EUR ${side} premium of the parallel rate over the official rate`);
+        expect(label).toContain(
+          `${summary.days} days, lowest ${shown(summary[side].min.percent)} % on ${summary[side].min.date}, ` +
+            `highest ${shown(summary[side].max.percent)} % on ${summary[side].max.date}, ` +
+            `mean ${shown(summary[side].mean)} %.`,
+        );
+        // The y axis spans every day's percent.
+        const ticks = (await premiumChart.locator('text.y-tick').allTextContents()).map(Number);
+        expect(Math.min(...ticks)).toBeLessThan(summary[side].min.percent + 5);
+        expect(Math.max(...ticks)).toBeGreaterThan(summary[side].max.percent - 5);
+        expect(Math.min(...days.map((d) => d.premium[side].percent))).toBe(summary[side].min.percent);
+      };
+      await expectPremiumChart('buy');
+      expect(await page.locator('#premium-summary').isHidden()).toBe(false);
+      expect(await page.locator('#premium-history-message').textContent()).toBe('');
+      expect(await page.locator('#premium-summary-caption').textContent()).toBe(`EUR, ${from} to ${to}`);
+      expect(await page.locator('#summary-days').getAttribute('data-value')).toBe(String(summary.days));
+      expect(await page.locator('#summary-days').textContent()).toBe(
+        `${summary.days} days with a parallel and an official rate`,
+      );
+      for (const side of ['buy', 'sell'] as const) {
+        for (const end of ['min', 'max'] as const) {
+          const cell = page.locator(`#summary-${side}-${end}`);
+          expect(await cell.getAttribute('data-value')).toBe(String(summary[side][end].percent));
+          expect(await cell.getAttribute('data-date')).toBe(summary[side][end].date);
+          expect(await cell.textContent()).toBe(
+            `${shown(summary[side][end].percent)} % on ${summary[side][end].date}`,
+          );
+        }
+        const mean = page.locator(`#summary-${side}-mean`);
+        expect(await mean.getAttribute('data-value')).toBe(String(summary[side].mean));
+        expect(await mean.textContent()).toBe(`${shown(summary[side].mean)} %`);
+      }
 
       // The latest premium figures are the API's.
       const premium = await getJson(`${origin}/v1/market/premium?currency=EUR`, keys.full);
@@ -348,13 +424,14 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       const statuses = await page
         .locator('#access-list li')
         .evaluateAll((lis: ListItem[]) => lis.map((li) => li.dataset.status));
-      expect(statuses).toHaveLength(7);
+      expect(statuses).toHaveLength(8);
       expect(new Set(statuses)).toEqual(new Set(['allowed']));
 
       // Sell redraws from memory, without another request.
       const before = seen.length;
       await page.check('#side-sell');
       await page.waitForSelector('#rates-chart text.y-title:text-is("DZD per 1 EUR (sell)")');
+      await expectPremiumChart('sell');
       expect(seen.length).toBe(before);
       await page.check('#side-buy');
       await page.waitForSelector('#rates-chart text.y-title:text-is("DZD per 1 EUR (buy)")');
@@ -382,13 +459,18 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       await page.goto(`${origin}/charts`);
       await page.fill('#api-key', keys.limited);
       await page.click('#connect');
-      for (const section of ['rates', 'premium', 'gold']) {
+      for (const section of SECTIONS) {
         await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
       }
       expect(await page.locator('#premium-message').textContent()).toBe(
         'This key may not read the market premium: it lacks the market:premium:read entitlement.',
       );
       expect(await page.locator('#premium-table').isHidden()).toBe(true);
+      expect(await page.locator('#premium-history-message').textContent()).toBe(
+        'This key may not read the premium history: it lacks the market:premium:history:read entitlement.',
+      );
+      expect(await page.locator('#premium-summary').isHidden()).toBe(true);
+      expect(await page.locator('#premium-chart path.series').count()).toBe(0);
       expect(await page.locator('#gold-message').textContent()).toBe(
         'This key may not read the latest gold references: it lacks the gold:latest:read entitlement.',
       );
@@ -398,6 +480,8 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
         .evaluateAll((lis: ListItem[]) =>
           lis.map((li) => [li.dataset.endpoint, li.dataset.entitlement, li.textContent]),
         );
+      // The list is in the order the answers came; sorted here, as their order is the network's.
+      denied.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
       expect(denied).toEqual([
         [
           '/v1/gold/latest',
@@ -408,6 +492,11 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
           '/v1/market/premium',
           'market:premium:read',
           'the market premium (/v1/market/premium): not allowed, missing entitlement market:premium:read',
+        ],
+        [
+          '/v1/market/premium/history',
+          'market:premium:history:read',
+          'the premium history (/v1/market/premium/history): not allowed, missing entitlement market:premium:history:read',
         ],
       ]);
       // What it may read still renders: both rate series and the gold history.
@@ -426,10 +515,10 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       await page.goto(`${origin}/charts`);
       await page.fill('#api-key', keys.burst);
       await page.click('#connect');
-      for (const section of ['rates', 'premium', 'gold']) {
+      for (const section of SECTIONS) {
         await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
       }
-      // Seven calls against a limit of three a minute: even across a minute boundary, one is refused.
+      // Eight calls against a limit of three a minute: even across a minute boundary, one is refused.
       const limited = await page
         .locator('#access-list li[data-status="rate-limited"]')
         .evaluateAll((lis: ListItem[]) => lis.map((li) => li.textContent as string));

@@ -3,8 +3,8 @@
  * process on a temporary SQLite database seeded with `mds seed sample`, keys
  * made with the admin operations. Every method returns the documented shape
  * (checked against the server's own OpenAPI document), the iterators page
- * through whole windows, and errors arrive as MdsApiError with their code and
- * request id.
+ * through whole windows, `csv: true` returns the CSV of the same records, and
+ * errors arrive as MdsApiError with their code and request id.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,12 +13,18 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type HistoryRate, MdsApiError, MdsClient } from '../../packages/client/src/index.js';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import {
+  type HistoryRate,
+  MdsApiError,
+  MdsClient,
+  type PremiumHistoryItem,
+} from '../../packages/client/src/index.js';
 import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { openStore } from '../../src/storage/open.js';
+import { csvRows, flatten } from '../support/csv.js';
 import { CLI, type ServerProcess, spawnServer } from '../support/server-process.js';
 
 type AjvClass = typeof Ajv2020Module.default;
@@ -30,16 +36,28 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const DAY = 86_400_000;
 const END = new Date(Date.now() - DAY).toISOString().slice(0, 10);
 const YEAR_START = new Date(Date.parse(END) - 365 * DAY).toISOString().slice(0, 10);
+const MONTH_START = new Date(Date.parse(END) - 29 * DAY).toISOString().slice(0, 10);
 
-/** A fetch that records every answer's status and X-Request-Id. */
+/** A fetch that records every answer's status and X-Request-Id, and each request's Accept. */
 function recordingFetch() {
   const seen: Array<{ url: string; status: number; requestId: string | null }> = [];
+  const accepts: Array<string | null> = [];
   const fetchFn: typeof fetch = async (input, init) => {
+    accepts.push(new Headers(init?.headers).get('accept'));
     const res = await fetch(input, init);
     seen.push({ url: String(input), status: res.status, requestId: res.headers.get('x-request-id') });
     return res;
   };
-  return { seen, fetch: fetchFn };
+  return { seen, accepts, fetch: fetchFn };
+}
+
+/** Fails unless `csv` is the CSV of `records`: the header row their flattened fields, then each record, in order. */
+function expectCsvOfRecords(csv: string, records: object[]): void {
+  expect(records.length).toBeGreaterThan(0);
+  const [header, ...rows] = csvRows(csv);
+  const expected = records.map((r) => flatten(r as Record<string, unknown>));
+  expect(header).toEqual(expected[0]!.map(([column]) => column));
+  expect(rows).toEqual(expected.map((fields) => fields.map(([, value]) => value)));
 }
 
 describe('MdsClient against the real server', () => {
@@ -183,6 +201,153 @@ describe('MdsClient against the real server', () => {
     const whole = await client.getGoldHistory({ from, to: END, limit: 1000 });
     expect(whole.data).toHaveLength(90);
     expect(paged).toEqual(whole.data);
+  });
+
+  it('getPremiumHistory returns one documented page of daily premiums with the summary of the whole window', async () => {
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key });
+    const page = await client.getPremiumHistory({ currency: 'EUR', from: MONTH_START, to: END, limit: 5 });
+    expectTypeOf(page.data).toEqualTypeOf<PremiumHistoryItem[]>();
+    validate('/v1/market/premium/history', page);
+    expect(page.data).toHaveLength(5);
+    expect(page.meta).toMatchObject({ currency: 'EUR', quote: 'DZD', limit: 5, count: 5 });
+    expect(page.meta.from.slice(0, 10)).toBe(MONTH_START);
+    expect(page.meta.to.slice(0, 10)).toBe(END);
+    expect(typeof page.meta.nextCursor).toBe('string');
+    expect(page.data.map((i) => i.date)).toEqual(
+      [0, 1, 2, 3, 4].map((n) => new Date(Date.parse(END) - n * DAY).toISOString().slice(0, 10)),
+    );
+    for (const item of page.data) {
+      expect(item).toMatchObject({ currency: 'EUR', quote: 'DZD' });
+      expect(item.premium.buy.percent).toBeGreaterThan(0);
+      expect(item.parallel.updatedAt.slice(0, 10)).toBe(item.date);
+      expect(item.official.updatedAt <= `${item.date}T23:59:59.999Z`).toBe(true);
+    }
+    // The summary counts the 30 days of the window, not the 5 of this page.
+    expect(page.meta.summary?.days).toBe(30);
+  });
+
+  it('paginatePremiumHistory with limit=1 yields every day of the window once, newest first; every page has the window summary', async () => {
+    const { seen, fetch } = recordingFetch();
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key, fetch });
+    const query = { currency: 'EUR', from: MONTH_START, to: END, limit: 1 };
+
+    const items: PremiumHistoryItem[] = [];
+    for await (const item of client.paginatePremiumHistory(query)) items.push(item);
+
+    const whole = await client.getPremiumHistory({ ...query, limit: 1000 });
+    expect(whole.meta.nextCursor).toBeNull();
+    expect(whole.data).toHaveLength(30);
+    expect(items).toEqual(whole.data);
+    const dates = items.map((i) => i.date);
+    expect(new Set(dates).size).toBe(items.length);
+    expect(dates).toEqual([...dates].sort().reverse());
+    expect(dates[0]).toBe(END);
+    expect(dates.at(-1)).toBe(MONTH_START);
+    // One request a day of the window (the last page has no next cursor), then the one-page request.
+    expect(seen.map((s) => s.status)).toEqual(Array(31).fill(200));
+    const cursors = seen.slice(0, 30).map((s) => new URL(s.url).searchParams.get('cursor'));
+    expect(cursors[0]).toBeNull();
+    expect(new Set(cursors.slice(1)).size).toBe(29);
+
+    // The summary is the whole window's on a one-item page too, and agrees with the items iterated.
+    const first = await client.getPremiumHistory(query);
+    const middle = await client.getPremiumHistory({ ...query, cursor: cursors[15]! });
+    expect(first.meta.summary).toEqual(whole.meta.summary);
+    expect(middle.meta.summary).toEqual(whole.meta.summary);
+    const summary = whole.meta.summary!;
+    expect(summary.days).toBe(items.length);
+    for (const side of ['buy', 'sell'] as const) {
+      const percents = items.map((i) => i.premium[side].percent);
+      const newestWith = (p: number) => items.find((i) => i.premium[side].percent === p)!.date;
+      expect(summary[side].min).toEqual({
+        percent: Math.min(...percents),
+        date: newestWith(Math.min(...percents)),
+      });
+      expect(summary[side].max).toEqual({
+        percent: Math.max(...percents),
+        date: newestWith(Math.max(...percents)),
+      });
+      const mean = percents.reduce((a, b) => a + b, 0) / percents.length;
+      // The API rounds the mean to 4 decimals, as it does percent.
+      expect(Math.abs(summary[side].mean - mean)).toBeLessThanOrEqual(0.00005 + 1e-9);
+    }
+  });
+
+  it('csv: true on each history method sends Accept: text/csv and returns the CSV of the JSON records', async () => {
+    const { accepts, fetch } = recordingFetch();
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key, fetch });
+    const window = { from: MONTH_START, to: END };
+
+    const rates = { currency: 'EUR', source: 'official' as const, ...window, limit: 10 };
+    const ratesCsv = await client.getRatesHistory(rates, { csv: true });
+    const ratesJson = await client.getRatesHistory(rates);
+    expectTypeOf(ratesCsv).toEqualTypeOf<string>();
+    expectCsvOfRecords(ratesCsv, ratesJson.data);
+    expect(csvRows(ratesCsv)[0]).toEqual(['currency', 'source', 'quote', 'buy', 'sell', 'updatedAt']);
+
+    const gold = { ...window, limit: 12 };
+    const goldCsv = await client.getGoldHistory(gold, { csv: true });
+    const goldJson = await client.getGoldHistory(gold, { csv: false });
+    expectTypeOf(goldCsv).toEqualTypeOf<string>();
+    expectCsvOfRecords(goldCsv, goldJson.data);
+    expect(csvRows(goldCsv)[0]).toEqual(['purity', 'quote', 'unit', 'buy', 'sell', 'updatedAt']);
+
+    // The whole window in one page: limit=1000 covers any window of at most 366 days.
+    const premium = { currency: 'EUR', ...window, limit: 1000 };
+    const premiumCsv = await client.getPremiumHistory(premium, { csv: true });
+    const premiumJson = await client.getPremiumHistory(premium);
+    expectTypeOf(premiumCsv).toEqualTypeOf<string>();
+    expectCsvOfRecords(premiumCsv, premiumJson.data);
+    expect(csvRows(premiumCsv)).toHaveLength(1 + 30);
+    expect(csvRows(premiumCsv)[0]).toEqual([
+      'date',
+      'currency',
+      'quote',
+      'parallel_buy',
+      'parallel_sell',
+      'parallel_updatedAt',
+      'official_buy',
+      'official_sell',
+      'official_updatedAt',
+      'premium_buy_amount',
+      'premium_buy_percent',
+      'premium_sell_amount',
+      'premium_sell_percent',
+    ]);
+
+    expect(accepts).toEqual([
+      'text/csv',
+      'application/json',
+      'text/csv',
+      'application/json',
+      'text/csv',
+      'application/json',
+    ]);
+  });
+
+  it('csv: true still throws the typed MdsApiError of a JSON error answer', async () => {
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key });
+    const invalid = (await client
+      .getPremiumHistory({ currency: 'EUR', from: END, to: MONTH_START }, { csv: true })
+      .catch((e: unknown) => e)) as MdsApiError;
+    expect(invalid).toBeInstanceOf(MdsApiError);
+    expect(invalid).toMatchObject({ status: 400, code: 'invalid_parameter' });
+    expect(invalid.details?.length).toBeGreaterThan(0);
+    expect(invalid.requestId).toMatch(/^req_/);
+
+    const unknown = (await client
+      .getRatesHistory({ currency: 'XYZ' }, { csv: true })
+      .catch((e: unknown) => e)) as MdsApiError;
+    expect(unknown).toMatchObject({ status: 404, code: 'not_found' });
+
+    const narrow = new MdsClient({ baseUrl: server.url, apiKey: assetsOnlyKey });
+    const denied = (await narrow.getGoldHistory({}, { csv: true }).catch((e: unknown) => e)) as MdsApiError;
+    expect(denied).toBeInstanceOf(MdsApiError);
+    expect(denied).toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+      details: [{ entitlement: 'gold:history:read' }],
+    });
   });
 
   it('a 401 surfaces as MdsApiError with its code and request id, without a retry', async () => {

@@ -9,7 +9,12 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MdsApiError, MdsClient, type MdsClientOptions } from '../../packages/client/src/index.js';
+import {
+  MdsApiError,
+  MdsClient,
+  type MdsClientOptions,
+  type RequestOptions,
+} from '../../packages/client/src/index.js';
 
 interface Scripted {
   status: number;
@@ -35,16 +40,32 @@ const unavailable = (retryAfter?: string): Scripted => ({
   body: errorBody(503, 'service_unavailable'),
 });
 const ok: Scripted = { status: 200, body: OK_BODY };
+const CSV_TEXT = 'purity,quote,unit,buy,sell,updatedAt\r\n18K,DZD,gram,1,2,2026-11-23T09:30:00.000Z\r\n';
+const csvOk: Scripted = {
+  status: 200,
+  headers: { 'content-type': 'text/csv; charset=utf-8' },
+  body: CSV_TEXT,
+};
 
 describe('MdsClient retries (scripted server)', () => {
   let server: Server;
   let baseUrl: string;
   let script: Scripted[] = [];
-  let requests: Array<{ at: number; url: string; authorization: string | undefined }> = [];
+  let requests: Array<{
+    at: number;
+    url: string;
+    authorization: string | undefined;
+    accept: string | undefined;
+  }> = [];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
-      requests.push({ at: performance.now(), url: req.url ?? '', authorization: req.headers.authorization });
+      requests.push({
+        at: performance.now(),
+        url: req.url ?? '',
+        authorization: req.headers.authorization,
+        accept: req.headers.accept,
+      });
       const next = script.shift() ?? { status: 500, body: errorBody(500, 'internal_error') };
       const text = typeof next.body === 'string' ? next.body : JSON.stringify(next.body);
       res.writeHead(next.status, {
@@ -163,6 +184,41 @@ describe('MdsClient retries (scripted server)', () => {
     script = [{ status: 502, body: '<html>Bad gateway</html>' }];
     const err = await failure(client().getMe());
     expect(err).toMatchObject({ status: 502, code: 'unexpected_response', requestId: 'hdr_1' });
+  });
+
+  it('csv: true asks for text/csv, retries a 429 the same way and returns the text as sent', async () => {
+    script = [tooMany('0'), csvOk];
+    const text = await client().getGoldHistory({ limit: 1 }, { csv: true });
+    expect(text).toBe(CSV_TEXT);
+    expect(requests.map((r) => [r.url, r.accept])).toEqual([
+      ['/v1/gold/history?limit=1', 'text/csv'],
+      ['/v1/gold/history?limit=1', 'text/csv'],
+    ]);
+  });
+
+  it('csv: true answered with anything but text/csv is an unexpected_response error', async () => {
+    script = [ok];
+    const err = await failure(client().getPremiumHistory({ currency: 'EUR' }, { csv: true }));
+    expect(err).toMatchObject({ status: 200, code: 'unexpected_response', requestId: 'hdr_1' });
+    expect(err.message).toBe("Unexpected 200 answer: not the API's CSV.");
+  });
+
+  it('the iterators and the 1.0 names read JSON even when their options carry csv: true', async () => {
+    const sneaky = { csv: true } as RequestOptions;
+    for (const pages of [
+      client().paginateRateHistory({ currency: 'EUR' }, sneaky),
+      client().paginateGoldHistory({}, sneaky),
+      client().paginatePremiumHistory({ currency: 'EUR' }, sneaky),
+    ]) {
+      script = [ok];
+      const items: unknown[] = [];
+      for await (const item of pages) items.push(item);
+      expect(items).toEqual(OK_BODY.data);
+    }
+    script = [ok, ok];
+    expect(await client().rateHistory({ currency: 'EUR' }, sneaky)).toEqual(OK_BODY);
+    expect(await client().goldHistory({}, sneaky)).toEqual(OK_BODY);
+    expect(requests.map((r) => r.accept)).toEqual(Array(5).fill('application/json'));
   });
 
   it('an abort signal cancels the wait before a retry', async () => {

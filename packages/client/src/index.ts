@@ -3,7 +3,7 @@
  * types come from generated.ts, which is generated from the service's OpenAPI
  * document at build time; this file is the hand-written runtime around them:
  * one method per endpoint, named after its operationId in the document, cursor
- * iterators, retries and typed errors.
+ * iterators, CSV pages, retries and typed errors.
  *
  * No runtime dependency: it uses the global `fetch` of Node.js ≥ 20 and of
  * browsers, or the one passed in the options.
@@ -25,6 +25,7 @@ import type {
   MeResponse,
   OperationIds,
   Operations,
+  PremiumHistoryItem,
   RatesHistoryQuery,
   RatesHistoryResponse,
   RatesLatestQuery,
@@ -59,6 +60,28 @@ export interface MdsClientOptions {
 export interface RequestOptions {
   /** Aborts the request, and any wait before a retry. */
   signal?: AbortSignal;
+}
+
+/** Options of the history methods: `csv: true` returns the page as CSV text instead of `{ data, meta }`. */
+export interface HistoryOptions extends RequestOptions {
+  /**
+   * Sends `Accept: text/csv` and returns the page as the API's CSV text: a header row, then one
+   * record a line (CRLF line ends, RFC 4180 quoting), nested fields joined with `_`
+   * (`premium_sell_percent`). It holds the same records as the JSON page of the same query; it has
+   * no `meta`, so no next cursor: ask for `limit: 1000` (a window is at most 366 days), or page
+   * with the JSON method. @default false
+   */
+  csv?: boolean;
+}
+
+/** `csv: true`: the method returns the CSV text. */
+export interface CsvOptions extends HistoryOptions {
+  csv: true;
+}
+
+/** `csv` absent or false: the method returns the JSON `{ data, meta }`. */
+export interface JsonOptions extends HistoryOptions {
+  csv?: false;
 }
 
 /** Every non-2xx answer (and any answer that is not the API's JSON), as a typed error. */
@@ -189,9 +212,18 @@ export class MdsClient implements OperationMethods {
     return this.get(ENDPOINTS.getLatestRates, query, options);
   }
 
-  /** `GET /v1/rates/history` (`getRatesHistory`): one page of an asset's history, newest first. Requires `rates:<source>:history:read`. */
-  getRatesHistory(query: RatesHistoryQuery, options?: RequestOptions): Promise<RatesHistoryResponse> {
-    return this.get(ENDPOINTS.getRatesHistory, query, options);
+  /**
+   * `GET /v1/rates/history` (`getRatesHistory`): one page of an asset's history, newest first;
+   * with `{ csv: true }`, that page as CSV text. Requires `rates:<source>:history:read`.
+   */
+  getRatesHistory(query: RatesHistoryQuery, options: CsvOptions): Promise<string>;
+  getRatesHistory(query: RatesHistoryQuery, options?: JsonOptions): Promise<RatesHistoryResponse>;
+  getRatesHistory(query: RatesHistoryQuery, options?: HistoryOptions): Promise<RatesHistoryResponse | string>;
+  getRatesHistory(
+    query: RatesHistoryQuery,
+    options?: HistoryOptions,
+  ): Promise<RatesHistoryResponse | string> {
+    return this.history(ENDPOINTS.getRatesHistory, query, options);
   }
 
   /** `GET /v1/market/premium` (`getMarketPremium`): the premium of the parallel rate over the official one. Requires `market:premium:read`. */
@@ -201,13 +233,23 @@ export class MdsClient implements OperationMethods {
 
   /**
    * `GET /v1/market/premium/history` (`getPremiumHistory`): one page of daily premiums, newest
-   * first, with the summary of the whole window. Requires `market:premium:history:read`.
+   * first, with `meta.summary` over the whole window (days, min and max percent with their day,
+   * mean); with `{ csv: true }`, that page as CSV text. Requires `market:premium:history:read`.
    */
+  getPremiumHistory(query: MarketPremiumHistoryQuery, options: CsvOptions): Promise<string>;
   getPremiumHistory(
     query: MarketPremiumHistoryQuery,
-    options?: RequestOptions,
-  ): Promise<MarketPremiumHistoryResponse> {
-    return this.get(ENDPOINTS.getPremiumHistory, query, options);
+    options?: JsonOptions,
+  ): Promise<MarketPremiumHistoryResponse>;
+  getPremiumHistory(
+    query: MarketPremiumHistoryQuery,
+    options?: HistoryOptions,
+  ): Promise<MarketPremiumHistoryResponse | string>;
+  getPremiumHistory(
+    query: MarketPremiumHistoryQuery,
+    options?: HistoryOptions,
+  ): Promise<MarketPremiumHistoryResponse | string> {
+    return this.history(ENDPOINTS.getPremiumHistory, query, options);
   }
 
   /** `GET /v1/gold/latest` (`getLatestGold`): the latest per-gram gold references. Requires `gold:latest:read`. */
@@ -215,9 +257,18 @@ export class MdsClient implements OperationMethods {
     return this.get(ENDPOINTS.getLatestGold, {}, options);
   }
 
-  /** `GET /v1/gold/history` (`getGoldHistory`): one page of gold references, newest first. Requires `gold:history:read`. */
-  getGoldHistory(query: GoldHistoryQuery = {}, options?: RequestOptions): Promise<GoldHistoryResponse> {
-    return this.get(ENDPOINTS.getGoldHistory, query, options);
+  /**
+   * `GET /v1/gold/history` (`getGoldHistory`): one page of gold references, newest first; with
+   * `{ csv: true }`, that page as CSV text. Requires `gold:history:read`.
+   */
+  getGoldHistory(query: GoldHistoryQuery | undefined, options: CsvOptions): Promise<string>;
+  getGoldHistory(query?: GoldHistoryQuery, options?: JsonOptions): Promise<GoldHistoryResponse>;
+  getGoldHistory(query?: GoldHistoryQuery, options?: HistoryOptions): Promise<GoldHistoryResponse | string>;
+  getGoldHistory(
+    query: GoldHistoryQuery = {},
+    options?: HistoryOptions,
+  ): Promise<GoldHistoryResponse | string> {
+    return this.history(ENDPOINTS.getGoldHistory, query, options);
   }
 
   /** `GET /v1/me` (`getMe`): the key, its grant and this month's usage. Requires `usage:read`. */
@@ -239,7 +290,7 @@ export class MdsClient implements OperationMethods {
 
   /** @deprecated Use {@link MdsClient.getRatesHistory}. */
   rateHistory(query: RatesHistoryQuery, options?: RequestOptions): Promise<RatesHistoryResponse> {
-    return this.getRatesHistory(query, options);
+    return this.getRatesHistory(query, json(options));
   }
 
   /** @deprecated Use {@link MdsClient.getMarketPremium}. */
@@ -254,7 +305,7 @@ export class MdsClient implements OperationMethods {
 
   /** @deprecated Use {@link MdsClient.getGoldHistory}. */
   goldHistory(query: GoldHistoryQuery = {}, options?: RequestOptions): Promise<GoldHistoryResponse> {
-    return this.getGoldHistory(query, options);
+    return this.getGoldHistory(query, json(options));
   }
 
   /** @deprecated Use {@link MdsClient.getMe}. */
@@ -271,7 +322,7 @@ export class MdsClient implements OperationMethods {
     query: RatesHistoryQuery,
     options?: RequestOptions,
   ): AsyncGenerator<HistoryRate, void, undefined> {
-    yield* this.paginate((cursor) => this.getRatesHistory({ ...query, cursor }, options), query.cursor);
+    yield* this.paginate((cursor) => this.getRatesHistory({ ...query, cursor }, json(options)), query.cursor);
   }
 
   /** Every gold record of a window, newest first, one record at a time (see paginateRateHistory). */
@@ -279,7 +330,21 @@ export class MdsClient implements OperationMethods {
     query: GoldHistoryQuery = {},
     options?: RequestOptions,
   ): AsyncGenerator<GoldRecord, void, undefined> {
-    yield* this.paginate((cursor) => this.getGoldHistory({ ...query, cursor }, options), query.cursor);
+    yield* this.paginate((cursor) => this.getGoldHistory({ ...query, cursor }, json(options)), query.cursor);
+  }
+
+  /**
+   * Every daily premium of a window, newest first, one item at a time (see paginateRateHistory).
+   * The window's summary is the same on every page: read it from `getPremiumHistory` (`meta.summary`).
+   */
+  async *paginatePremiumHistory(
+    query: MarketPremiumHistoryQuery,
+    options?: RequestOptions,
+  ): AsyncGenerator<PremiumHistoryItem, void, undefined> {
+    yield* this.paginate(
+      (cursor) => this.getPremiumHistory({ ...query, cursor }, json(options)),
+      query.cursor,
+    );
   }
 
   private async *paginate<T>(
@@ -294,26 +359,59 @@ export class MdsClient implements OperationMethods {
     } while (cursor !== undefined);
   }
 
-  /** GET with retries on 429/503; the parsed 200 body, or an MdsApiError. */
+  /** A history page as JSON, or as CSV text when `options.csv` is true. */
+  private history<P extends keyof Operations>(
+    path: P,
+    query: Operations[P]['query'],
+    options: HistoryOptions = {},
+  ): Promise<Operations[P]['response'] | string> {
+    return options.csv === true ? this.getCsv(path, query, options) : this.get(path, query, options);
+  }
+
+  /** The parsed 200 body, or an MdsApiError. */
   private async get<P extends keyof Operations>(
     path: P,
     query: Operations[P]['query'],
     options: RequestOptions = {},
   ): Promise<Operations[P]['response']> {
+    const res = await this.send(path, query, 'application/json', options);
+    const body = await readJson(res);
+    if (body && typeof body === 'object' && 'data' in body && 'meta' in body) {
+      return body as Operations[P]['response'];
+    }
+    throw unexpected(res);
+  }
+
+  /** The 200 body as CSV text, or an MdsApiError: errors are JSON whatever was asked. */
+  private async getCsv<P extends keyof Operations>(
+    path: P,
+    query: Operations[P]['query'],
+    options: RequestOptions,
+  ): Promise<string> {
+    const res = await this.send(path, query, 'text/csv', options);
+    // A JSON page (a server without CSV), or a proxy's HTML page, is not the CSV that was asked for.
+    if (!/^text\/csv\s*(;|$)/i.test(res.headers.get('content-type') ?? '')) {
+      await res.body?.cancel();
+      throw unexpected(res, 'CSV');
+    }
+    return res.text();
+  }
+
+  /** GET with retries on 429/503: the 2xx answer, its body unread, or an MdsApiError. */
+  private async send(
+    path: keyof Operations,
+    query: Operations[keyof Operations]['query'],
+    accept: 'application/json' | 'text/csv',
+    options: RequestOptions,
+  ): Promise<Response> {
     const url = this.baseUrl + path + queryString(query as Query);
     for (let attempt = 0; ; attempt++) {
       const res = await this.#fetch(url, {
         method: 'GET',
-        headers: { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' },
+        headers: { authorization: `Bearer ${this.#apiKey}`, accept },
         signal: options.signal,
       });
-      if (res.ok) {
-        const body = await readJson(res);
-        if (body && typeof body === 'object' && 'data' in body && 'meta' in body) {
-          return body as Operations[P]['response'];
-        }
-        throw unexpected(res);
-      }
+      if (res.ok) return res;
       const error = await toError(res);
       if (!RETRY_STATUSES.has(res.status) || attempt >= this.maxRetries) throw error;
       const wait =
@@ -345,11 +443,16 @@ async function readJson(res: Response): Promise<unknown> {
   }
 }
 
-function unexpected(res: Response): MdsApiError {
+/** The options of one JSON page: whatever `csv` a caller's object holds, iterators and 1.0 names read JSON. */
+function json(options: RequestOptions | undefined): JsonOptions {
+  return { ...options, csv: false };
+}
+
+function unexpected(res: Response, expected: 'JSON envelope' | 'CSV' = 'JSON envelope'): MdsApiError {
   return new MdsApiError({
     status: res.status,
     code: 'unexpected_response',
-    message: `Unexpected ${res.status} answer: not the API's JSON envelope.`,
+    message: `Unexpected ${res.status} answer: not the API's ${expected}.`,
     requestId: res.headers.get('x-request-id') ?? undefined,
     retryAfter: parseRetryAfter(res.headers.get('retry-after'), Date.now()),
   });
