@@ -244,11 +244,12 @@ const ENDPOINTS = [
   '/v1/rates/history?currency=EUR',
   '/v1/rates/historical?currency=EUR',
   '/v1/market/premium',
+  '/v1/market/premium/history?currency=EUR',
   '/v1/gold/latest',
   '/v1/gold/history',
   '/v1/me',
 ];
-const UNAUTHENTICATED = ['/healthz', '/readyz', '/openapi.json'];
+const UNAUTHENTICATED = ['/healthz', '/readyz', '/openapi.json', '/llms.txt'];
 
 /** The environment of the service and the CLI: none of the operator's MDS_ settings. */
 function smokeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
