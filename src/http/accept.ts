@@ -12,9 +12,9 @@
  * are ignored: we have one CSV (UTF-8, with a header row) and one JSON.
  *
  * It runs on every history request, so common values come from a table and
- * the rest is scanned once by character code, as compression.ts does.
+ * the rest is read by the scanner Accept-Encoding shares (weighted-list.ts).
  */
-import { equalsLower, INVALID, isTokenChar, skipSpace, weight } from './compression.js';
+import { equalsLower, INVALID, member, readMember } from './weighted-list.js';
 
 const COMMON = new Map<string, boolean>([
   ['*/*', false],
@@ -31,11 +31,6 @@ const TYPE = 2;
 const EXACT = 3;
 
 const SLASH = 0x2f;
-const SEMICOLON = 0x3b;
-const EQUALS = 0x3d;
-const COMMA = 0x2c;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const STAR = 0x2a;
 
 export function prefersCsv(accept: string | undefined): boolean {
@@ -48,51 +43,21 @@ export function prefersCsv(accept: string | undefined): boolean {
   let csvBy = NONE;
   let json = 0;
   let jsonBy = NONE;
-  const n = accept.length;
-  let i = 0;
-  while (i < n) {
-    i = skipSpace(accept, i);
-    const typeStart = i;
-    while (i < n && isTokenChar(accept.charCodeAt(i))) i++;
-    const typeEnd = i;
-    let readable = typeEnd > typeStart && i < n && accept.charCodeAt(i) === SLASH;
-    if (readable) i++;
-    const subStart = i;
-    while (i < n && isTokenChar(accept.charCodeAt(i))) i++;
-    const subEnd = i;
-    readable &&= subEnd > subStart;
-    let q = 1000;
-    i = skipSpace(accept, i);
-    while (readable && i < n && accept.charCodeAt(i) === SEMICOLON) {
-      i = skipSpace(accept, i + 1);
-      const nameStart = i;
-      while (i < n && isTokenChar(accept.charCodeAt(i))) i++;
-      const isQ = i - nameStart === 1 && (accept.charCodeAt(nameStart) | 0x20) === 0x71;
-      i = skipSpace(accept, i);
-      if (i < n && accept.charCodeAt(i) === EQUALS) {
-        i = skipSpace(accept, i + 1);
-        const valueStart = i;
-        if (i < n && accept.charCodeAt(i) === QUOTE) {
-          i++;
-          while (i < n && accept.charCodeAt(i) !== QUOTE) i += accept.charCodeAt(i) === BACKSLASH ? 2 : 1;
-          if (i >= n) readable = false;
-          i++;
-          if (isQ) q = INVALID; // a weight is a bare qvalue
-        } else {
-          while (i < n && isTokenChar(accept.charCodeAt(i))) i++;
-          if (isQ) q = weight(accept, valueStart, i);
-        }
-        i = skipSpace(accept, i);
-      } else if (isQ) {
-        q = INVALID;
-      }
-    }
-    if (i < n && accept.charCodeAt(i) !== COMMA) {
-      readable = false;
-      while (i < n && accept.charCodeAt(i) !== COMMA) i++;
-    }
-    i++; // past the comma
-    if (!readable || q === INVALID) continue;
+  for (let i = 0; i < accept.length; ) {
+    i = readMember(accept, i);
+    const { start, end, q } = member;
+    if (q === INVALID) continue;
+    // A media range is `type/subtype`, each side a non-empty token.
+    let slash = start;
+    while (slash < end && accept.charCodeAt(slash) !== SLASH) slash++;
+    const typeStart = start;
+    const typeEnd = slash;
+    const subStart = slash + 1;
+    const subEnd = end;
+    if (typeEnd === typeStart || subStart >= subEnd) continue;
+    let extra = subStart;
+    while (extra < subEnd && accept.charCodeAt(extra) !== SLASH) extra++;
+    if (extra < subEnd) continue; // `a/b/c`
 
     const anySub = subEnd - subStart === 1 && accept.charCodeAt(subStart) === STAR;
     let csvRange = NONE;
