@@ -92,9 +92,9 @@ export function encode(
   request: FastifyRequest,
   reply: FastifyReply,
   body: Buffer | string,
-  vary = 'accept-encoding',
+  vary: string | null = 'accept-encoding',
 ): Buffer | string {
-  reply.header('vary', vary);
+  if (vary !== null) reply.header('vary', vary);
   const encoding = encodingFor(request.headers['accept-encoding'], Buffer.byteLength(body));
   if (!encoding) return body;
   reply.header('content-encoding', encoding);

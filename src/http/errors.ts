@@ -4,6 +4,8 @@
  * documented body shape.
  */
 
+import { LimiterUnavailableError } from '../limits/limiter.js';
+
 export interface ErrorDetail {
   parameter?: string;
   entitlement?: string;
@@ -82,6 +84,31 @@ export const notFound = (message?: string) => new ApiError(404, 'not_found', und
 
 export const serviceUnavailable = (retryAfter = 5) =>
   new ApiError(503, 'service_unavailable', undefined, { 'retry-after': retryAfter });
+
+/**
+ * Store and limiter failures surface as 503 with Retry-After, never as a 500;
+ * a refusal stays what it is; anything else is not ours to classify (null).
+ */
+export function unavailable(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof LimiterUnavailableError) return serviceUnavailable();
+  const code = (err as { code?: unknown } | null)?.code;
+  if (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR.*|SQLITE_FULL|SQLITE_READONLY.*|NR_CLOSED)$/.test(
+      code,
+    )
+  ) {
+    return serviceUnavailable();
+  }
+  if (
+    err instanceof Error &&
+    /Connection terminated|timeout exceeded|Connection is closed|connect ECONNREFUSED/.test(err.message)
+  ) {
+    return serviceUnavailable();
+  }
+  return null;
+}
 
 /** Serialised by hand: error bodies are hot under attack and have one shape. */
 export function errorBody(err: ApiError, requestId: string): string {

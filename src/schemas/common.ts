@@ -1,6 +1,6 @@
 /**
  * Building blocks shared by every route schema. These TypeBox schemas are the
- * single source of truth: they validate queries (http/query.ts), type the
+ * single source of truth: they validate queries (http/v1/query.ts), type the
  * handlers and generate the OpenAPI document (http/openapi.ts).
  *
  * `errorMessage` is our own annotation: the sentence a client reads in
@@ -9,6 +9,7 @@
 import { type SchemaOptions, type TSchema, Type } from '@sinclair/typebox';
 import { ASSET_TYPES, PURITIES, SOURCES } from '../domain/types.js';
 import type { ErrorCode } from '../http/errors.js';
+import { Defaulted } from './query.js';
 
 export const ASSET_CODE_PATTERN = '^[A-Z0-9]{2,10}$';
 export const MAX_CODES = 25;
@@ -48,7 +49,6 @@ export const CurrencyListParam = Type.String({
 export const SourceParam = Type.Union(
   SOURCES.map((s) => Type.Literal(s)),
   {
-    default: 'parallel',
     description: 'Rate source family',
     errorMessage: `must be one of ${SOURCES.join(', ')}`,
   },
@@ -66,7 +66,6 @@ export const DateParam = (description: string) =>
 export const LimitParam = Type.Integer({
   minimum: 1,
   maximum: 1000,
-  default: 250,
   description: 'Page size',
   errorMessage: 'must be an integer from 1 to 1000',
 });
@@ -80,7 +79,7 @@ export const CursorParam = Type.String({
 export const HistoryWindowQuery = {
   from: Type.Optional(DateParam('Inclusive start date (UTC); default 30 days before `to`')),
   to: Type.Optional(DateParam('Inclusive end date (UTC); default today')),
-  limit: Type.Optional(LimitParam),
+  limit: Defaulted(LimitParam, 250),
   cursor: Type.Optional(CursorParam),
 };
 

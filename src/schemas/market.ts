@@ -15,6 +15,7 @@ import {
   Timestamp,
 } from './common.js';
 import { examples } from './examples.js';
+import { Defaulted } from './query.js';
 
 // ---- /v1/assets --------------------------------------------------------------
 
@@ -48,7 +49,7 @@ export const AssetsResponse = Envelope(
 // ---- /v1/rates/latest --------------------------------------------------------
 
 export const RatesLatestQuery = Type.Object(
-  { currency: Type.Optional(CurrencyListParam), source: Type.Optional(SourceParam) },
+  { currency: Type.Optional(CurrencyListParam), source: Defaulted(SourceParam, 'parallel') },
   { additionalProperties: false },
 );
 
@@ -81,7 +82,7 @@ export const RatesLatestResponse = Envelope(
 // ---- /v1/rates/history -------------------------------------------------------
 
 export const RatesHistoryQuery = Type.Object(
-  { currency: CurrencyCodeParam, source: Type.Optional(SourceParam), ...HistoryWindowQuery },
+  { currency: CurrencyCodeParam, source: Defaulted(SourceParam, 'parallel'), ...HistoryWindowQuery },
   { additionalProperties: false },
 );
 
@@ -117,8 +118,9 @@ export const RatesHistoryResponse = Envelope(
 
 export const PremiumQuery = Type.Object(
   {
-    currency: Type.Optional(
-      Type.String({ ...CurrencyListParam, default: 'EUR,USD,GBP,CAD', examples: ['EUR,USD,GBP,CAD'] }),
+    currency: Defaulted(
+      Type.String({ ...CurrencyListParam, examples: ['EUR,USD,GBP,CAD'] }),
+      'EUR,USD,GBP,CAD',
     ),
   },
   { additionalProperties: false },

@@ -8,7 +8,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { negotiate } from '../../src/http/compression.js';
-import { FastPath } from '../../src/http/fast-path.js';
+import { RawWriter } from '../../src/http/v1/raw-writer.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
@@ -98,7 +98,7 @@ describe('negotiate(Accept-Encoding)', () => {
   });
 });
 
-const take = vi.spyOn(FastPath.prototype, 'take');
+const take = vi.spyOn(RawWriter.prototype, 'take');
 /** Whether the last request was answered by the fast path. */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 

@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FastPath } from '../../src/http/fast-path.js';
+import { RawWriter } from '../../src/http/v1/raw-writer.js';
 import { backends } from '../support/backends.js';
 import { CSV_CONTENT_TYPE, csvRows, expectCsvOf } from '../support/csv.js';
 import { DAY, type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
@@ -16,7 +16,7 @@ const RATE_COLUMNS = ['currency', 'source', 'quote', 'buy', 'sell', 'updatedAt']
 const GOLD_COLUMNS = ['purity', 'quote', 'unit', 'buy', 'sell', 'updatedAt'];
 const CSV = { accept: 'text/csv' };
 
-const take = vi.spyOn(FastPath.prototype, 'take');
+const take = vi.spyOn(RawWriter.prototype, 'take');
 /** Whether the last request was answered by the fast path. */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 

@@ -11,7 +11,7 @@ import { ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FastPath } from '../../src/http/fast-path.js';
+import { RawWriter } from '../../src/http/v1/raw-writer.js';
 import { backends } from '../support/backends.js';
 import { DAY, type Harness, startHarness } from '../support/harness.js';
 
@@ -40,7 +40,7 @@ function comparable(res: LightMyRequestResponse) {
   return { status: res.statusCode, headers, body };
 }
 
-const take = vi.spyOn(FastPath.prototype, 'take');
+const take = vi.spyOn(RawWriter.prototype, 'take');
 /** Whether the last request was answered by the fast path. */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RateObservation, Source } from '../../src/domain/types.js';
-import { FastPath } from '../../src/http/fast-path.js';
+import { RawWriter } from '../../src/http/v1/raw-writer.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { backends } from '../support/backends.js';
 import { CSV_CONTENT_TYPE, expectCsvOf } from '../support/csv.js';
@@ -176,7 +176,7 @@ function summaryOf(items: Item[]) {
   return { days: items.length, buy: of('buy'), sell: of('sell') };
 }
 
-const take = vi.spyOn(FastPath.prototype, 'take');
+const take = vi.spyOn(RawWriter.prototype, 'take');
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 describe.each(backends())('/v1/market/premium/history on $name', (backend) => {

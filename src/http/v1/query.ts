@@ -1,16 +1,18 @@
 /**
  * Strict query validation (decisions §6), compiled from the route's TypeBox
- * schema. Fastify hands us the parsed query string; we report every broken rule
- * at once, each with the parameter name and the schema's `errorMessage`, and
- * return typed values (`limit` as an integer) to the handler.
+ * schema: it is the route's Fastify validator (operation.ts) and the raw
+ * writer's, one function. It reports every broken rule at once, each with the
+ * parameter name and the schema's `errorMessage`, returns typed values (`limit`
+ * as an integer) and fills in the schema's `default` for an absent parameter,
+ * so handlers never restate a default.
  *
  * Why not Ajv's coercion: it would accept `limit=1e2` or `limit=+10`, and its
  * messages name JSON pointers rather than parameters.
  */
 import { FormatRegistry, type TObject, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { parseDate } from '../domain/dates.js';
-import type { ErrorDetail } from './errors.js';
+import { parseDate } from '../../domain/dates.js';
+import type { ErrorDetail } from '../errors.js';
 
 // TypeBox fails every value of a format it does not know: register the one our query schemas use.
 if (!FormatRegistry.Has('date')) FormatRegistry.Set('date', (value) => parseDate(value) !== null);
@@ -18,7 +20,6 @@ if (!FormatRegistry.Has('date')) FormatRegistry.Set('date', (value) => parseDate
 const PLAIN_INTEGER = /^(?:0|[1-9]\d{0,15})$/;
 
 interface PropertyRule {
-  name: string;
   integer: boolean;
   message: string;
   check: (value: unknown) => boolean;
@@ -32,21 +33,25 @@ export class QueryValidationError extends Error {
   }
 }
 
+export type QueryResult<T> = { value: T } | { error: QueryValidationError };
+
 export function compileQuery<T>(schema: TObject, refine?: Refinement<T>) {
   const rules = new Map<string, PropertyRule>();
+  const defaults: Array<[string, unknown]> = [];
   for (const [name, prop] of Object.entries(schema.properties) as [string, TSchema][]) {
     const compiled = TypeCompiler.Compile(prop);
     rules.set(name, {
-      name,
       integer: prop.type === 'integer',
       message: (prop as { errorMessage?: string }).errorMessage ?? 'is invalid',
       check: (v) => compiled.Check(v),
     });
+    if (prop.default !== undefined) defaults.push([name, prop.default]);
   }
+  // Routes that take no parameters ignore a query string (decisions §6).
+  const ignoresQuery = rules.size === 0 && schema.additionalProperties !== false;
 
-  return (
-    raw: Record<string, unknown> | null | undefined,
-  ): { value: T } | { error: QueryValidationError } => {
+  return (raw: Record<string, unknown> | null | undefined): QueryResult<T> => {
+    if (ignoresQuery) return { value: {} as T };
     const problems: ErrorDetail[] = [];
     const value: Record<string, unknown> = {};
     if (raw) {
@@ -69,6 +74,10 @@ export function compileQuery<T>(schema: TObject, refine?: Refinement<T>) {
     }
     for (const name of schema.required ?? []) {
       if (!raw || !Object.hasOwn(raw, name)) problems.push({ parameter: name, message: 'is required' });
+    }
+    // A default stands in for an absent parameter only: a broken one stays a problem.
+    for (const [name, fallback] of defaults) {
+      if (!raw || !Object.hasOwn(raw, name)) value[name] = fallback;
     }
     // Cross-field rules run only on fields that passed their own rule.
     refine?.(value as T, problems);

@@ -1,0 +1,23 @@
+/** Every /v1 operation, in the order the OpenAPI document lists them. Add a new one here. */
+import type { Services } from '../../../runtime/services.js';
+import type { Operation } from '../../v1/operation.js';
+import { assets } from './assets.js';
+import { goldHistory } from './gold-history.js';
+import { goldLatest } from './gold-latest.js';
+import { me } from './me.js';
+import { premium } from './premium.js';
+import { premiumHistory } from './premium-history.js';
+import { ratesHistory } from './rates-history.js';
+import { ratesLatest } from './rates-latest.js';
+
+export const operations = (services: Services): Operation[] =>
+  [
+    assets(services),
+    ratesLatest(services),
+    ...ratesHistory(services),
+    premium(services),
+    premiumHistory(services),
+    goldLatest(services),
+    goldHistory(services),
+    me(services),
+  ] as Operation[];

@@ -1,0 +1,93 @@
+import { nextCursor } from '../../../domain/history.js';
+import { ratesEntitlement } from '../../../domain/scopes.js';
+import type { Services } from '../../../runtime/services.js';
+import { historyRateJson } from '../../../runtime/snapshot.js';
+import { examples } from '../../../schemas/examples.js';
+import { HistoryRate, RatesHistoryQuery, RatesHistoryResponse } from '../../../schemas/market.js';
+import type { QueryOf } from '../../../schemas/query.js';
+import { pageResponses } from '../../../schemas/responses.js';
+import { csvColumns, toCsv } from '../../csv.js';
+import { prepare } from '../../respond.js';
+import {
+  cachedPage,
+  historyPage,
+  pageKey,
+  type Windowed,
+  windowMeta,
+  windowRefinement,
+} from '../../v1/history.js';
+import { deprecatedAlias, operation } from '../../v1/operation.js';
+
+type Query = QueryOf<typeof RatesHistoryQuery> & Windowed;
+
+const RATE_COLUMNS = csvColumns(HistoryRate);
+const scopeOf = (q: { currency: string; source?: string }) => `rates/history|${q.currency}|${q.source}`;
+
+/** `/v1/rates/history`, and `/v1/rates/historical`, its deprecated alias (decisions §7). */
+export function ratesHistory(services: Services) {
+  const { market, store, cursors } = services;
+  const history = operation<typeof RatesHistoryQuery, Windowed>({
+    url: '/rates/history',
+    schema: {
+      operationId: 'getRatesHistory',
+      summary: 'Rate history',
+      description:
+        'Observations of one asset and source, newest first, cursor-paginated. Requires `rates:<source>:history:read`. ' +
+        'The window is at most 366 days. 404 when the asset is unknown or has never had an observation for the source.',
+      tags: ['Rates'],
+      // Machine-readable for /llms.txt and agents: the alias's description does not repeat the entitlement.
+      'x-entitlement': 'rates:<source>:history:read',
+      querystring: RatesHistoryQuery,
+      response: pageResponses(
+        RatesHistoryResponse,
+        'One page of observations, newest first',
+        [400, 401, 403, 404, 429, 503],
+        toCsv(RATE_COLUMNS, examples.ratesHistory.data),
+        RATE_COLUMNS.header,
+      ),
+    },
+    refine: windowRefinement<Query>(services, scopeOf, 1, ['currency', 'source']),
+    entitlement: (q) => ratesEntitlement(q.source, 'history'),
+    csv: true,
+    ready: (q, csv) => cachedPage(market.snapshot.pages, pageKey(scopeOf(q), q), csv),
+    answer: async (q: Query, { csv }) => {
+      const { source, limit, window } = q;
+      const snapshot = market.snapshot;
+      if (!snapshot.hasSeries(q.currency, source))
+        return { notFound: `No ${source} rate series for ${q.currency}.` };
+      return historyPage(snapshot.pages, pageKey(scopeOf(q), q), csv ? RATE_COLUMNS : null, async () => {
+        const rows = await store.rateHistory({
+          currency: q.currency,
+          source,
+          from: window.from,
+          to: window.to,
+          before: window.position?.[0],
+          limit: limit + 1,
+        });
+        const more = rows.length > limit;
+        if (more) rows.length = limit;
+        const cursor = more ? nextCursor(q, scopeOf(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
+        return prepare(
+          `[${rows.map(historyRateJson).join(',')}]`,
+          `"count":${rows.length},"currency":"${q.currency}","source":"${source}","quote":"DZD",${windowMeta(window, limit, cursor)}`,
+          cursor,
+        );
+      });
+    },
+  });
+
+  const alias = deprecatedAlias(history, {
+    url: '/rates/historical',
+    operationId: 'getRatesHistoricalDeprecated',
+    summary: 'Rate history (deprecated alias)',
+    description:
+      'Deprecated alias of `/v1/rates/history`: same parameters, behaviour and response, plus `Deprecation: @1795219200` ' +
+      '(RFC 9745: deprecated since 2026-11-21) ' +
+      'and `Link: </v1/rates/history>; rel="successor-version"`.',
+    // RFC 9745 (March 2025): `Deprecation` is a structured-field date, `@` and epoch
+    // seconds; here 2026-11-21, the day the alias was deprecated (decisions §7).
+    // The draft's `Deprecation: true` is not a valid value any more.
+    since: Date.UTC(2026, 10, 21),
+  });
+  return [history, alias];
+}

@@ -1,0 +1,97 @@
+/**
+ * What the history operations (rates, premium, gold) share: the window and
+ * cursor rules, the `currency` list cap, and the page cache of each data
+ * version, JSON and CSV (decisions §12).
+ */
+import { type HistoryWindow, resolveWindow } from '../../domain/history.js';
+import type { PageCache } from '../../runtime/page-cache.js';
+import type { Services } from '../../runtime/services.js';
+import { MAX_CODES } from '../../schemas/common.js';
+import { type CsvColumns, csvPage } from '../csv.js';
+import type { ErrorDetail } from '../errors.js';
+import { dedupe, MAX_AGE, type Prepared, type PreparedAnswer } from '../respond.js';
+
+/** What a history operation's refinement adds to its validated query. */
+export interface Windowed {
+  window: HistoryWindow;
+}
+
+/** Shared by every `currency` list parameter: the 25-code cap counts distinct codes. */
+export function checkCodeCount(list: string | undefined, problems: ErrorDetail[]): void {
+  if (list !== undefined && dedupe(list).length > MAX_CODES) {
+    problems.push({ parameter: 'currency', message: `must list at most ${MAX_CODES} distinct codes` });
+  }
+}
+
+/**
+ * The window and cursor rules. Each runs once the parameters it reads passed
+ * their own rules, whatever else failed, so that every problem of a request is
+ * reported together (decisions §6). `filters` names the parameters besides
+ * `from` and `to` that `scope` binds the cursor to.
+ */
+export function windowRefinement<
+  T extends { from?: string; to?: string; cursor?: string; window?: HistoryWindow },
+>(services: Services, scope: (q: T) => string, positionLength: number, filters: readonly string[] = []) {
+  return (q: T, problems: ErrorDetail[]) => {
+    // A parameter that failed its own rule is missing from `q`, as an absent one is;
+    // only the problems tell them apart.
+    const failed = (name: string) => problems.some((p) => p.parameter === name);
+    const checks = { dates: !failed('from') && !failed('to'), filters: !filters.some(failed) };
+    const window = resolveWindow(
+      q,
+      scope(q),
+      services.cursors,
+      positionLength,
+      services.now(),
+      problems,
+      checks,
+    );
+    if (window) q.window = window;
+  };
+}
+
+/** Everything that decides a history page's bytes, request id aside. */
+export function pageKey(scope: string, q: { from?: string; to?: string; limit: number } & Windowed): string {
+  const { window } = q;
+  return `${scope}|${q.from ?? ''}|${q.to ?? ''}|${window.from}|${window.to}|${window.position?.join('.') ?? ''}|${q.limit}`;
+}
+
+/** Where a page's CSV is cached, beside its JSON page. */
+const csvKey = (key: string): string => `${key}|csv`;
+
+/** A page this version of the data has already served, JSON or CSV: the raw writer's answer. */
+export function cachedPage(pages: PageCache, key: string, csv: boolean): PreparedAnswer | undefined {
+  const body = pages.get(csv ? csvKey(key) : key);
+  return body && { body, maxAge: MAX_AGE.history };
+}
+
+/**
+ * The page a history request asks for, from this data version's cache or made
+ * and kept: the JSON page (`build` makes it), or with `columns` its CSV,
+ * made from the JSON page so that both hold the same records (decisions §12).
+ */
+export async function historyPage(
+  pages: PageCache,
+  key: string,
+  columns: CsvColumns | null,
+  build: () => Promise<Prepared>,
+): Promise<PreparedAnswer> {
+  if (columns) {
+    const hit = pages.get(csvKey(key));
+    if (hit) return { body: hit, maxAge: MAX_AGE.history };
+  }
+  let json = pages.get(key);
+  if (!json) {
+    json = await build();
+    pages.set(key, json);
+  }
+  if (!columns) return { body: json, maxAge: MAX_AGE.history };
+  const csv = csvPage(json, columns);
+  pages.set(csvKey(key), csv);
+  return { body: csv, maxAge: MAX_AGE.history };
+}
+
+/** The meta members every history page has, as JSON without braces. */
+export function windowMeta(window: HistoryWindow, limit: number, cursor: string | null): string {
+  return `"from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`;
+}

@@ -1,0 +1,174 @@
+/**
+ * The raw writer: for a GET to a /v1 operation whose answer is already
+ * prepared (latest rates, premium, gold latest, the asset directory, a history
+ * page this data version has served, as JSON or as the CSV its Accept asks
+ * for), from a key verified since the last access change, it writes the
+ * pipeline's answer on Node's response without Fastify's per-request machinery.
+ *
+ * Why it exists (issue #5): profiles of /v1/rates/latest put about half of the
+ * request's time in Fastify's request and reply objects, hook runners, header
+ * map and onSend, for a body that is already bytes. It decides nothing: the
+ * answer is the pipeline's (decide.ts, asked for a prepared answer only), and
+ * everything else goes to Fastify untouched, before anything is consumed.
+ *
+ * It is on only while the app's request hooks are the known set, whose work it
+ * does itself (X-Request-Id, HSTS, the transport rules it steps aside for):
+ * plugins/v1.ts checks at start-up, so a hook added later (CORS, tracing, a
+ * header) turns it off rather than being skipped.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AccessContext } from '../../access/authenticator.js';
+import type { Limiter } from '../../limits/limiter.js';
+import { compress, encodingFor } from '../compression.js';
+import { ApiError } from '../errors.js';
+import { bodyFor } from '../respond.js';
+import { type Answer, type Decide, errorAnswer } from './decide.js';
+import type { Operation } from './operation.js';
+
+/**
+ * What the app records of every answered request: metrics, and the access line
+ * when enabled. `raw` is the request as Node received it, for the client
+ * address (client-address.ts), computed only when the line is written.
+ */
+export type Observe = (
+  status: number,
+  elapsedMs: number,
+  requestId: string,
+  method: string,
+  url: string,
+  access: AccessContext | null,
+  raw: IncomingMessage,
+) => void;
+
+export interface RawWriterOptions {
+  decide: Decide;
+  limiter: Limiter;
+  nextId: () => string;
+  parseQuery: (query: string) => Record<string, unknown>;
+  /** URLs longer than this are Fastify's to refuse (414). */
+  maxUrlLength: number;
+  /** The Strict-Transport-Security value when serving TLS. */
+  hsts: string | null;
+  /** While stopping, every answer closes its connection: Fastify's hook does that. */
+  draining: () => boolean;
+  /** Unexpected failures are logged, as the Fastify error handler logs them. */
+  logError: (err: unknown, requestId: string) => void;
+}
+
+interface RawRoute {
+  op: Operation;
+  observe: Observe;
+}
+
+export class RawWriter {
+  private readonly routes = new Map<string, RawRoute>();
+  /** Off when the app's hooks are not the known set (plugins/v1.ts). */
+  enabled = true;
+
+  constructor(private readonly o: RawWriterOptions) {}
+
+  /** Called for each /v1 operation that can have a prepared answer. */
+  add(path: string, op: Operation, observe: Observe): void {
+    if (op.ready) this.routes.set(path, { op, observe });
+  }
+
+  /** Answers the request and returns true, or returns false having done nothing. */
+  take(req: IncomingMessage, res: ServerResponse): boolean {
+    if (!this.enabled) return false;
+    const url = req.url ?? '';
+    if (req.method !== 'GET' || url.length > this.o.maxUrlLength) return false;
+    const q = url.indexOf('?');
+    const route = this.routes.get(q === -1 ? url : url.slice(0, q));
+    if (route === undefined) return false;
+    const h = req.headers;
+    // The router ends the path at '#' too; such URLs, Host-less requests and
+    // conditional requests are rare enough to leave to the general writer.
+    if (h['if-none-match'] !== undefined || h.host === undefined || this.o.draining()) return false;
+    if (url.includes('#')) return false;
+    const started = performance.now();
+    const requestId = this.o.nextId();
+    const query = route.op.validate(this.o.parseQuery(q === -1 ? '' : url.slice(q + 1)));
+    const request = { headers: h, query, url, requestId, ip: () => '' };
+    const pending = this.o.decide(route.op, request, true);
+    if (pending === undefined) return false;
+    pending
+      .then((answer) => this.write(res, answer, requestId, h['accept-encoding']))
+      .catch((err: unknown) => {
+        // Nothing in the pipeline rejects; writing can (a socket error, a bad header).
+        this.o.logError(err, requestId);
+        return this.fail(res, requestId);
+      })
+      .then((answer) =>
+        route.observe(answer.status, performance.now() - started, requestId, 'GET', url, answer.access, req),
+      );
+    return true;
+  }
+
+  private write(res: ServerResponse, answer: Answer, requestId: string, acceptEncoding?: string): Answer {
+    try {
+      const headers = ['x-request-id', requestId];
+      if (this.o.hsts) headers.push('strict-transport-security', this.o.hsts);
+      for (const value of answer.headers) headers.push(value);
+      const { body } = answer;
+      if (body === null) {
+        res.writeHead(answer.status, headers);
+        res.end();
+        return answer;
+      }
+      if (typeof body === 'string') {
+        headers.push('content-length', String(Buffer.byteLength(body)));
+        res.writeHead(answer.status, headers);
+        res.end(body);
+        return answer;
+      }
+      const length = body.csv ? body.head.length : body.head.length + requestId.length + body.tail.length;
+      const encoding =
+        answer.compressible && acceptEncoding !== undefined ? encodingFor(acceptEncoding, length) : null;
+      if (encoding !== null) {
+        const bytes = compress(bodyFor(body, requestId), encoding);
+        headers.push('content-encoding', encoding, 'content-length', String(bytes.length));
+        res.writeHead(answer.status, headers);
+        res.end(bytes);
+        return answer;
+      }
+      // The prepared halves go out as they are, around the id: no body is built
+      // per request (a 6 KB copy, and external memory the GC must account for).
+      headers.push('content-length', String(length));
+      res.writeHead(answer.status, headers);
+      if (body.csv) {
+        res.end(body.head);
+        return answer;
+      }
+      res.cork();
+      res.write(body.head);
+      res.write(requestId, 'latin1');
+      res.end(body.tail);
+      res.uncork();
+      return answer;
+    } catch (err) {
+      this.o.logError(err, requestId);
+      // The unit was consumed for an answer that did not go out: given back. Not
+      // awaited: nothing here can fail once the status line is written but the socket.
+      const { consumed, access } = answer;
+      if (consumed && access) void this.o.limiter.refund(access.grant, consumed).catch(() => {});
+      return { ...this.fail(res, requestId), access };
+    }
+  }
+
+  /** A failure of ours: a 500 without quota headers, or a cut connection if the head went out. */
+  private fail(res: ServerResponse, requestId: string): Answer {
+    const answer = errorAnswer(new ApiError(500, 'internal_error'), requestId);
+    if (res.headersSent) {
+      // Failed part-way through the body: the client must not take it as whole.
+      res.destroy();
+      return answer;
+    }
+    const body = answer.body as string;
+    const headers = ['x-request-id', requestId];
+    if (this.o.hsts) headers.push('strict-transport-security', this.o.hsts);
+    headers.push(...answer.headers, 'content-length', String(Buffer.byteLength(body)));
+    res.writeHead(answer.status, headers);
+    res.end(body);
+    return answer;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * How requests that no operation answers are answered: 404 and 405 from the
+ * router, framework errors (a malformed request Fastify refuses), and failures
+ * while a reply is sent. The /v1 pipeline answers its own refusals
+ * (http/v1/decide.ts); this is the rest, in the same envelope.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, errorBody, unavailable } from '../http/errors.js';
+import { JSON_TYPE } from '../http/respond.js';
+import type {} from '../http/v1/fastify-writer.js'; // request.access, request.limits
+import { QUOTA_HEADERS, WITH_QUOTA } from '../http/v1/quota.js';
+import type { Services } from '../runtime/services.js';
+
+/** The GET routes' paths, so that another method on one gets 405, not 404. */
+export interface RouteTable {
+  add(path: string): void;
+  refusal(url: string): ApiError;
+}
+
+export function routeTable(): RouteTable {
+  const getPaths = new Set<string>();
+  return {
+    add: (path) => void getPaths.add(path),
+    refusal: (url) => {
+      const q = url.indexOf('?');
+      return getPaths.has(q === -1 ? url : url.slice(0, q))
+        ? new ApiError(405, 'method_not_allowed', undefined, { allow: 'GET, HEAD' })
+        : new ApiError(404, 'route_not_found');
+    },
+  };
+}
+
+export const errorsPlugin = fp(
+  (app: FastifyInstance, { services, routes }: { services: Services; routes: RouteTable }, done) => {
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (methods.includes('GET')) routes.add(route.url);
+    });
+
+    const send = (reply: FastifyReply, api: ApiError, requestId: string) => {
+      if (!WITH_QUOTA.has(api.status)) for (const h of QUOTA_HEADERS) reply.removeHeader(h);
+      if (api.headers) reply.headers(api.headers);
+      reply.code(api.status).header('content-type', JSON_TYPE).send(errorBody(api, requestId));
+    };
+
+    app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+      let api = unavailable(err);
+      if (!api) {
+        const status = (err as FastifyError).statusCode;
+        if (typeof status === 'number' && status >= 400 && status < 500) {
+          api = new ApiError(400, 'invalid_parameter', undefined, undefined, 'The request is malformed.');
+        } else {
+          request.log.error({ err }, 'unhandled error');
+          api = new ApiError(500, 'internal_error');
+        }
+      }
+      if (api.status >= 500 && request.limits && request.access) {
+        // The unit was consumed for a request we failed to answer: give it back,
+        // and answer once the give-back is committed (or queued for retry).
+        return services.limiter.refund(request.access.grant, request.limits).then(
+          () => send(reply, api, request.id),
+          () => send(reply, api, request.id),
+        );
+      }
+      send(reply, api, request.id);
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const err = routes.refusal(request.url);
+      if (err.headers) reply.headers(err.headers);
+      reply.code(err.status).header('content-type', JSON_TYPE).send(errorBody(err, request.id));
+    });
+    done();
+  },
+  { name: 'errors' },
+);

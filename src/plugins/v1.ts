@@ -1,0 +1,145 @@
+/**
+ * Mounts the /v1 operations (http/routes/v1/): each is a GET route whose
+ * validator is compiled from its schema and whose handler asks the pipeline
+ * (http/v1/decide.ts) for the answer and writes it on Fastify's reply; the
+ * operations that can have a prepared answer are also handed to the raw writer.
+ *
+ * The raw writer stays on only while the request hooks on /v1 routes are the
+ * known set (plugins/known-hooks.ts), checked when the app is ready: an
+ * app-level hook added by anyone else (CORS, tracing, a header) turns it off,
+ * and every request then goes through Fastify and meets that hook.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { decider } from '../http/v1/decide.js';
+import { writeReply } from '../http/v1/fastify-writer.js';
+import type { Operation } from '../http/v1/operation.js';
+import { type Observe, RawWriter } from '../http/v1/raw-writer.js';
+import type { Services } from '../runtime/services.js';
+import { isKnown } from './known-hooks.js';
+import { parseQuery, type transport } from './transport.js';
+
+/** Hooks that run per request; onRoute, onReady and the like do not. */
+const REQUEST_HOOKS = [
+  'onRequest',
+  'preParsing',
+  'preValidation',
+  'preHandler',
+  'preSerialization',
+  'onSend',
+  'onResponse',
+  'onError',
+  'onTimeout',
+  'onRequestAbort',
+] as const;
+
+export interface V1Options {
+  services: Services;
+  operations: Operation[];
+  transport: ReturnType<typeof transport>;
+  observer: (route: string) => Observe;
+}
+
+/**
+ * The request hooks an instance runs on its routes, or undefined if Fastify
+ * keeps them where we cannot see (its `fastify.hooks` symbol, v5): the raw
+ * writer is then off, never on blind.
+ */
+function requestHooks(instance: FastifyInstance): Record<string, unknown[]> | undefined {
+  for (let o: object | null = instance; o !== null; o = Object.getPrototypeOf(o)) {
+    const symbol = Object.getOwnPropertySymbols(o).find((s) => s.description === 'fastify.hooks');
+    if (symbol) return (instance as unknown as Record<symbol, Record<string, unknown[]>>)[symbol];
+  }
+  return undefined;
+}
+
+/** The hooks the raw writer cannot stand in for, by name; empty when it may run. */
+export function unknownHooks(instance: FastifyInstance): string[] {
+  const hooks = requestHooks(instance);
+  if (hooks === undefined) return ['(hooks not readable)'];
+  return REQUEST_HOOKS.flatMap((name) =>
+    (hooks[name] ?? [])
+      .filter((hook) => !isKnown(hook))
+      .map((hook) => `${name} ${(hook as { name?: string }).name || '(anonymous)'}`),
+  );
+}
+
+export const v1Plugin = fp(
+  (app: FastifyInstance, { services, operations, transport, observer }: V1Options, done) => {
+    app.decorateRequest('access', null);
+    app.decorateRequest('limits', null);
+    const decide = decider(services, (err, requestId) =>
+      app.log.error({ err, requestId }, 'unhandled error'),
+    );
+    const raw = new RawWriter({
+      decide,
+      limiter: services.limiter,
+      nextId: transport.nextId,
+      parseQuery,
+      maxUrlLength: transport.maxUrlLength,
+      hsts: transport.hsts,
+      draining: () => services.lifecycle.draining,
+      logError: (err, requestId) => app.log.error({ err, requestId }, 'unhandled error'),
+    });
+    const unknownRouteHooks: string[] = [];
+
+    app.register(
+      (v1, _opts, registered) => {
+        // Route-level hooks of ours are known too (the observer); any other is not.
+        v1.addHook('onRoute', (route) => {
+          // The raw writer answers GET only; Fastify gives each HEAD route its own onSend.
+          if (route.method === 'HEAD') return;
+          for (const name of REQUEST_HOOKS) {
+            const own = route[name];
+            for (const hook of own === undefined ? [] : Array.isArray(own) ? own : [own]) {
+              if (!isKnown(hook)) unknownRouteHooks.push(`${route.url} ${name}`);
+            }
+          }
+        });
+        const typed = v1.withTypeProvider<TypeBoxTypeProvider>();
+        for (const op of operations) {
+          typed.route({
+            method: 'GET',
+            url: op.url,
+            schema: op.schema,
+            // The operation's validator, compiled from its schema (http/v1/query.ts);
+            // a refusal is reported by the pipeline at its step (401 before 400).
+            validatorCompiler: () => op.validate,
+            attachValidation: true,
+            handler: (request, reply) => {
+              const query = request.validationError
+                ? { error: request.validationError as never }
+                : { value: request.query };
+              const input = {
+                headers: request.headers,
+                query,
+                url: request.url,
+                requestId: request.id,
+                ip: () => request.ip,
+              };
+              return decide(op, input)!.then((answer) => writeReply(request, reply, answer));
+            },
+          });
+          raw.add(`/v1${op.url}`, op, observer(`/v1${op.url}`));
+        }
+        v1.addHook('onReady', (ready) => {
+          const unknown = [...unknownHooks(v1), ...unknownRouteHooks];
+          raw.enabled = unknown.length === 0;
+          if (!raw.enabled) {
+            app.log.info(
+              { hooks: unknown },
+              'hooks the raw writer cannot stand in for: every /v1 request goes through Fastify',
+            );
+          }
+          transport.front.writer = raw;
+          ready();
+        });
+        registered();
+      },
+      { prefix: '/v1' },
+    );
+    done();
+  },
+  { name: 'v1', dependencies: ['transport', 'observability', 'errors'] },
+);
