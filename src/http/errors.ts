@@ -3,12 +3,10 @@
  * a handler refuses is an ApiError; the error handler turns it into the one
  * documented body shape.
  */
+import type { Problem } from '../domain/problems.js';
 
-export interface ErrorDetail {
-  parameter?: string;
-  entitlement?: string;
-  message?: string;
-}
+/** One entry of `error.details`: a problem a domain rule or the query validator found. */
+export type ErrorDetail = Problem;
 
 export type ErrorCode =
   | 'route_not_found'
