@@ -4,31 +4,10 @@
  * documented body shape.
  */
 import type { Problem } from '../domain/problems.js';
+import type { ErrorCode } from '../schemas/errors.js';
 
 /** One entry of `error.details`: a problem a domain rule or the query validator found. */
 export type ErrorDetail = Problem;
-
-export type ErrorCode =
-  | 'route_not_found'
-  | 'method_not_allowed'
-  | 'missing_api_key'
-  | 'invalid_api_key'
-  | 'revoked_api_key'
-  | 'expired_api_key'
-  | 'grant_inactive'
-  | 'invalid_parameter'
-  | 'invalid_cursor'
-  | 'insufficient_scope'
-  | 'rate_limited'
-  | 'quota_exceeded'
-  | 'not_found'
-  | 'service_unavailable'
-  | 'internal_error'
-  | 'uri_too_long'
-  | 'headers_too_large'
-  | 'request_timeout'
-  | 'bad_request'
-  | 'too_many_requests';
 
 const MESSAGES: Record<ErrorCode, string> = {
   route_not_found: 'No such endpoint.',
