@@ -17,9 +17,9 @@ import {
   SOURCES,
   type Source,
 } from '../domain/types.js';
-import { type Prepared, prepare } from '../http/respond.js';
 import { PageCache } from './page-cache.js';
 import type { PremiumSeries } from './premium-history.js';
+import { type Prepared, prepare } from './prepared.js';
 
 export interface SourceView {
   /** Codes with an observation for this source, in code order. */
