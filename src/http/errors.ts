@@ -3,6 +3,7 @@
  * a handler refuses is an ApiError; the error handler turns it into the one
  * documented body shape.
  */
+import type { AccessRefusalReason, AccessRefused } from '../access/authenticator.js';
 import type { Problem } from '../domain/problems.js';
 import type { ErrorCode } from '../schemas/errors.js';
 
@@ -59,6 +60,28 @@ export const notFound = (message?: string) => new ApiError(404, 'not_found', und
 
 export const serviceUnavailable = (retryAfter = 5) =>
   new ApiError(503, 'service_unavailable', undefined, { 'retry-after': retryAfter });
+
+const INVALID_TOKEN = { 'www-authenticate': 'Bearer error="invalid_token"' };
+
+/** The status and headers of each refusal of a key (decisions §1 steps 2–3, 18a). */
+const REFUSALS: Record<AccessRefusalReason, { status: number; headers?: Record<string, string> }> = {
+  missing_api_key: { status: 401, headers: { 'www-authenticate': 'Bearer' } },
+  invalid_api_key: { status: 401, headers: INVALID_TOKEN },
+  revoked_api_key: { status: 401, headers: INVALID_TOKEN },
+  expired_api_key: { status: 401, headers: INVALID_TOKEN },
+  grant_inactive: { status: 403 },
+  too_many_requests: { status: 429 },
+};
+
+/** The answer to a key the authenticator refused: 401, 403, or 429 with Retry-After. */
+export function accessRefused(refusal: AccessRefused): ApiError {
+  const { status, headers } = REFUSALS[refusal.reason];
+  const sent =
+    refusal.retryAfter !== undefined
+      ? { ...headers, 'retry-after': refusal.retryAfter }
+      : headers && { ...headers };
+  return new ApiError(status, refusal.reason, undefined, sent);
+}
 
 /** Serialised by hand: error bodies are hot under attack and have one shape. */
 export function errorBody(err: ApiError, requestId: string): string {

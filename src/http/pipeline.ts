@@ -22,7 +22,7 @@ import {
   type LimitState,
 } from '../limits/limiter.js';
 import type { Services } from '../runtime/services.js';
-import { ApiError, invalidParameters, serviceUnavailable } from './errors.js';
+import { ApiError, accessRefused, invalidParameters, serviceUnavailable } from './errors.js';
 import type { QueryValidationError } from './query.js';
 import type { PreparedAnswer } from './respond.js';
 
@@ -149,7 +149,9 @@ export function pipeline(services: Services) {
       let access: AccessContext;
       try {
         // request.ip: the peer, or the client the trusted proxies name (app.ts, trustProxy).
-        access = await authenticator.authenticate(request.headers, now, request.ip);
+        const auth = await authenticator.authenticate(request.headers, now, request.ip);
+        if (!auth.ok) throw accessRefused(auth);
+        access = auth.access;
       } catch (err) {
         throw unavailable(err) ?? err;
       }
