@@ -9,10 +9,12 @@
  * meanwhile, read as active). Each drop starts a new generation, and a record
  * is kept only if no drop came between the start of its read and its use;
  * otherwise it is read again.
+ *
+ * A refused key is a result, not an exception: the HTTP layer names its status
+ * and headers (http/errors.ts, accessRefused). Only a failing store throws.
  */
 import { digestKey, digestsEqual, parseKey } from '../domain/keys.js';
 import { type Entitlement, expandScopes } from '../domain/scopes.js';
-import { ApiError } from '../http/errors.js';
 import type { GrantRecord, KeyRecord, Store } from '../storage/store.js';
 import { FailedAttempts } from './failed-attempts.js';
 
@@ -23,6 +25,32 @@ export interface AccessContext {
   keyScopes: ReadonlySet<Entitlement>;
   grantScopes: ReadonlySet<Entitlement>;
 }
+
+/** Why a key is refused (decisions §1 steps 2–3, 18a); each reason is also the `error.code` sent. */
+export type AccessRefusalReason =
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'revoked_api_key'
+  | 'expired_api_key'
+  | 'grant_inactive'
+  | 'too_many_requests';
+
+export interface AccessRefused {
+  ok: false;
+  reason: AccessRefusalReason;
+  /** Seconds until the address may try again (`too_many_requests` only). */
+  retryAfter?: number;
+}
+
+export type Authentication = { ok: true; access: AccessContext } | AccessRefused;
+
+// The refusals without a parameter, made once: they are answered under attack.
+const refused = (reason: AccessRefusalReason): AccessRefused => Object.freeze({ ok: false, reason });
+const MISSING = refused('missing_api_key');
+const INVALID = refused('invalid_api_key');
+const REVOKED = refused('revoked_api_key');
+const EXPIRED = refused('expired_api_key');
+const GRANT_INACTIVE = refused('grant_inactive');
 
 interface CacheEntry {
   key: KeyRecord;
@@ -88,37 +116,37 @@ export class Authenticator {
     this.verified = new Map();
   }
 
-  /** Extracts the presented key; throws the 401 of decisions §1 step 2 when absent or ambiguous. */
-  static presentedKey(headers: KeyHeaders): string {
+  /** Extracts the presented key, or the refusal of decisions §1 step 2 when absent or ambiguous. */
+  static presentedKey(headers: KeyHeaders): string | AccessRefused {
     const auth = headers.authorization;
     const xKey = headers['x-api-key'];
-    if (Array.isArray(auth) || Array.isArray(xKey)) throw invalid();
+    if (Array.isArray(auth) || Array.isArray(xKey)) return INVALID;
     let bearer: string | undefined;
     if (auth !== undefined) {
       const m = /^Bearer +(\S+) *$/i.exec(auth);
-      if (!m) throw invalid();
+      if (!m) return INVALID;
       bearer = m[1];
     }
     const header = xKey?.trim();
-    if (bearer === undefined && (header === undefined || header === '')) {
-      throw new ApiError(401, 'missing_api_key', undefined, { 'www-authenticate': 'Bearer' });
-    }
-    if (bearer !== undefined && header !== undefined && header !== '' && header !== bearer) throw invalid();
+    if (bearer === undefined && (header === undefined || header === '')) return MISSING;
+    if (bearer !== undefined && header !== undefined && header !== '' && header !== bearer) return INVALID;
     return (bearer ?? header)!;
   }
 
-  async authenticate(headers: KeyHeaders, now: number, address = ''): Promise<AccessContext> {
+  /** The access of the presented key, or why it is refused; rejects only when the store fails. */
+  async authenticate(headers: KeyHeaders, now: number, address = ''): Promise<Authentication> {
     const presented = Authenticator.presentedKey(headers);
+    if (typeof presented !== 'string') return presented;
     let entry = this.verified.get(presented);
     this.onCacheLookup?.(entry !== undefined);
     if (!entry) {
       // The key is judged first and the address only for a key that fails: the
       // throttle must never refuse a valid key, whoever shares its address.
       const parsed = parseKey(presented);
-      if (!parsed) throw this.failed(address, now);
+      if (!parsed) return this.failed(address, now);
       const { found, current } = await this.read(parsed.publicId);
       if (!digestsEqual(digestKey(presented), found?.key.digest ?? DUMMY_DIGEST) || !found) {
-        throw this.failed(address, now);
+        return this.failed(address, now);
       }
       if (current) {
         if (this.verified.size >= VERIFIED_LIMIT) this.verified.delete(this.verified.keys().next().value!);
@@ -132,7 +160,7 @@ export class Authenticator {
   /**
    * The access of a key verified since the last access change, when it passes
    * every check now; undefined otherwise (absent, malformed, unknown, refused),
-   * leaving the verdict and its error to `authenticate`. Synchronous, for the
+   * leaving the verdict to `authenticate`. Synchronous, for the
    * fast path: `Bearer <key>` exactly, the form clients send.
    */
   cached(
@@ -151,17 +179,15 @@ export class Authenticator {
    * The answer to a key that failed: 429 once its address has failed too
    * often this minute (decisions 18a), else 401, counted against the address.
    */
-  private failed(address: string, now: number): ApiError {
+  private failed(address: string, now: number): AccessRefused {
     const wait = this.attempts.blockedFor(address, now);
-    if (wait > 0) return new ApiError(429, 'too_many_requests', undefined, { 'retry-after': wait });
+    if (wait > 0) return { ok: false, reason: 'too_many_requests', retryAfter: wait };
     this.attempts.fail(address, now);
-    return invalid();
+    return INVALID;
   }
 
-  private check(entry: CacheEntry, now: number): AccessContext {
-    const refused = refusal(entry, now);
-    if (refused) throw refused;
-    return entry;
+  private check(entry: CacheEntry, now: number): Authentication {
+    return refusal(entry, now) ?? { ok: true, access: entry };
   }
 
   /**
@@ -215,16 +241,9 @@ export class Authenticator {
 }
 
 /** Status, expiry and grant checks: on every request, as time moves. */
-function refusal({ key, grant }: CacheEntry, now: number): ApiError | undefined {
-  if (key.status !== 'active') return new ApiError(401, 'revoked_api_key', undefined, bearerError());
-  if (key.expiresAt !== null && now >= key.expiresAt) {
-    return new ApiError(401, 'expired_api_key', undefined, bearerError());
-  }
-  if (grant.status !== 'active' || now < grant.validFrom || now >= grant.validUntil) {
-    return new ApiError(403, 'grant_inactive');
-  }
+function refusal({ key, grant }: CacheEntry, now: number): AccessRefused | undefined {
+  if (key.status !== 'active') return REVOKED;
+  if (key.expiresAt !== null && now >= key.expiresAt) return EXPIRED;
+  if (grant.status !== 'active' || now < grant.validFrom || now >= grant.validUntil) return GRANT_INACTIVE;
   return undefined;
 }
-
-const bearerError = () => ({ 'www-authenticate': 'Bearer error="invalid_token"' });
-const invalid = () => new ApiError(401, 'invalid_api_key', undefined, bearerError());

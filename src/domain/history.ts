@@ -4,9 +4,9 @@
  * window, so a client paging across midnight keeps a consistent window. The
  * cursor's MAC binds it to the endpoint and the filters as the client sent them.
  */
-import type { ErrorDetail } from '../http/errors.js';
 import type { CursorCodec } from './cursor.js';
 import { DAY_MS, parseDate, startOfDay } from './dates.js';
+import type { Problem } from './problems.js';
 
 export const MAX_WINDOW_DAYS = 366;
 export const DEFAULT_WINDOW_DAYS = 30;
@@ -50,7 +50,7 @@ export function resolveWindow(
   codec: CursorCodec,
   positionLength: number,
   now: number,
-  problems: ErrorDetail[],
+  problems: Problem[],
   checks: WindowChecks = { dates: true, filters: true },
 ): HistoryWindow | null {
   if (!checks.dates) return null;
@@ -117,6 +117,6 @@ export function nextCursor(
   ]);
 }
 
-function pushOnce(problems: ErrorDetail[], parameter: string, message: string) {
+function pushOnce(problems: Problem[], parameter: string, message: string) {
   if (!problems.some((p) => p.parameter === parameter)) problems.push({ parameter, message });
 }

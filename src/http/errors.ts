@@ -3,36 +3,13 @@
  * a handler refuses is an ApiError; the error handler turns it into the one
  * documented body shape.
  */
-
+import type { AccessRefusalReason, AccessRefused } from '../access/authenticator.js';
+import type { Problem } from '../domain/problems.js';
 import { LimiterUnavailableError } from '../limits/limiter.js';
+import type { ErrorCode } from '../schemas/errors.js';
 
-export interface ErrorDetail {
-  parameter?: string;
-  entitlement?: string;
-  message?: string;
-}
-
-export type ErrorCode =
-  | 'route_not_found'
-  | 'method_not_allowed'
-  | 'missing_api_key'
-  | 'invalid_api_key'
-  | 'revoked_api_key'
-  | 'expired_api_key'
-  | 'grant_inactive'
-  | 'invalid_parameter'
-  | 'invalid_cursor'
-  | 'insufficient_scope'
-  | 'rate_limited'
-  | 'quota_exceeded'
-  | 'not_found'
-  | 'service_unavailable'
-  | 'internal_error'
-  | 'uri_too_long'
-  | 'headers_too_large'
-  | 'request_timeout'
-  | 'bad_request'
-  | 'too_many_requests';
+/** One entry of `error.details`: a problem a domain rule or the query validator found. */
+export type ErrorDetail = Problem;
 
 const MESSAGES: Record<ErrorCode, string> = {
   route_not_found: 'No such endpoint.',
@@ -108,6 +85,28 @@ export function unavailable(err: unknown): ApiError | null {
     return serviceUnavailable();
   }
   return null;
+}
+
+const INVALID_TOKEN = { 'www-authenticate': 'Bearer error="invalid_token"' };
+
+/** The status and headers of each refusal of a key (decisions §1 steps 2–3, 18a). */
+const REFUSALS: Record<AccessRefusalReason, { status: number; headers?: Record<string, string> }> = {
+  missing_api_key: { status: 401, headers: { 'www-authenticate': 'Bearer' } },
+  invalid_api_key: { status: 401, headers: INVALID_TOKEN },
+  revoked_api_key: { status: 401, headers: INVALID_TOKEN },
+  expired_api_key: { status: 401, headers: INVALID_TOKEN },
+  grant_inactive: { status: 403 },
+  too_many_requests: { status: 429 },
+};
+
+/** The answer to a key the authenticator refused: 401, 403, or 429 with Retry-After. */
+export function accessRefused(refusal: AccessRefused): ApiError {
+  const { status, headers } = REFUSALS[refusal.reason];
+  const sent =
+    refusal.retryAfter !== undefined
+      ? { ...headers, 'retry-after': refusal.retryAfter }
+      : headers && { ...headers };
+  return new ApiError(status, refusal.reason, undefined, sent);
 }
 
 /** Serialised by hand: error bodies are hot under attack and have one shape. */

@@ -1,17 +1,18 @@
 /**
  * Envelope assembly and HTTP caching. Bodies that depend only on the data (the
  * latest rates of a source, gold latest, the asset directory) are prepared once
- * per snapshot as UTF-8 bytes, split around the request id; a request then
- * writes its id between the two halves. Request ids are [A-Za-z0-9_-]
- * (app.ts), so they need no JSON escaping.
+ * per snapshot (runtime/prepared.ts), split around the request id; a request
+ * then writes its id between the two halves.
  *
  * Every 200 of a data endpoint carries a weak ETag (the bytes differ by request
  * id, the representation does not) and `Cache-Control: private`. A matching
  * `If-None-Match` gets 304; it has passed the pipeline, so it consumed a unit.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Prepared } from '../runtime/prepared.js';
 import { encode } from './compression.js';
+
+export { etagOf, type Prepared, prepare } from '../runtime/prepared.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const CSV_TYPE = 'text/csv; charset=utf-8';
@@ -27,36 +28,6 @@ export const MAX_AGE = {
   /** A history page changes only when a late observation is imported. */
   history: 300,
 } as const;
-
-/** A body prepared once: `head` + requestId + `tail`, with its ETag. */
-export interface Prepared {
-  head: Buffer;
-  tail: Buffer;
-  etag: string;
-  /** A CSV page (csv.ts): `head` is the whole body, without the request id. */
-  csv?: true;
-  /** A page of a paginated endpoint: the next page's cursor, null on the last page. */
-  next?: string | null;
-  /** The Link header last built for this page, and the URL it was built for (linkFor). */
-  link?: { url: string; value: string };
-}
-
-export function etagOf(...parts: Array<string | Buffer>): string {
-  const h = createHash('sha1');
-  for (const p of parts) h.update(p);
-  return `W/"${h.digest('base64url').slice(0, 22)}"`;
-}
-
-/**
- * `metaRest` is the JSON of the meta members after `requestId`, without braces (may be '').
- * `next` is given for a page of a paginated endpoint (its `meta.nextCursor`).
- */
-export function prepare(dataJson: string, metaRest: string, next?: string | null): Prepared {
-  const head = Buffer.from(`{"data":${dataJson},"meta":{"requestId":"`);
-  const tail = Buffer.from(`"${metaRest === '' ? '' : `,${metaRest}`}}}`);
-  const etag = etagOf(head, tail);
-  return next === undefined ? { head, tail, etag } : { head, tail, etag, next };
-}
 
 /** A prepared body with how long a client may reuse it. */
 export interface PreparedAnswer {

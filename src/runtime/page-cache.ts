@@ -5,7 +5,7 @@
  * that version and is dropped with it. Bounded by bytes, least recently used
  * out first.
  */
-import type { Prepared } from '../http/respond.js';
+import type { Prepared } from './prepared.js';
 
 export class PageCache {
   private readonly entries = new Map<string, Prepared>();

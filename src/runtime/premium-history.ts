@@ -10,8 +10,8 @@
  */
 import { DAY_MS } from '../domain/dates.js';
 import { meanPercent } from '../domain/decimal.js';
+import { premiumItem } from '../domain/premium.js';
 import type { RateObservation } from '../domain/types.js';
-import { premiumItem } from './snapshot.js';
 
 /** How much older than the parallel observation its official side may be. */
 export const CARRY_FORWARD_MS = 7 * DAY_MS;

@@ -5,7 +5,8 @@
  * writes its own `meta` (issue #5: do per request only what must be).
  */
 
-import { microsToNumber, percentChange } from '../domain/decimal.js';
+import { microsToNumber } from '../domain/decimal.js';
+import { premiumItem } from '../domain/premium.js';
 import {
   type Asset,
   type AssetType,
@@ -17,9 +18,9 @@ import {
   SOURCES,
   type Source,
 } from '../domain/types.js';
-import { type Prepared, prepare } from '../http/respond.js';
 import { PageCache } from './page-cache.js';
 import type { PremiumSeries } from './premium-history.js';
+import { type Prepared, prepare } from './prepared.js';
 
 export interface SourceView {
   /** Codes with an observation for this source, in code order. */
@@ -122,34 +123,6 @@ export class MarketSnapshot {
   static empty(): MarketSnapshot {
     return new MarketSnapshot(0, [], [], []);
   }
-}
-
-function side(r: RateObservation) {
-  return {
-    buy: microsToNumber(r.buy),
-    sell: microsToNumber(r.sell),
-    updatedAt: new Date(r.updatedAt).toISOString(),
-  };
-}
-
-/** Amounts are differences of integer micro-units: exact, then scaled once. */
-export function premiumItem(currency: string, parallel: RateObservation, official: RateObservation) {
-  return {
-    currency,
-    quote: QUOTE,
-    parallel: side(parallel),
-    official: side(official),
-    premium: {
-      buy: {
-        amount: microsToNumber(parallel.buy - official.buy),
-        percent: percentChange(parallel.buy, official.buy),
-      },
-      sell: {
-        amount: microsToNumber(parallel.sell - official.sell),
-        percent: percentChange(parallel.sell, official.sell),
-      },
-    },
-  };
 }
 
 export function goldJson(g: GoldObservation): string {

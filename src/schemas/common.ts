@@ -6,9 +6,8 @@
  * `errorMessage` is our own annotation: the sentence a client reads in
  * `error.details[].message` when the parameter breaks its rule.
  */
-import { type SchemaOptions, type TSchema, Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { ASSET_TYPES, PURITIES, SOURCES } from '../domain/types.js';
-import type { ErrorCode } from '../http/errors.js';
 import { Defaulted } from './query.js';
 
 export const ASSET_CODE_PATTERN = '^[A-Z0-9]{2,10}$';
@@ -86,56 +85,6 @@ export const HistoryWindowQuery = {
 // ---- Envelope ---------------------------------------------------------------
 
 export const RequestId = Type.String({ description: 'Same value as the X-Request-Id header' });
-
-export const ErrorDetail = Type.Object({
-  parameter: Type.Optional(Type.String()),
-  entitlement: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
-});
-
-/**
- * The `error.code` each documented status can carry (decisions §1, §10 and 18a), so
- * that the document, and the client generated from it, list them as enums.
- * A 400 may name `invalid_cursor` on any route: a `cursor` a route does not
- * take is reported on `cursor` alone, as a bad cursor is.
- */
-export const ERROR_CODES = {
-  400: ['invalid_parameter', 'invalid_cursor'],
-  401: ['missing_api_key', 'invalid_api_key', 'revoked_api_key', 'expired_api_key'],
-  403: ['grant_inactive', 'insufficient_scope'],
-  404: ['not_found'],
-  414: ['uri_too_long'],
-  429: ['rate_limited', 'quota_exceeded', 'too_many_requests'],
-  503: ['service_unavailable'],
-} as const satisfies Record<number, readonly ErrorCode[]>;
-
-export type ErrorStatus = keyof typeof ERROR_CODES;
-type DocumentedCode = (typeof ERROR_CODES)[ErrorStatus][number];
-
-/** A string enum, typed as the union of its values (TypeBox would write `anyOf` of `const`s). */
-const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
-
-/** The error envelope, its `error.code` limited to `codes`. */
-export const errorBody = <C extends string>(codes: readonly C[], options: SchemaOptions = {}) =>
-  Type.Object(
-    {
-      data: Type.Null(),
-      error: Type.Object({
-        status: Type.Integer(),
-        code: StringEnum(codes, 'Machine-readable reason; the message is for people'),
-        message: Type.String(),
-        details: Type.Optional(Type.Array(ErrorDetail)),
-      }),
-      meta: Type.Object({ requestId: RequestId }),
-    },
-    options,
-  );
-
-/** Every non-2xx answer the document describes: any documented code. */
-export const ErrorBody = errorBody([...new Set(Object.values(ERROR_CODES).flat())] as DocumentedCode[], {
-  description: 'Every non-2xx answer',
-});
 
 export const Envelope = <D extends TSchema, M extends TSchema>(data: D, meta: M, example?: unknown) =>
   Type.Object({ data, meta }, { additionalProperties: false, ...(example ? { examples: [example] } : {}) });

@@ -4,7 +4,7 @@
  * which statuses a route can answer (decisions §1–2).
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { ERROR_CODES, type ErrorStatus, errorBody } from './common.js';
+import { ERROR_CODES, type ErrorStatus, errorBody } from './errors.js';
 
 const int = (description: string, minimum: number) => Type.Integer({ minimum, description });
 

@@ -20,7 +20,7 @@ import {
   loadOpenApiDocument,
   type OpenApiDocument,
 } from '../../scripts/client-codegen.js';
-import type { ErrorBody } from '../../src/schemas/common.js';
+import type { ErrorBody } from '../../src/schemas/errors.js';
 import type * as M from '../../src/schemas/market.js';
 import type { MeResponse } from '../../src/schemas/me.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/schemas/common.js';
+import { ERROR_CODES } from '../../src/schemas/errors.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { expectConforms, loadOpenApi, type OpenApiDocument } from '../support/openapi.js';

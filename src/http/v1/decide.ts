@@ -27,7 +27,7 @@ import { secondsUntil } from '../../domain/dates.js';
 import type { LimitDecision } from '../../limits/limiter.js';
 import type { Services } from '../../runtime/services.js';
 import { prefersCsv } from '../accept.js';
-import { ApiError, errorBody, invalidParameters, notFound, unavailable } from '../errors.js';
+import { ApiError, accessRefused, errorBody, invalidParameters, notFound, unavailable } from '../errors.js';
 import { CSV_TYPE, cacheControl, JSON_TYPE, linkFor, type Prepared, VARY_PAGE } from '../respond.js';
 import type { AnswerContext, Operation, Outcome } from './operation.js';
 import type { QueryResult } from './query.js';
@@ -229,7 +229,10 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
     if (access !== undefined) return proceed(op, request, access, now, onlyPrepared);
     if (onlyPrepared) return undefined;
     return authenticator.authenticate(headers, now, request.ip()).then(
-      (verified) => proceed(op, request, verified, now, false)!,
+      (auth) =>
+        auth.ok
+          ? proceed(op, request, auth.access, now, false)!
+          : errorAnswer(accessRefused(auth), request.requestId),
       (err: unknown) => failed(err, request, [], null),
     );
   };

@@ -1,0 +1,94 @@
+/**
+ * The error vocabulary as schemas (decisions §1–2): every `error.code` the
+ * service answers with, the codes each documented status can carry, and the
+ * error envelope. The `ErrorCode` type is derived from the schema, so the
+ * HTTP layer (http/errors.ts) cannot name a code the document does not know.
+ */
+import { type SchemaOptions, type Static, Type } from '@sinclair/typebox';
+import type { Problem } from '../domain/problems.js';
+import { RequestId } from './common.js';
+
+/** A string enum, typed as the union of its values (TypeBox would write `anyOf` of `const`s). */
+const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+const CODE_DESCRIPTION = 'Machine-readable reason; the message is for people';
+
+/** Every `error.code`, including those of answers outside the documented routes (404, 405, 408, 431). */
+export const ErrorCode = StringEnum(
+  [
+    'route_not_found',
+    'method_not_allowed',
+    'missing_api_key',
+    'invalid_api_key',
+    'revoked_api_key',
+    'expired_api_key',
+    'grant_inactive',
+    'invalid_parameter',
+    'invalid_cursor',
+    'insufficient_scope',
+    'rate_limited',
+    'quota_exceeded',
+    'not_found',
+    'service_unavailable',
+    'internal_error',
+    'uri_too_long',
+    'headers_too_large',
+    'request_timeout',
+    'bad_request',
+    'too_many_requests',
+  ],
+  CODE_DESCRIPTION,
+);
+export type ErrorCode = Static<typeof ErrorCode>;
+
+/**
+ * The `error.code` each documented status can carry (decisions §1, §10 and 18a), so
+ * that the document, and the client generated from it, list them as enums.
+ * A 400 may name `invalid_cursor` on any route: a `cursor` a route does not
+ * take is reported on `cursor` alone, as a bad cursor is.
+ */
+export const ERROR_CODES = {
+  400: ['invalid_parameter', 'invalid_cursor'],
+  401: ['missing_api_key', 'invalid_api_key', 'revoked_api_key', 'expired_api_key'],
+  403: ['grant_inactive', 'insufficient_scope'],
+  404: ['not_found'],
+  414: ['uri_too_long'],
+  429: ['rate_limited', 'quota_exceeded', 'too_many_requests'],
+  503: ['service_unavailable'],
+} as const satisfies Record<number, readonly ErrorCode[]>;
+
+export type ErrorStatus = keyof typeof ERROR_CODES;
+type DocumentedCode = (typeof ERROR_CODES)[ErrorStatus][number];
+
+export const ErrorDetail = Type.Object({
+  parameter: Type.Optional(Type.String()),
+  entitlement: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+
+// The schema documents the problems domain rules report (domain/problems.ts): a
+// member added to one and not the other fails to compile here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+true satisfies Same<Static<typeof ErrorDetail>, Problem>;
+
+/** The error envelope, its `error.code` limited to `codes`. */
+export const errorBody = <C extends ErrorCode>(codes: readonly C[], options: SchemaOptions = {}) =>
+  Type.Object(
+    {
+      data: Type.Null(),
+      error: Type.Object({
+        status: Type.Integer(),
+        code: StringEnum(codes, CODE_DESCRIPTION),
+        message: Type.String(),
+        details: Type.Optional(Type.Array(ErrorDetail)),
+      }),
+      meta: Type.Object({ requestId: RequestId }),
+    },
+    options,
+  );
+
+/** Every non-2xx answer the document describes: any documented code. */
+export const ErrorBody = errorBody([...new Set(Object.values(ERROR_CODES).flat())] as DocumentedCode[], {
+  description: 'Every non-2xx answer',
+});
