@@ -2,7 +2,10 @@
  * Boots the whole application for a test, on a chosen backend, with the sample
  * data set dated relative to today and helpers to make accounts, grants and
  * keys. Tests talk to it only through HTTP (`app.inject`, routed through the
- * server's request listener: see dispatch.ts) and the CLI.
+ * server's request listener: see dispatch.ts) and the CLI. Every answer
+ * `app.inject` returns is checked against the app's served OpenAPI document
+ * (openapi.ts, `validateResponses`): a test fails on an undocumented status,
+ * header or body, whatever else it asserts.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../../src/access/admin.js';
@@ -14,6 +17,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Backend, type Database, freshDatabase } from './backends.js';
 import { injectThroughServer } from './dispatch.js';
+import { type OpenApiDocument, validateResponses } from './openapi.js';
 
 export const DAY = 86_400_000;
 /** The sample ends yesterday (UTC), so "today" windows hold no future records. */
@@ -24,6 +28,8 @@ export interface Harness {
   runtime: Runtime;
   store: Store;
   db: Database;
+  /** The OpenAPI document the app serves, which every answer is checked against. */
+  doc: OpenApiDocument;
   /** A key on a fresh grant; every entitlement and generous limits unless overridden. */
   newKey(
     options?: KeyOptions,
@@ -69,6 +75,7 @@ export async function startHarness(
   const app = await buildApp(runtime.services, { logger: false });
   await app.ready();
   injectThroughServer(app);
+  const doc = await validateResponses(app);
 
   const refresh = async () => {
     const v = await store.versions();
@@ -81,6 +88,7 @@ export async function startHarness(
     runtime,
     store,
     db,
+    doc,
     async newKey(o = {}) {
       const account = await createAccount(store, { name: 'Test', email: 'billing@example.com' });
       const grant = await createGrant(store, {
