@@ -14,6 +14,7 @@ import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { SAMPLE_END } from '../support/harness.js';
 import { keyOnNewGrant } from '../support/keys.js';
+import { validateResponses } from '../support/openapi.js';
 
 async function waitUntil(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -69,6 +70,7 @@ describe.each(variants)('refunds on $name', (variant) => {
     });
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
+    await validateResponses(app);
   });
 
   afterAll(async () => {

@@ -16,6 +16,7 @@ import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase } from '../support/backends.js';
 import { injectThroughServer } from '../support/dispatch.js';
+import { validateResponses } from '../support/openapi.js';
 
 async function until(check: () => Promise<boolean>, ms: number, what: () => string): Promise<void> {
   const end = Date.now() + ms;
@@ -126,6 +127,7 @@ describe('a revocation while the key is being loaded (SQLite, the read held by t
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
     injectThroughServer(app);
+    await validateResponses(app);
   });
   afterAll(async () => {
     await app?.close();

@@ -19,6 +19,7 @@ import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL } from '../support/backends.js';
 import { injectThroughServer } from '../support/dispatch.js';
+import { validateResponses } from '../support/openapi.js';
 import { startProxy, type TcpProxy } from '../support/proxy.js';
 
 const DELAY_MS = 250;
@@ -57,6 +58,7 @@ describe.runIf(POSTGRES_URL)('a revocation while the key is loaded over a slow l
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
     injectThroughServer(app);
+    await validateResponses(app);
   }, 60_000);
 
   afterAll(async () => {
