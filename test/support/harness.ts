@@ -57,6 +57,20 @@ export interface KeyOptions {
   expiresAt?: number;
 }
 
+/**
+ * The OpenAPI document the application serves, read from a harness started
+ * for the purpose (no data): for suites that derive their cases from it at
+ * collection time, before their own harnesses exist.
+ */
+export async function servedOpenApi(): Promise<OpenApiDocument> {
+  const h = await startHarness({ name: 'sqlite' }, { seed: false });
+  try {
+    return h.doc;
+  } finally {
+    await h.close();
+  }
+}
+
 export async function startHarness(
   backend: Backend,
   options: { seed?: boolean; now?: () => number } = {},

@@ -41,7 +41,7 @@ export interface ResponseObject {
 
 export interface OperationObject {
   deprecated?: boolean;
-  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown; example?: unknown }>;
   responses: Record<string, ResponseObject>;
   [k: string]: unknown;
 }
@@ -497,4 +497,94 @@ export function expectQuotaHeaders(res: LightMyRequestResponse, present: boolean
     if (present) expect(res.headers[name], `${name} on ${res.statusCode}`).toBeDefined();
     else expect(res.headers[name], `${name} on ${res.statusCode}`).toBeUndefined();
   }
+}
+
+/** One request to a secured operation, as the security suite sends it. */
+export interface SecuredRequest {
+  method: string;
+  /** The documented path template. */
+  path: string;
+  operationId: string;
+  /** A URL that answers 200 with a fully entitled key: required parameters set from their examples. */
+  url: string;
+  /** The entitlement the request needs, when the operation names one. */
+  entitlement?: string;
+}
+
+/** The entitlement an operation names: `x-entitlement`, else its description's "Requires `…`". */
+function entitlementOf(operation: OperationObject): string | undefined {
+  if (typeof operation['x-entitlement'] === 'string') return operation['x-entitlement'];
+  const description = typeof operation.description === 'string' ? operation.description : '';
+  return /Requires `([^`]+)`/.exec(description)?.[1];
+}
+
+/**
+ * Every `/v1` operation the document secures (its own `security`, else the
+ * document's, non-empty), as requests for the security suite: so a route added
+ * to the API is under the suite without anyone editing a list. An entitlement
+ * written with a `<name>` placeholder (`rates:<source>:latest:read`) gives one
+ * request per value of the enumerated query parameter of that name, the
+ * default one without the parameter. Required parameters take their example.
+ */
+export function securedRequests(doc: OpenApiDocument): SecuredRequest[] {
+  const requests: SecuredRequest[] = [];
+  for (const [path, operations] of Object.entries(doc.paths)) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const [method, operation] of Object.entries(operations)) {
+      const security = (operation.security as unknown[] | undefined) ?? doc.security ?? [];
+      if (security.length === 0) continue;
+      const operationId = String(operation.operationId ?? `${method} ${path}`);
+      const query = new URLSearchParams();
+      for (const p of operation.parameters ?? []) {
+        if (p.in === 'path' || (p.in === 'query' && p.required)) {
+          const example = p.example;
+          if (example === undefined)
+            throw new Error(`${operationId}: required parameter ${p.name} has no example in the document`);
+          if (p.in === 'query') query.set(p.name, String(example));
+        }
+      }
+      const concrete = (operation.parameters ?? [])
+        .filter((p) => p.in === 'path')
+        .reduce((url, p) => url.replace(`{${p.name}}`, encodeURIComponent(String(p.example))), path);
+      const urlWith = (extra?: [string, string]) => {
+        const q = new URLSearchParams(query);
+        if (extra) q.set(extra[0], extra[1]);
+        const text = q.toString().replaceAll('%2C', ',');
+        return text ? `${concrete}?${text}` : concrete;
+      };
+      const entitlement = entitlementOf(operation);
+      const placeholder = entitlement ? /<([a-z]+)>/.exec(entitlement)?.[1] : undefined;
+      if (!entitlement || !placeholder) {
+        requests.push({
+          method: method.toUpperCase(),
+          path,
+          operationId,
+          url: urlWith(),
+          entitlement,
+        });
+        continue;
+      }
+      const parameter = (operation.parameters ?? []).find((p) => p.in === 'query' && p.name === placeholder);
+      const schema = (parameter?.schema ?? {}) as { default?: unknown; enum?: unknown[]; anyOf?: unknown[] };
+      const values = (
+        schema.enum ??
+        schema.anyOf?.flatMap((s) => (s as { enum?: unknown[] }).enum ?? []) ??
+        []
+      ).map(String);
+      if (values.length === 0)
+        throw new Error(
+          `${operationId}: entitlement ${entitlement} names <${placeholder}>, not an enumerated parameter`,
+        );
+      for (const value of values) {
+        requests.push({
+          method: method.toUpperCase(),
+          path,
+          operationId,
+          url: value === schema.default ? urlWith() : urlWith([placeholder, value]),
+          entitlement: entitlement.replace(`<${placeholder}>`, value),
+        });
+      }
+    }
+  }
+  return requests;
 }
