@@ -15,11 +15,7 @@ import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../suppor
 import { SAMPLE_END } from '../support/harness.js';
 import { keyOnNewGrant } from '../support/keys.js';
 import { validateResponses } from '../support/openapi.js';
-
-async function waitUntil(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-}
+import { waitFor } from '../support/wait.js';
 
 interface Variant {
   name: string;
@@ -94,11 +90,11 @@ describe.each(variants)('refunds on $name', (variant) => {
     expect(failed.json().error.code).toBe('service_unavailable');
 
     // The give-back was tried while the store was still away …
-    await waitUntil(async () => faults.refused > 0);
+    await waitFor(() => faults.refused > 0, { what: 'a give-back tried' });
     expect(await store.getUsage(grantId, period)).toBe(2);
     // … then the store is back: nothing else is sent, yet the unit comes off the count.
     faults.usage = false;
-    await waitUntil(async () => (await store.getUsage(grantId, period)) === 1);
+    await waitFor(async () => (await store.getUsage(grantId, period)) === 1, { what: 'the unit given back' });
     expect(await store.getUsage(grantId, period)).toBe(1);
     const me = await get('/v1/me');
     expect(me.statusCode).toBe(200);

@@ -18,6 +18,7 @@ import type { Store } from '../../src/storage/store.js';
 import { type Backend, type Database, freshDatabase } from './backends.js';
 import { injectThroughServer } from './dispatch.js';
 import { type OpenApiDocument, validateResponses } from './openapi.js';
+import { waitFor } from './wait.js';
 
 export const DAY = 86_400_000;
 /** The sample ends yesterday (UTC), so "today" windows hold no future records. */
@@ -43,6 +44,14 @@ export interface Harness {
   updateGrant(grantId: string, patch: Parameters<typeof updateGrant>[2]): Promise<void>;
   /** Forces the watcher's next poll now, instead of waiting for it. */
   refresh(): Promise<void>;
+  /**
+   * Resolves once the data watcher itself has completed a poll that began
+   * after this call: every change written before it has been seen, and the
+   * watcher will not drop the caches for it later. For tests that need the
+   * watcher's own state settled (the fast path serves only cached keys), not
+   * merely the change applied (`refresh`).
+   */
+  watcherCaughtUp(): Promise<void>;
   get(url: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
@@ -79,6 +88,15 @@ export async function startHarness(
   const store = db.open();
   await store.migrate();
   if (options.seed !== false) await seedSample(store, generateSample({ endDate: SAMPLE_END }));
+  // The watcher reads the change counters once per poll, and nothing else on
+  // this store calls versions() once it runs (`refresh` below uses the
+  // original): counting the calls counts the watcher's polls.
+  const versions = store.versions.bind(store);
+  let polls = 0;
+  store.versions = () => {
+    polls++;
+    return versions();
+  };
   const runtime = await assemble({
     store,
     redisUrl: backend.redisUrl,
@@ -92,7 +110,7 @@ export async function startHarness(
   const doc = await validateResponses(app);
 
   const refresh = async () => {
-    const v = await store.versions();
+    const v = await versions();
     runtime.services.authenticator.invalidate();
     await runtime.services.market.refresh(v.data);
   };
@@ -130,6 +148,13 @@ export async function startHarness(
       await refresh();
     },
     refresh,
+    async watcherCaughtUp() {
+      // Poll mark+1 began after this call, so it read every earlier change; a
+      // poll starts only when the previous one has finished, so once poll
+      // mark+2 has begun, mark+1 has invalidated and reloaded what it saw.
+      const mark = polls;
+      await waitFor(() => polls >= mark + 2, { what: 'the data watcher catching up', timeout: 5_000 });
+    },
     get(url, key, headers = {}) {
       return app.inject({
         method: 'GET',

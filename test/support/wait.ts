@@ -9,8 +9,8 @@ export interface WaitOptions {
   timeout?: number;
   /** Pause between polls, in milliseconds. */
   interval?: number;
-  /** Said when the deadline passes. */
-  what?: string;
+  /** Said when the deadline passes (a function: read then, e.g. to show the last answer). */
+  what?: string | (() => string);
 }
 
 /** Resolves with the predicate's first truthy value; rejects once `timeout` has passed without one. */
@@ -22,7 +22,8 @@ export async function waitFor<T>(
   for (;;) {
     const value = await predicate();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeout} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${typeof what === 'function' ? what() : what}: not within ${timeout} ms`);
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
 }
