@@ -1,9 +1,9 @@
 /** GET /v1/gold/history (the latest records are in gold-latest.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
-import { addDays, day, expected } from '../support/gold.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, problemParameters } from '../support/openapi.js';
+import { addDays, day, expectedGold } from '../support/sample-records.js';
 
 describe.each(backends())('/v1/gold/history on $name', (backend) => {
   let h: Harness;
@@ -23,7 +23,7 @@ describe.each(backends())('/v1/gold/history on $name', (backend) => {
     const res = await call('/v1/gold/history', key);
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body.data).toEqual(expected(from, today));
+    expect(body.data).toEqual(expectedGold(from, today));
     expect(body.data).toHaveLength(90);
     expect(body.data.slice(0, 3).map((g: { purity: string }) => g.purity)).toEqual(['18K', '21K', '24K']);
     expect(new Set(body.data.slice(0, 3).map((g: { updatedAt: string }) => g.updatedAt)).size).toBe(1);
@@ -63,7 +63,7 @@ describe.each(backends())('/v1/gold/history on $name', (backend) => {
       n++;
       expect(n).toBeLessThan(50);
     } while (cursor);
-    expect(seen).toEqual(expected(from, SAMPLE_END));
+    expect(seen).toEqual(expectedGold(from, SAMPLE_END));
     expect(seen).toHaveLength(21);
   });
 
@@ -129,12 +129,12 @@ describe.each(backends())('/v1/gold/history on $name', (backend) => {
     );
     expect(ok.statusCode).toBe(200);
     // 366 days × 3 purities = 1098 records: a full page of 1000, then 98.
-    expect(ok.json().data).toEqual(expected(addDays(SAMPLE_END, -365), SAMPLE_END).slice(0, 1000));
+    expect(ok.json().data).toEqual(expectedGold(addDays(SAMPLE_END, -365), SAMPLE_END).slice(0, 1000));
     const rest = await call(
       `/v1/gold/history?from=${addDays(SAMPLE_END, -365)}&to=${SAMPLE_END}&limit=1000&cursor=${encodeURIComponent(ok.json().meta.nextCursor)}`,
       key,
     );
-    expect(rest.json().data).toEqual(expected(addDays(SAMPLE_END, -365), SAMPLE_END).slice(1000));
+    expect(rest.json().data).toEqual(expectedGold(addDays(SAMPLE_END, -365), SAMPLE_END).slice(1000));
     expect(rest.json().data).toHaveLength(98);
     expect(rest.json().meta.nextCursor).toBeNull();
     const tooLong = await call(`/v1/gold/history?from=${addDays(SAMPLE_END, -366)}&to=${SAMPLE_END}`, key);

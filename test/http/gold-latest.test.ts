@@ -1,9 +1,9 @@
 /** GET /v1/gold/latest (the history is in gold-history.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
-import { expected } from '../support/gold.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody } from '../support/openapi.js';
+import { expectedGold } from '../support/sample-records.js';
 
 describe.each(backends())('/v1/gold/latest on $name', (backend) => {
   let h: Harness;
@@ -22,7 +22,7 @@ describe.each(backends())('/v1/gold/latest on $name', (backend) => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(Object.keys(body)).toEqual(['data', 'meta']);
-    expect(body.data).toEqual(expected(SAMPLE_END, SAMPLE_END));
+    expect(body.data).toEqual(expectedGold(SAMPLE_END, SAMPLE_END));
     expect(body.data.map((g: { purity: string }) => g.purity)).toEqual(['18K', '21K', '24K']);
     for (const g of body.data) {
       expect(Object.keys(g).sort()).toEqual(['buy', 'purity', 'quote', 'sell', 'unit', 'updatedAt']);
