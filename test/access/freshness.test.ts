@@ -11,6 +11,7 @@ import { createAccount, createGrant, createKey } from '../../src/access/admin.js
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import type { Store } from '../../src/storage/store.js';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { conformingFetch } from '../support/openapi.js';
 import { CLI, getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
 
 const run = promisify(execFile);
@@ -145,7 +146,7 @@ describe.each(backends())('admin changes reach a running server on $name', (back
     expect(narrowed.r.body.error.code).toBe('insufficient_scope');
     expect(narrowed.r.body.error.details).toEqual([{ entitlement: 'assets:read' }]);
     expect(narrowed.elapsed).toBeLessThan(WITHIN_MS);
-    const res = await fetch(`${server.url}/v1/rates/latest`, {
+    const { res } = await conformingFetch(`${server.url}/v1/rates/latest`, {
       headers: { authorization: `Bearer ${k.key}` },
     });
     expect(res.status).toBe(200);

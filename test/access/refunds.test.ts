@@ -14,11 +14,8 @@ import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { SAMPLE_END } from '../support/harness.js';
 import { keyOnNewGrant } from '../support/keys.js';
-
-async function waitUntil(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-}
+import { validateResponses } from '../support/openapi.js';
+import { waitFor } from '../support/wait.js';
 
 interface Variant {
   name: string;
@@ -69,6 +66,7 @@ describe.each(variants)('refunds on $name', (variant) => {
     });
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
+    await validateResponses(app);
   });
 
   afterAll(async () => {
@@ -92,11 +90,11 @@ describe.each(variants)('refunds on $name', (variant) => {
     expect(failed.json().error.code).toBe('service_unavailable');
 
     // The give-back was tried while the store was still away …
-    await waitUntil(async () => faults.refused > 0);
+    await waitFor(() => faults.refused > 0, { what: 'a give-back tried' });
     expect(await store.getUsage(grantId, period)).toBe(2);
     // … then the store is back: nothing else is sent, yet the unit comes off the count.
     faults.usage = false;
-    await waitUntil(async () => (await store.getUsage(grantId, period)) === 1);
+    await waitFor(async () => (await store.getUsage(grantId, period)) === 1, { what: 'the unit given back' });
     expect(await store.getUsage(grantId, period)).toBe(1);
     const me = await get('/v1/me');
     expect(me.statusCode).toBe(200);

@@ -16,14 +16,12 @@ import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase } from '../support/backends.js';
 import { injectThroughServer } from '../support/dispatch.js';
+import { validateResponses } from '../support/openapi.js';
+import { waitFor } from '../support/wait.js';
 
-async function until(check: () => Promise<boolean>, ms: number, what: () => string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what()}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Polls `check` until it holds; fails with `what()` once `ms` have passed. */
+const until = (check: () => Promise<boolean>, ms: number, what: () => string) =>
+  waitFor(check, { timeout: ms, interval: 20, what });
 
 /** A gate on one read (of a key or a grant): the read happens, then waits until released. */
 interface Gate {
@@ -126,6 +124,7 @@ describe('a revocation while the key is being loaded (SQLite, the read held by t
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
     injectThroughServer(app);
+    await validateResponses(app);
   });
   afterAll(async () => {
     await app?.close();

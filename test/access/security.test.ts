@@ -4,12 +4,14 @@
  * for status, error code, the request id and the absence of every quota header,
  * plus the two key headers, legacy umbrella scopes and the order of the steps.
  */
-import type { LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/keys.js';
 import { ENTITLEMENTS, type Entitlement } from '../../src/domain/scopes.js';
 import { backends } from '../support/backends.js';
-import { DAY, type Harness, startHarness } from '../support/harness.js';
+import { DAY, type Harness, servedOpenApi, startHarness } from '../support/harness.js';
+import { securedRequests } from '../support/openapi.js';
+import { waitFor } from '../support/wait.js';
 
 const QUOTA_HEADERS = [
   'ratelimit-limit',
@@ -21,7 +23,20 @@ const QUOTA_HEADERS = [
   'x-monthly-quota-reset',
 ];
 
-const ROUTES: Array<{ url: string; entitlement: Entitlement }> = [
+/**
+ * Every secured /v1 operation of the served OpenAPI document, one request per
+ * entitlement it can need (openapi.ts, `securedRequests`): a route added to
+ * the API is under this suite without anyone editing a list.
+ */
+const served = await servedOpenApi();
+const ROUTES = securedRequests(served);
+
+/**
+ * The requests the suite covered when its list was written by hand: the list
+ * read from the document must still hold each of them (a route that vanished
+ * from the document would otherwise drop out of the suite unnoticed).
+ */
+const KNOWN: Array<{ url: string; entitlement: Entitlement }> = [
   { url: '/v1/assets', entitlement: 'assets:read' },
   { url: '/v1/rates/latest', entitlement: 'rates:parallel:latest:read' },
   { url: '/v1/rates/latest?source=official', entitlement: 'rates:official:latest:read' },
@@ -46,8 +61,7 @@ const ROUTES: Array<{ url: string; entitlement: Entitlement }> = [
 ];
 
 const ALL = [...ENTITLEMENTS];
-const without = (e: Entitlement) => ALL.filter((x) => x !== e);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const without = (e: string) => ALL.filter((x) => x !== e);
 
 /** Status, code, envelope, request id, and none of the quota headers (decisions §1). */
 function expectRefused(res: LightMyRequestResponse, status: number, code: string) {
@@ -73,20 +87,33 @@ function badChecksum(key: string): string {
   return key.slice(0, -1) + (last === 'A' ? 'B' : 'A');
 }
 
+describe('the routes under this suite', () => {
+  it('are read from the served OpenAPI document: every known /v1 operation, each entitlement it needs', () => {
+    expect(ROUTES.length).toBeGreaterThan(0);
+    expect(ROUTES.map(({ url, entitlement }) => ({ url, entitlement }))).toEqual(
+      expect.arrayContaining(KNOWN),
+    );
+    const v1 = Object.keys(served.paths).filter((p) => p.startsWith('/v1/'));
+    expect(new Set(ROUTES.map((r) => r.path))).toEqual(new Set(v1));
+    for (const r of ROUTES) expect(ALL, `${r.operationId}: ${r.entitlement}`).toContain(r.entitlement);
+  });
+});
+
 describe.each(backends())('access control on $name', (backend) => {
   let h: Harness;
   // Every request from its own address: the failed-attempt throttle (30 per
   // address per minute) must not turn the many invalid keys below into 429s.
   let address = 0;
-  const call = (url: string, headers: Record<string, string> = {}) => {
+  const callWith = (url: string, headers: Record<string, string>, method: string) => {
     address++;
     return h.app.inject({
-      method: 'GET',
+      method: method as InjectOptions['method'],
       url,
       headers,
       remoteAddress: `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`,
     });
   };
+  const call = (url: string, headers: Record<string, string> = {}) => callWith(url, headers, 'GET');
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
   let valid: { key: string; publicId: string; grantId: string; accountId: string };
@@ -96,6 +123,8 @@ describe.each(backends())('access control on $name', (backend) => {
 
   beforeAll(async () => {
     h = await startHarness(backend);
+    // The routes were read from a document served before this harness existed.
+    expect(h.doc).toEqual(served);
     valid = await h.newKey();
 
     const revoked = await h.newKey();
@@ -121,16 +150,19 @@ describe.each(backends())('access control on $name', (backend) => {
     keys.notYetValid = (await h.newKey({ validFrom: Date.now() + DAY })).key;
     keys.ended = (await h.newKey({ validFrom: Date.now() - 2 * DAY, validUntil: Date.now() - 1000 })).key;
 
-    for (const e of new Set(ROUTES.map((r) => r.entitlement))) {
+    for (const e of new Set(ROUTES.flatMap((r) => (r.entitlement ? [r.entitlement] : [])))) {
       lackingKey.set(e, (await h.newKey({ scopes: without(e) })).key);
       lackingGrant.set(e, (await h.newKey({ scopes: ALL, grantScopes: without(e) })).key);
     }
-    const wait = expiresAt - Date.now() + 20;
-    if (wait > 0) await sleep(wait);
+    await waitFor(async () => (await call('/v1/assets', bearer(expiring.key))).statusCode === 401, {
+      what: 'the key expiring',
+      timeout: 5_000,
+    });
   });
   afterAll(async () => h?.close());
 
-  describe.each(ROUTES)('$url', ({ url, entitlement }) => {
+  describe.each(ROUTES)('$operationId $url', ({ url, method, entitlement }) => {
+    const call = (u: string, headers: Record<string, string> = {}) => callWith(u, headers, method);
     it('answers 200 with the Bearer key and with the X-API-Key header alone', async () => {
       const a = await call(url, bearer(valid.key));
       expect(a.statusCode, a.body).toBe(200);
@@ -196,23 +228,26 @@ describe.each(backends())('access control on $name', (backend) => {
       expectRefused(await call(url, bearer(keys.ended!)), 403, 'grant_inactive');
     });
 
-    it(`refuses a key lacking ${entitlement}: 403 insufficient_scope naming it`, async () => {
-      const body = expectRefused(
-        await call(url, bearer(lackingKey.get(entitlement)!)),
-        403,
-        'insufficient_scope',
-      );
-      expect(body.error.details).toEqual([{ entitlement }]);
-    });
+    // Scope refusals apply where the operation names an entitlement.
+    if (entitlement) {
+      it(`refuses a key lacking ${entitlement}: 403 insufficient_scope naming it`, async () => {
+        const body = expectRefused(
+          await call(url, bearer(lackingKey.get(entitlement)!)),
+          403,
+          'insufficient_scope',
+        );
+        expect(body.error.details).toEqual([{ entitlement }]);
+      });
 
-    it(`refuses a grant lacking ${entitlement} though the key has it: 403 insufficient_scope`, async () => {
-      const body = expectRefused(
-        await call(url, bearer(lackingGrant.get(entitlement)!)),
-        403,
-        'insufficient_scope',
-      );
-      expect(body.error.details).toEqual([{ entitlement }]);
-    });
+      it(`refuses a grant lacking ${entitlement} though the key has it: 403 insufficient_scope`, async () => {
+        const body = expectRefused(
+          await call(url, bearer(lackingGrant.get(entitlement)!)),
+          403,
+          'insufficient_scope',
+        );
+        expect(body.error.details).toEqual([{ entitlement }]);
+      });
+    }
   });
 
   describe('key syntax', () => {

@@ -7,13 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, freshDatabase } from '../support/backends.js';
 import { type CliServer, mds, serve } from '../support/cli.js';
+import { conformingFetch } from '../support/openapi.js';
 
 const KEY = /mds_(live|test)_[a-z0-9]{12}_[0-9A-Za-z]{49}/g;
 const BANNER = /^Market Data Service listening on http:\/\/127\.0\.0\.1:(\d+)$/;
 
 async function latest(url: string, key: string, query = 'currency=EUR,USD') {
-  const res = await fetch(`${url}/v1/rates/latest?${query}`, { headers: { authorization: `Bearer ${key}` } });
-  return { status: res.status, body: (await res.json()) as { data: Array<Record<string, unknown>> } };
+  const { res, text } = await conformingFetch(`${url}/v1/rates/latest?${query}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return { status: res.status, body: JSON.parse(text) as { data: Array<Record<string, unknown>> } };
 }
 
 describe('mds serve', () => {

@@ -27,7 +27,6 @@ import { backends } from '../support/backends.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { spawnServer } from '../support/server-process.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const pick = (alphabet: string, n: number) =>
@@ -98,7 +97,7 @@ describe.each(backends())('authentication abuse on $name', (backend) => {
     h = await startHarness(backend, { now: () => clock });
     valid = await h.newKey();
     // Let the watcher see the last access change, so no cache is dropped mid-test.
-    await sleep(400);
+    await h.watcherCaughtUp();
   });
   afterAll(async () => h?.close());
 
@@ -134,7 +133,7 @@ describe.each(backends())('authentication abuse on $name', (backend) => {
     const attacker = '203.0.113.7';
     const neighbour = '203.0.113.8';
     const fresh = await h.keyFor(valid.grantId); // valid, but not yet verified by this instance
-    await sleep(400); // the watcher drops the caches once for the new key; let it settle
+    await h.watcherCaughtUp(); // the watcher drops the caches once for the new key; let it settle
     // A key already verified from the attacker's address (a NAT shared with an honest client).
     expect((await call(valid.key, attacker)).statusCode).toBe(200);
 
@@ -207,7 +206,7 @@ describe.each(backends())('authentication abuse on $name', (backend) => {
 
   it('a flood of unknown public ids does not evict the keys verified on the instance', async () => {
     const known = await h.newKey();
-    await sleep(400); // the watcher drops the caches once for the new key; let it settle
+    await h.watcherCaughtUp(); // the watcher drops the caches once for the new key; let it settle
     expect((await call(known.key, freshAddress())).statusCode).toBe(200);
     // More unknown ids than the negative cache holds, each from its own address.
     // Not through `call`: the leak check below compares every response with every key presented.

@@ -22,6 +22,7 @@ import { mds } from '../support/cli.js';
 import { injectThroughServer } from '../support/dispatch.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { keyOnNewGrant } from '../support/keys.js';
+import { validateResponses } from '../support/openapi.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 
 /** The load balancer, as the instance sees it: the peer of every proxied connection. */
@@ -87,6 +88,7 @@ describe.each(backends())('behind a reverse proxy on $name', (backend) => {
     for (const app of [trusted, direct]) {
       await app.ready();
       injectThroughServer(app);
+      await validateResponses(app);
     }
   });
   afterAll(async () => {

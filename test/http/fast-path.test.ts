@@ -116,7 +116,7 @@ describe.each(backends())('fast path on $name', (backend) => {
     const b = await h.newKey({ rpm: 2 });
     expect((await h.get('/v1/me', a.key)).statusCode).toBe(200); // verifies a; uses 1 of 2
     expect((await h.app.inject({ url: '/v1/me', headers: { 'x-api-key': b.key } })).statusCode).toBe(200);
-    await new Promise((r) => setTimeout(r, 250)); // the watcher has seen the new keys: no cache drop below
+    await h.watcherCaughtUp(); // the watcher has seen the new keys: no cache drop below
     const okFast = await h.get('/v1/rates/latest', a.key);
     expect(okFast.headers['ratelimit-remaining']).toBe('0');
     const refusedFast = await h.get('/v1/rates/latest', a.key);
@@ -137,7 +137,7 @@ describe.each(backends())('fast path on $name', (backend) => {
 
   it('a failure while answering is a 500 without quota headers, the unit given back, as on the Fastify path', async () => {
     const k = await h.newKey();
-    await new Promise((r) => setTimeout(r, 250)); // the watcher has seen the new key
+    await h.watcherCaughtUp(); // the watcher has seen the new key
     expect((await h.get('/v1/gold/latest', k.key)).statusCode).toBe(200); // verifies the key
     const first = await h.get('/v1/gold/latest', k.key);
     expect(tookFast()).toBe(true);
@@ -194,7 +194,7 @@ describe.each(backends())('fast path on $name', (backend) => {
 
   it('stops serving a revoked key at once', async () => {
     const k = await h.newKey();
-    await new Promise((r) => setTimeout(r, 250)); // the watcher has seen the new key
+    await h.watcherCaughtUp(); // the watcher has seen the new key
     await h.get('/v1/gold/latest', k.key);
     expect((await h.get('/v1/gold/latest', k.key)).statusCode).toBe(200);
     expect(tookFast()).toBe(true);

@@ -1,32 +1,9 @@
+/** GET /v1/rates/history (its deprecated alias /v1/rates/historical is in rates-historical.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RateObservation, Source } from '../../src/domain/types.js';
-import { generateSample } from '../../src/sample/generate.js';
 import { backends } from '../support/backends.js';
-import { DAY, type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
+import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, problemParameters } from '../support/openapi.js';
-
-const sample = generateSample({ endDate: SAMPLE_END });
-
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const addDays = (date: string, n: number) => day(Date.parse(`${date}T00:00:00Z`) + n * DAY);
-const json = (r: RateObservation) => ({
-  currency: r.currency,
-  source: r.source,
-  quote: 'DZD',
-  buy: r.buy / 1e6,
-  sell: r.sell / 1e6,
-  updatedAt: new Date(r.updatedAt).toISOString(),
-});
-
-/** The sample records of one series in [from, to] (dates, inclusive), newest first. */
-function expected(currency: string, source: Source, from: string, to: string) {
-  const lo = Date.parse(`${from}T00:00:00.000Z`);
-  const hi = Date.parse(`${to}T23:59:59.999Z`);
-  return sample.rates
-    .filter((r) => r.currency === currency && r.source === source && r.updatedAt >= lo && r.updatedAt <= hi)
-    .sort((a, b) => b.updatedAt - a.updatedAt)
-    .map(json);
-}
+import { addDays, day, expectedRates } from '../support/sample-records.js';
 
 describe.each(backends())('/v1/rates/history on $name', (backend) => {
   let h: Harness;
@@ -83,7 +60,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
       limit: 250,
       nextCursor: null,
     });
-    expect(body.data).toEqual(expected('EUR', 'parallel', from, today));
+    expect(body.data).toEqual(expectedRates('EUR', 'parallel', from, today));
     expect(body.data[0].updatedAt).toBe(`${SAMPLE_END}T09:00:00.000Z`);
     for (const r of body.data) {
       expect(Object.keys(r).sort()).toEqual(['buy', 'currency', 'quote', 'sell', 'source', 'updatedAt']);
@@ -95,7 +72,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
     const a = (await call(`/v1/rates/history?currency=USD&from=${addDays(today, -3)}`, key)).json();
     expect(a.meta.from).toBe(`${addDays(today, -3)}T00:00:00.000Z`);
     expect(a.meta.to).toBe(`${today}T23:59:59.999Z`);
-    expect(a.data).toEqual(expected('USD', 'parallel', addDays(today, -3), today));
+    expect(a.data).toEqual(expectedRates('USD', 'parallel', addDays(today, -3), today));
     expect(a.data).toHaveLength(3);
 
     const to = addDays(today, -100);
@@ -103,7 +80,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
     expect(b.meta.from).toBe(`${addDays(to, -30)}T00:00:00.000Z`);
     expect(b.meta.to).toBe(`${to}T23:59:59.999Z`);
     expect(b.meta.source).toBe('official');
-    expect(b.data).toEqual(expected('USD', 'official', addDays(to, -30), to));
+    expect(b.data).toEqual(expectedRates('USD', 'official', addDays(to, -30), to));
     expect(b.data).toHaveLength(31);
   });
 
@@ -181,7 +158,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
     const from366 = addDays(SAMPLE_END, -365);
     const ok = await call(`/v1/rates/history?currency=EUR&from=${from366}&to=${SAMPLE_END}&limit=1000`, key);
     expect(ok.statusCode).toBe(200);
-    expect(ok.json().data).toEqual(expected('EUR', 'parallel', from366, SAMPLE_END));
+    expect(ok.json().data).toEqual(expectedRates('EUR', 'parallel', from366, SAMPLE_END));
     expect(ok.json().data).toHaveLength(366);
     expect(ok.json().meta.nextCursor).toBeNull();
 
@@ -231,7 +208,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
     const base = `/v1/rates/history?currency=GBP&source=official&from=${from}&to=${SAMPLE_END}`;
     const pages = await allPages(base, [7, 3, 11, 5]);
     const records = pages.flatMap((p) => p.data);
-    expect(records).toEqual(expected('GBP', 'official', from, SAMPLE_END));
+    expect(records).toEqual(expectedRates('GBP', 'official', from, SAMPLE_END));
     expect(records).toHaveLength(60);
     for (const p of pages) {
       expect(p.meta.from).toBe(`${from}T00:00:00.000Z`);
@@ -247,7 +224,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
     const pages = await allPages('/v1/rates/history?currency=CHF&source=transfer', [10]);
     const records = pages.flatMap((p) => p.data);
     const today = day(Date.now());
-    expect(records).toEqual(expected('CHF', 'transfer', addDays(today, -30), today));
+    expect(records).toEqual(expectedRates('CHF', 'transfer', addDays(today, -30), today));
     expect(records).toHaveLength(30);
     // A trailing empty page is allowed; no record is ever repeated.
     expect(new Set(records.map((r) => JSON.stringify(r))).size).toBe(30);
@@ -316,7 +293,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
   it('a record imported while paging causes no duplicate and no gap among older records', async () => {
     const from = addDays(SAMPLE_END, -29);
     const base = `/v1/rates/history?currency=CAD&from=${from}&to=${SAMPLE_END}`;
-    const before = expected('CAD', 'parallel', from, SAMPLE_END);
+    const before = expectedRates('CAD', 'parallel', from, SAMPLE_END);
     const first = (await call(`${base}&limit=4`, key)).json();
     expect(first.data).toEqual(before.slice(0, 4));
 
@@ -351,69 +328,5 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
       updatedAt: `${SAMPLE_END}T15:00:00.000Z`,
     });
     expect(fresh.data[1]).toEqual(before[0]);
-  });
-});
-
-describe.each(backends())('/v1/rates/historical on $name', (backend) => {
-  let h: Harness;
-  let key: string;
-  let call: Call;
-
-  beforeAll(async () => {
-    h = await startHarness(backend);
-    key = (await h.newKey()).key;
-    call = await conformingGet(h);
-  });
-  afterAll(async () => h?.close());
-
-  const strip = (body: { meta: Record<string, unknown> }) => ({
-    ...body,
-    meta: { ...body.meta, requestId: '' },
-  });
-
-  it.each([
-    'currency=EUR',
-    `currency=USD&source=official&from=${addDays(SAMPLE_END, -10)}&to=${SAMPLE_END}&limit=4`,
-    'currency=EUR&source=transfer&from=2001-01-01&to=2001-01-31',
-  ])('answers %s exactly as /v1/rates/history, with Deprecation and Link', async (query) => {
-    const a = await call(`/v1/rates/history?${query}`, key);
-    const b = await call(`/v1/rates/historical?${query}`, key);
-    expect(b.statusCode).toBe(200);
-    expect(strip(b.json())).toEqual(strip(a.json()));
-    expect(b.json().meta.requestId).toBe(b.headers['x-request-id']);
-    expect(b.headers.deprecation).toBe('@1795219200'); // RFC 9745, 2026-11-21 (decisions §7)
-    expect(a.headers.deprecation).toBeUndefined();
-    // Each links to its own next page, if any (decisions §12); the alias to its successor too.
-    const cursor = a.json().meta.nextCursor;
-    expect(b.json().meta.nextCursor).toBe(cursor);
-    const next = (path: string) => `<${path}?${query}&cursor=${cursor}>; rel="next"`;
-    const successor = '</v1/rates/history>; rel="successor-version"';
-    expect(b.headers.link).toBe(cursor ? `${next('/v1/rates/historical')}, ${successor}` : successor);
-    expect(a.headers.link).toBe(cursor ? next('/v1/rates/history') : undefined);
-  });
-
-  it('pages with its own cursors, and answers 400 and 404 like the history', async () => {
-    const base = `/v1/rates/historical?currency=EUR&from=${addDays(SAMPLE_END, -9)}&to=${SAMPLE_END}`;
-    const p1 = (await call(`${base}&limit=6`, key)).json();
-    const p2 = (await call(`${base}&limit=6&cursor=${encodeURIComponent(p1.meta.nextCursor)}`, key)).json();
-    expect([...p1.data, ...p2.data]).toEqual(
-      expected('EUR', 'parallel', addDays(SAMPLE_END, -9), SAMPLE_END),
-    );
-    expect(p2.meta.nextCursor).toBeNull();
-
-    const bad = await call('/v1/rates/historical?currency=EUR&limit=0', key);
-    expectErrorBody(bad, 400, 'invalid_parameter', [{ parameter: 'limit', message: expect.any(String) }]);
-    const missing = await call('/v1/rates/historical?currency=ZZZ', key);
-    expectErrorBody(missing, 404, 'not_found');
-    for (const res of [bad, missing]) {
-      expect(res.headers.deprecation).toBe('@1795219200');
-      expect(res.headers.link).toBe('</v1/rates/history>; rel="successor-version"');
-    }
-    expectErrorBody(
-      await call(`${base}&cursor=${encodeURIComponent(`${p1.meta.nextCursor}x`)}`, key),
-      400,
-      'invalid_cursor',
-      [{ parameter: 'cursor', message: expect.any(String) }],
-    );
   });
 });

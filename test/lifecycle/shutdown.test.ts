@@ -20,6 +20,7 @@ import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type RawResponse, ResponseReader } from '../support/raw-http.js';
 import { spawnServer } from '../support/server-process.js';
+import { waitFor } from '../support/wait.js';
 
 describe('SIGTERM under load', () => {
   let dir: string;
@@ -93,7 +94,8 @@ describe('SIGTERM under load', () => {
       }
     };
     const pumps = Array.from({ length: 40 }, (_, i) => pump(i));
-    await new Promise((r) => setTimeout(r, 400));
+    // Traffic under way (at most 40 in flight, so over 50 of these have been answered).
+    await waitFor(() => outcomes.length > 90, { timeout: 10_000, what: 'traffic under way' });
     stopping = true;
     const inFlight = [...outstanding];
     const stopped = server.stop();
@@ -150,7 +152,7 @@ describe('SIGTERM under load', () => {
         (await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${ownKey}` } })).status,
       ).toBe(200);
       const traffic = load(port, ownKey);
-      await new Promise((r) => setTimeout(r, 400));
+      await waitFor(() => traffic.received.length > 20, { timeout: 10_000, what: 'traffic under way' });
       const before = traffic.received.length;
       await server.stop();
       await traffic.finished;
@@ -191,7 +193,7 @@ describe.each(backends())('app.close() in process on $name', (backend) => {
     await h.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (h.app.server.address() as AddressInfo).port;
     const traffic = load(port, key, '/v1/rates/history?currency=EUR&limit=1000');
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => traffic.received.length > 20, { timeout: 10_000, what: 'traffic under way' });
     const before = traffic.received.length;
     // Without server.ts's drain: app.close() alone must end connections that keep sending.
     // It starts as a request arrives, so that one connection at least is busy, not idle.

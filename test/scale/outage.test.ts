@@ -14,6 +14,7 @@ import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { injectThroughServer } from '../support/dispatch.js';
+import { validateResponses } from '../support/openapi.js';
 import { startProxy, type TcpProxy } from '../support/proxy.js';
 
 const SCALE_OUT = Boolean(POSTGRES_URL && REDIS_URL);
@@ -103,6 +104,7 @@ describe.runIf(SCALE_OUT)('dependency outages', () => {
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
     injectThroughServer(app);
+    await validateResponses(app);
   }, 30_000);
 
   afterAll(async () => {

@@ -19,18 +19,16 @@ import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL } from '../support/backends.js';
 import { injectThroughServer } from '../support/dispatch.js';
+import { validateResponses } from '../support/openapi.js';
 import { startProxy, type TcpProxy } from '../support/proxy.js';
+import { waitFor } from '../support/wait.js';
 
 const DELAY_MS = 250;
 const ROUNDS = 4;
 
-async function until(check: () => Promise<boolean>, ms: number, what: () => string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what()}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls `check` until it holds; fails with `what()` once `ms` have passed. */
+const until = (check: () => Promise<boolean>, ms: number, what: () => string) =>
+  waitFor(check, { timeout: ms, interval: 50, what });
 
 describe.runIf(POSTGRES_URL)('a revocation while the key is loaded over a slow link to PostgreSQL', () => {
   let db: Database;
@@ -57,6 +55,7 @@ describe.runIf(POSTGRES_URL)('a revocation while the key is loaded over a slow l
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
     injectThroughServer(app);
+    await validateResponses(app);
   }, 60_000);
 
   afterAll(async () => {

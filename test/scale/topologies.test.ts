@@ -15,6 +15,7 @@ import { openStore } from '../../src/storage/open.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { keyOnNewGrant } from '../support/keys.js';
+import { conformingFetch } from '../support/openapi.js';
 import { clusterToolsAvailable, type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 
@@ -31,10 +32,9 @@ async function awayFromMinuteEnd(): Promise<void> {
 async function burst(servers: ServerProcess[], key: string, count: number): Promise<number[]> {
   const statuses = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
-      const res = await fetch(`${servers[i % servers.length]!.url}/v1/assets`, {
+      const { res } = await conformingFetch(`${servers[i % servers.length]!.url}/v1/assets`, {
         headers: { authorization: `Bearer ${key}` },
       });
-      await res.arrayBuffer();
       return res.status;
     }),
   );
@@ -75,9 +75,11 @@ describe.runIf(POSTGRES_URL)('two instances on PostgreSQL without Redis', () => 
     await awayFromMinuteEnd();
     const key = await newKey(store, 1_000, 15);
     expect(tally(await burst(servers, key, 40))).toEqual({ ok: 15, refused: 25 });
-    const res = await fetch(`${servers[0]!.url}/v1/assets`, { headers: { authorization: `Bearer ${key}` } });
+    const { res, text } = await conformingFetch(`${servers[0]!.url}/v1/assets`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(res.status).toBe(429);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('quota_exceeded');
+    expect((JSON.parse(text) as { error: { code: string } }).error.code).toBe('quota_exceeded');
   });
 });
 

@@ -2,7 +2,10 @@
  * Boots the whole application for a test, on a chosen backend, with the sample
  * data set dated relative to today and helpers to make accounts, grants and
  * keys. Tests talk to it only through HTTP (`app.inject`, routed through the
- * server's request listener: see dispatch.ts) and the CLI.
+ * server's request listener: see dispatch.ts) and the CLI. Every answer
+ * `app.inject` returns is checked against the app's served OpenAPI document
+ * (openapi.ts, `validateResponses`): a test fails on an undocumented status,
+ * header or body, whatever else it asserts.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../../src/access/admin.js';
@@ -14,6 +17,8 @@ import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Backend, type Database, freshDatabase } from './backends.js';
 import { injectThroughServer } from './dispatch.js';
+import { type OpenApiDocument, validateResponses } from './openapi.js';
+import { waitFor } from './wait.js';
 
 export const DAY = 86_400_000;
 /** The sample ends yesterday (UTC), so "today" windows hold no future records. */
@@ -24,6 +29,8 @@ export interface Harness {
   runtime: Runtime;
   store: Store;
   db: Database;
+  /** The OpenAPI document the app serves, which every answer is checked against. */
+  doc: OpenApiDocument;
   /** A key on a fresh grant; every entitlement and generous limits unless overridden. */
   newKey(
     options?: KeyOptions,
@@ -37,6 +44,14 @@ export interface Harness {
   updateGrant(grantId: string, patch: Parameters<typeof updateGrant>[2]): Promise<void>;
   /** Forces the watcher's next poll now, instead of waiting for it. */
   refresh(): Promise<void>;
+  /**
+   * Resolves once the data watcher itself has completed a poll that began
+   * after this call: every change written before it has been seen, and the
+   * watcher will not drop the caches for it later. For tests that need the
+   * watcher's own state settled (the fast path serves only cached keys), not
+   * merely the change applied (`refresh`).
+   */
+  watcherCaughtUp(): Promise<void>;
   get(url: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
@@ -51,6 +66,20 @@ export interface KeyOptions {
   expiresAt?: number;
 }
 
+/**
+ * The OpenAPI document the application serves, read from a harness started
+ * for the purpose (no data): for suites that derive their cases from it at
+ * collection time, before their own harnesses exist.
+ */
+export async function servedOpenApi(): Promise<OpenApiDocument> {
+  const h = await startHarness({ name: 'sqlite' }, { seed: false });
+  try {
+    return h.doc;
+  } finally {
+    await h.close();
+  }
+}
+
 export async function startHarness(
   backend: Backend,
   options: { seed?: boolean; now?: () => number } = {},
@@ -59,6 +88,15 @@ export async function startHarness(
   const store = db.open();
   await store.migrate();
   if (options.seed !== false) await seedSample(store, generateSample({ endDate: SAMPLE_END }));
+  // The watcher reads the change counters once per poll, and nothing else on
+  // this store calls versions() once it runs (`refresh` below uses the
+  // original): counting the calls counts the watcher's polls.
+  const versions = store.versions.bind(store);
+  let polls = 0;
+  store.versions = () => {
+    polls++;
+    return versions();
+  };
   const runtime = await assemble({
     store,
     redisUrl: backend.redisUrl,
@@ -69,9 +107,10 @@ export async function startHarness(
   const app = await buildApp(runtime.services, { logger: false });
   await app.ready();
   injectThroughServer(app);
+  const doc = await validateResponses(app);
 
   const refresh = async () => {
-    const v = await store.versions();
+    const v = await versions();
     runtime.services.authenticator.invalidate();
     await runtime.services.market.refresh(v.data);
   };
@@ -81,6 +120,7 @@ export async function startHarness(
     runtime,
     store,
     db,
+    doc,
     async newKey(o = {}) {
       const account = await createAccount(store, { name: 'Test', email: 'billing@example.com' });
       const grant = await createGrant(store, {
@@ -108,6 +148,13 @@ export async function startHarness(
       await refresh();
     },
     refresh,
+    async watcherCaughtUp() {
+      // Poll mark+1 began after this call, so it read every earlier change; a
+      // poll starts only when the previous one has finished, so once poll
+      // mark+2 has begun, mark+1 has invalidated and reloaded what it saw.
+      const mark = polls;
+      await waitFor(() => polls >= mark + 2, { what: 'the data watcher catching up', timeout: 5_000 });
+    },
     get(url, key, headers = {}) {
       return app.inject({
         method: 'GET',

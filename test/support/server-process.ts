@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
+import { conformingFetch } from './openapi.js';
 
 export const CLI = resolve('dist/mds.mjs');
 
@@ -71,7 +72,10 @@ export async function spawnServer(options: {
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely by the tests
 type Json = Record<string, any>;
 
+/** A GET whose answer is checked against the server's OpenAPI document, like every harness answer. */
 export async function getJson(url: string, key?: string) {
-  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+  const { res, text } = await conformingFetch(url, {
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+  });
+  return { status: res.status, headers: res.headers, body: JSON.parse(text) as Json };
 }

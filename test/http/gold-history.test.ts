@@ -1,32 +1,11 @@
+/** GET /v1/gold/history (the latest records are in gold-latest.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GoldObservation, PURITIES } from '../../src/domain/types.js';
-import { generateSample } from '../../src/sample/generate.js';
 import { backends } from '../support/backends.js';
-import { DAY, type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
+import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, problemParameters } from '../support/openapi.js';
+import { addDays, day, expectedGold } from '../support/sample-records.js';
 
-const sample = generateSample({ endDate: SAMPLE_END });
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const addDays = (date: string, n: number) => day(Date.parse(`${date}T00:00:00Z`) + n * DAY);
-const record = (g: GoldObservation) => ({
-  purity: g.purity,
-  quote: 'DZD',
-  unit: 'gram',
-  buy: g.buy / 1e6,
-  sell: g.sell / 1e6,
-  updatedAt: new Date(g.updatedAt).toISOString(),
-});
-/** Newest first, ties in purity order. */
-function expected(from: string, to: string) {
-  const lo = Date.parse(`${from}T00:00:00.000Z`);
-  const hi = Date.parse(`${to}T23:59:59.999Z`);
-  return sample.gold
-    .filter((g) => g.updatedAt >= lo && g.updatedAt <= hi)
-    .sort((a, b) => b.updatedAt - a.updatedAt || PURITIES.indexOf(a.purity) - PURITIES.indexOf(b.purity))
-    .map(record);
-}
-
-describe.each(backends())('/v1/gold on $name', (backend) => {
+describe.each(backends())('/v1/gold/history on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
@@ -38,44 +17,13 @@ describe.each(backends())('/v1/gold on $name', (backend) => {
   });
   afterAll(async () => h?.close());
 
-  it('latest: one record per purity in the order 18K, 21K, 24K', async () => {
-    const res = await call('/v1/gold/latest', key);
-    expect(res.statusCode).toBe(200);
-    const body = res.json();
-    expect(Object.keys(body)).toEqual(['data', 'meta']);
-    expect(body.data).toEqual(expected(SAMPLE_END, SAMPLE_END));
-    expect(body.data.map((g: { purity: string }) => g.purity)).toEqual(['18K', '21K', '24K']);
-    for (const g of body.data) {
-      expect(Object.keys(g).sort()).toEqual(['buy', 'purity', 'quote', 'sell', 'unit', 'updatedAt']);
-      expect(g.unit).toBe('gram');
-      expect(g.updatedAt).toBe(`${SAMPLE_END}T09:30:00.000Z`);
-      expect(g.sell).toBeGreaterThan(g.buy);
-    }
-    expect(body.data[0].buy).toBeLessThan(body.data[1].buy);
-    expect(body.data[1].buy).toBeLessThan(body.data[2].buy);
-    expect(body.meta).toEqual({
-      requestId: res.headers['x-request-id'],
-      count: 3,
-      quote: 'DZD',
-      unit: 'gram',
-    });
-  });
-
-  it('latest ignores a query string, even a repeated or empty parameter', async () => {
-    for (const q of ['?foo=bar', '?limit=0&limit=1', '?x=', '?currency=eur']) {
-      const res = await call(`/v1/gold/latest${q}`, key);
-      expect(res.statusCode, q).toBe(200);
-      expect(res.json().meta.count).toBe(3);
-    }
-  });
-
   it('history: defaults, newest first, ties in purity order, meta fields', async () => {
     const today = day(Date.now());
     const from = addDays(today, -30);
     const res = await call('/v1/gold/history', key);
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body.data).toEqual(expected(from, today));
+    expect(body.data).toEqual(expectedGold(from, today));
     expect(body.data).toHaveLength(90);
     expect(body.data.slice(0, 3).map((g: { purity: string }) => g.purity)).toEqual(['18K', '21K', '24K']);
     expect(new Set(body.data.slice(0, 3).map((g: { updatedAt: string }) => g.updatedAt)).size).toBe(1);
@@ -115,7 +63,7 @@ describe.each(backends())('/v1/gold on $name', (backend) => {
       n++;
       expect(n).toBeLessThan(50);
     } while (cursor);
-    expect(seen).toEqual(expected(from, SAMPLE_END));
+    expect(seen).toEqual(expectedGold(from, SAMPLE_END));
     expect(seen).toHaveLength(21);
   });
 
@@ -181,12 +129,12 @@ describe.each(backends())('/v1/gold on $name', (backend) => {
     );
     expect(ok.statusCode).toBe(200);
     // 366 days × 3 purities = 1098 records: a full page of 1000, then 98.
-    expect(ok.json().data).toEqual(expected(addDays(SAMPLE_END, -365), SAMPLE_END).slice(0, 1000));
+    expect(ok.json().data).toEqual(expectedGold(addDays(SAMPLE_END, -365), SAMPLE_END).slice(0, 1000));
     const rest = await call(
       `/v1/gold/history?from=${addDays(SAMPLE_END, -365)}&to=${SAMPLE_END}&limit=1000&cursor=${encodeURIComponent(ok.json().meta.nextCursor)}`,
       key,
     );
-    expect(rest.json().data).toEqual(expected(addDays(SAMPLE_END, -365), SAMPLE_END).slice(1000));
+    expect(rest.json().data).toEqual(expectedGold(addDays(SAMPLE_END, -365), SAMPLE_END).slice(1000));
     expect(rest.json().data).toHaveLength(98);
     expect(rest.json().meta.nextCursor).toBeNull();
     const tooLong = await call(`/v1/gold/history?from=${addDays(SAMPLE_END, -366)}&to=${SAMPLE_END}`, key);
@@ -201,7 +149,7 @@ describe.each(backends())('/v1/gold on $name', (backend) => {
   });
 });
 
-describe.each(backends())('/v1/gold with an empty store on $name', (backend) => {
+describe.each(backends())('/v1/gold/history with an empty store on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
@@ -213,54 +161,9 @@ describe.each(backends())('/v1/gold with an empty store on $name', (backend) => 
   });
   afterAll(async () => h?.close());
 
-  it('latest is a 404 not_found while no gold record is stored; history is an empty 200', async () => {
-    expectErrorBody(await call('/v1/gold/latest', key), 404, 'not_found');
+  it('is an empty 200 while no gold record is stored', async () => {
     const history = await call('/v1/gold/history', key);
     expect(history.statusCode).toBe(200);
     expect(history.json().data).toEqual([]);
-  });
-
-  it('latest lists the purities present, in purity order, once imported', async () => {
-    const t1 = Date.parse('2026-05-01T09:30:00.000Z');
-    const t2 = Date.parse('2026-05-02T09:30:00.000Z');
-    await h.store.import({
-      kind: 'gold',
-      records: [
-        { purity: '24K', buy: 21_450_000_000, sell: 22_100_000_000, updatedAt: t1 },
-        { purity: '18K', buy: 16_000_000_000, sell: 16_600_000_000, updatedAt: t1 },
-        { purity: '24K', buy: 21_500_500_000, sell: 22_150_250_000, updatedAt: t2 },
-      ],
-    });
-    await h.refresh();
-    const res = await call('/v1/gold/latest', key);
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toEqual([
-      {
-        purity: '18K',
-        quote: 'DZD',
-        unit: 'gram',
-        buy: 16000,
-        sell: 16600,
-        updatedAt: '2026-05-01T09:30:00.000Z',
-      },
-      {
-        purity: '24K',
-        quote: 'DZD',
-        unit: 'gram',
-        buy: 21500.5,
-        sell: 22150.25,
-        updatedAt: '2026-05-02T09:30:00.000Z',
-      },
-    ]);
-    expect(res.json().meta.count).toBe(2);
-
-    const history = (await call('/v1/gold/history?from=2026-05-01&to=2026-05-02', key)).json();
-    expect(
-      history.data.map((g: { purity: string; updatedAt: string }) => `${g.updatedAt} ${g.purity}`),
-    ).toEqual([
-      '2026-05-02T09:30:00.000Z 24K',
-      '2026-05-01T09:30:00.000Z 18K',
-      '2026-05-01T09:30:00.000Z 24K',
-    ]);
   });
 });
