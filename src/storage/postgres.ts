@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
+import { errorCode, guarded, isNetworkFailure, type UnavailableTest } from './errors.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
 import {
@@ -20,6 +21,24 @@ import {
 } from './store.js';
 
 const INT8_OID = 20;
+
+/**
+ * PostgreSQL's codes for a server that cannot serve now: shutting down
+ * (57P01-03), a connection failure (class 08), too many connections (53300).
+ */
+const PG_UNAVAILABLE = /^(57P0[1-3]|08\d{3}|53300)$/;
+/**
+ * pg's own failures, which carry no code: a connection dropped under a query,
+ * no pool client within connectionTimeoutMillis, a query past query_timeout,
+ * a client whose connection already failed.
+ */
+const PG_UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable/;
+
+export const isPostgresUnavailable: UnavailableTest = (err) =>
+  isNetworkFailure(err) ||
+  PG_UNAVAILABLE.test(errorCode(err) ?? '') ||
+  (err instanceof Error && PG_UNAVAILABLE_MESSAGE.test(err.message));
 const CHUNK = 20_000;
 
 export class PostgresStore extends KyselyStore {
@@ -34,7 +53,8 @@ export class PostgresStore extends KyselyStore {
 
   static open(url: string, options: { max?: number } = {}): PostgresStore {
     const pool = openPool(url, options.max ?? 10);
-    return new PostgresStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool);
+    const store = new PostgresStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool);
+    return guarded(store, isPostgresUnavailable);
   }
 
   protected async importObservations(

@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
+import { classified, errorCode, guarded, type UnavailableTest } from './errors.js';
 import { KyselyStore } from './kysely-store.js';
 import type { Database } from './schema.js';
 import {
@@ -74,6 +75,13 @@ const GOLD: ObservationTable = {
   },
 };
 
+/**
+ * SQLite's codes for a store that cannot serve now: locked past the busy
+ * timeout, not openable, an I/O error, a full disk, a read-only file.
+ */
+const SQLITE_UNAVAILABLE = /^(SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR.*|SQLITE_FULL|SQLITE_READONLY.*)$/;
+export const isSqliteUnavailable: UnavailableTest = (err) => SQLITE_UNAVAILABLE.test(errorCode(err) ?? '');
+
 /** The foreign key of rates, for a whole import at once: throws before anything is written. */
 function assertKnownCurrencies(conn: SqliteConnection, records: readonly RateObservation[]): void {
   const known = new Set(conn.statement('select code from assets', 'pluck').all() as string[]);
@@ -117,6 +125,17 @@ export class SqliteStore extends KyselyStore {
   static open(
     path: string,
     options: { readonly?: boolean; backgroundCheckpoints?: boolean | CheckpointerOptions } = {},
+  ): SqliteStore {
+    try {
+      return guarded(SqliteStore.openUnguarded(path, options), isSqliteUnavailable);
+    } catch (err) {
+      throw classified(err, isSqliteUnavailable);
+    }
+  }
+
+  private static openUnguarded(
+    path: string,
+    options: { readonly?: boolean; backgroundCheckpoints?: boolean | CheckpointerOptions },
   ): SqliteStore {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const conn = SqliteConnection.open(path, { readonly: options.readonly ?? false });
