@@ -22,6 +22,7 @@ import {
   type LimitState,
 } from '../limits/limiter.js';
 import type { Services } from '../runtime/services.js';
+import { StoreUnavailableError } from '../storage/errors.js';
 import { ApiError, invalidParameters, serviceUnavailable } from './errors.js';
 import type { QueryValidationError } from './query.js';
 import type { PreparedAnswer } from './respond.js';
@@ -81,23 +82,14 @@ export function writeQuotaHeaders(state: LimitState, set: (name: string, value: 
 
 export const grantLimits = (ctx: AccessContext): GrantLimits => ctx.grant;
 
-/** Store and limiter failures surface as 503 with Retry-After, never as a 500. */
+/**
+ * Store and limiter failures surface as 503 with Retry-After, never as a 500.
+ * The adapters type them where they arise (storage/errors.ts, limits/limiter.ts):
+ * nothing here reads a driver's codes or messages.
+ */
 export function unavailable(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
-  if (err instanceof LimiterUnavailableError) return serviceUnavailable();
-  const code = (err as { code?: unknown } | null)?.code;
-  if (
-    typeof code === 'string' &&
-    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR.*|SQLITE_FULL|SQLITE_READONLY.*|NR_CLOSED)$/.test(
-      code,
-    )
-  ) {
-    return serviceUnavailable();
-  }
-  if (
-    err instanceof Error &&
-    /Connection terminated|timeout exceeded|Connection is closed|connect ECONNREFUSED/.test(err.message)
-  ) {
+  if (err instanceof StoreUnavailableError || err instanceof LimiterUnavailableError) {
     return serviceUnavailable();
   }
   return null;

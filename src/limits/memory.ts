@@ -14,6 +14,7 @@ import {
   type LimitState,
   limitState,
   refused,
+  rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -117,7 +118,7 @@ export class MemoryLimiter implements Limiter {
       if (c.windowStart === consumed.window && c.minuteUsed > 0) c.minuteUsed--;
       if (c.period === consumed.period && c.monthUsed > 0) c.monthUsed--;
     }
-    await this.recorder.giveBack(grant.id, consumed.period);
+    await this.recorder.giveBack(grant.id, consumed.period).catch(rethrowLimiterFailure);
   }
 
   async ping(): Promise<void> {}

@@ -30,6 +30,7 @@ import {
   type LimitState,
   limitState,
   refused,
+  rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -488,18 +489,21 @@ export class RedisLimiter implements Limiter {
     await this.redis
       .mdsGiveBack(k.minuteKey, k.monthKey, String(consumed.window), consumed.period, 1)
       .catch(() => {});
-    await durable;
+    await durable.catch(rethrowLimiterFailure);
   }
 
   async ping(): Promise<void> {
+    await this.pingRedis().catch(rethrowLimiterFailure);
+  }
+
+  private async pingRedis(): Promise<void> {
     await this.connected();
     if (this.redis instanceof Cluster) {
       // The cluster must cover every slot (a master down fails it once the others
       // agree, after cluster-node-timeout), and every master we know must answer.
       const masters = this.redis.nodes('master');
       const info = String(await masters[0]!.cluster('INFO'));
-      if (!info.includes('cluster_state:ok'))
-        throw new LimiterUnavailableError(new Error('cluster state is not ok'));
+      if (!info.includes('cluster_state:ok')) throw new Error('cluster state is not ok');
       await Promise.all(masters.map((node) => node.ping()));
     } else {
       await this.redis.ping();

@@ -23,6 +23,7 @@ import {
   type LimitState,
   limitState,
   refused,
+  rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -158,11 +159,11 @@ export class StoreLimiter implements Limiter {
     const durable = this.recorder.giveBack(grant.id, consumed.period);
     // The minute unit is worth less than a round trip's wait: best effort.
     await this.store.releaseMinute(grant.id, consumed.window, 1).catch(() => {});
-    await durable;
+    await durable.catch(rethrowLimiterFailure);
   }
 
   async ping(): Promise<void> {
-    await this.store.ping();
+    await this.store.ping().catch(rethrowLimiterFailure);
   }
 
   async close(): Promise<void> {
