@@ -1,7 +1,7 @@
 /**
  * The one storage interface. Two backends implement it (SQLite for the embedded
  * default, PostgreSQL for scale-out) and one contract suite tests both
- * (test/storage.contract.test.ts).
+ * (test/storage/contract.test.ts).
  */
 import type {
   Asset,
