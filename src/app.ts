@@ -15,6 +15,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { redactKeys } from './domain/keys.js';
 import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
 import { encode } from './http/compression.js';
 import { ApiError, errorBody, serviceUnavailable } from './http/errors.js';
@@ -73,12 +74,12 @@ function requestIds(): () => string {
 const parseQuery = (query: string): Record<string, unknown> =>
   query.length === 0 ? {} : (parseQueryString(query) as Record<string, unknown>);
 
-/** A key pasted into a URL by mistake (`?api_key=…`): only its public prefix is logged. */
-const KEY_IN_URL = /(mds_(?:live|test)_[a-z0-9]{12}_)[0-9A-Za-z]+/g;
-
-/** The URL as the access log shows it: keys redacted, then truncated at 512 characters. */
+/**
+ * The URL as the access log shows it: keys redacted (one pasted into a URL by
+ * mistake, `?api_key=…`, keeps only its public prefix), then truncated at 512 characters.
+ */
 function logUrl(url: string): string {
-  const safe = url.includes('mds_') ? url.replace(KEY_IN_URL, '$1[redacted]') : url;
+  const safe = redactKeys(url);
   return safe.length > 512 ? `${safe.slice(0, 512)}…` : safe;
 }
 

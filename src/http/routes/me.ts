@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { keyPrefix } from '../../domain/keys.js';
 import type { Services } from '../../runtime/services.js';
 import { MeResponse } from '../../schemas/me.js';
 import { responses } from '../../schemas/responses.js';
@@ -40,7 +41,7 @@ export function meRoutes(app: FastifyInstance, { activity }: Services): void {
         },
         key: {
           publicId: key.publicId,
-          prefix: `mds_${key.environment}_${key.publicId}`,
+          prefix: keyPrefix(key.environment, key.publicId),
           label: key.label,
           environment: key.environment,
           scopes: [...keyScopes],
