@@ -5,7 +5,7 @@
  * unit is committed through the UsageRecorder before the request is answered.
  */
 import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
-import type { Store } from '../storage/store.js';
+import type { UsageStore } from '../storage/store.js';
 import {
   type GrantLimits,
   type LimitDecision,
@@ -31,7 +31,7 @@ export class MemoryLimiter implements Limiter {
   private readonly loading = new Map<string, Promise<Counters>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: UsageStore,
     private readonly recorder: UsageRecorder,
   ) {}
 

@@ -21,7 +21,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { MINUTE_MS, monthPeriod } from '../domain/dates.js';
-import type { Store } from '../storage/store.js';
+import type { UsageStore } from '../storage/store.js';
 import {
   type GrantLimits,
   type LimitDecision,
@@ -218,7 +218,7 @@ export class RedisLimiter implements Limiter {
 
   private constructor(
     private readonly redis: LimiterRedis,
-    private readonly store: Store,
+    private readonly store: UsageStore,
     private readonly recorder: UsageRecorder,
     private readonly prefix: string,
     private readonly cluster: boolean,
@@ -230,7 +230,7 @@ export class RedisLimiter implements Limiter {
 
   static connect(
     url: string,
-    store: Store,
+    store: UsageStore,
     recorder: UsageRecorder,
     options: RedisLimiterOptions = {},
   ): RedisLimiter {

@@ -14,7 +14,7 @@
  * as the Redis limiter does not need (it takes Redis's time).
  */
 import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
-import type { ConsumeRequest, Store } from '../storage/store.js';
+import type { ConsumeRequest, Store, UsageStore } from '../storage/store.js';
 import {
   type GrantLimits,
   type LimitDecision,
@@ -54,7 +54,7 @@ export class StoreLimiter implements Limiter {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: UsageStore & Pick<Store, 'ping'>,
     /** Carries give-backs (refunds) durably; consumption is committed here directly. */
     private readonly recorder: UsageRecorder,
   ) {}
