@@ -13,8 +13,33 @@ export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_BODY_LENGTH = 43; // ceil(256 / log2(62))
 const CHECKSUM_LENGTH = 6;
-const KEY_PATTERN = /^mds_(live|test)_([a-z0-9]{12})_([0-9A-Za-z]{49})$/;
 const PUBLIC_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const PUBLIC_ID_LENGTH = 12;
+
+/** Every key starts with it: secret scanners, and the log's redaction, look for it. */
+const KEY_TAG = 'mds_';
+/** The form of a key's public prefix, for values and for patterns alike. */
+const prefixOf = (environment: string, publicId: string) => `${KEY_TAG}${environment}_${publicId}`;
+
+/**
+ * A key's public prefix, `mds_<environment>_<publicId>`: what listings, /v1/me
+ * and the logs show of a key. Its form is written once (prefixOf); the
+ * patterns that parse and redact keys are built from it.
+ */
+export const keyPrefix = (environment: KeyEnvironment, publicId: string): string =>
+  prefixOf(environment, publicId);
+
+const ENVIRONMENT = KEY_ENVIRONMENTS.join('|');
+const PUBLIC_ID = `[a-z0-9]{${PUBLIC_ID_LENGTH}}`;
+const SECRET = `[0-9A-Za-z]{${SECRET_BODY_LENGTH + CHECKSUM_LENGTH}}`;
+const KEY_PATTERN = new RegExp(`^${prefixOf(`(${ENVIRONMENT})`, `(${PUBLIC_ID})`)}_(${SECRET})$`);
+/** A key, or the start of one, anywhere in a text: its prefix and separator, then its secret. */
+const KEY_IN_TEXT = new RegExp(`(${prefixOf(`(?:${ENVIRONMENT})`, PUBLIC_ID)}_)[0-9A-Za-z]+`, 'g');
+
+/** `text` with the secret of every key in it redacted, its public prefix kept (a key pasted into a URL). */
+export function redactKeys(text: string): string {
+  return text.includes(KEY_TAG) ? text.replace(KEY_IN_TEXT, '$1[redacted]') : text;
+}
 
 function base62(value: bigint, length: number): string {
   let out = '';
@@ -44,7 +69,7 @@ export function parseKey(key: string): ParsedKey | null {
   if (checksum(body) !== key.slice(-CHECKSUM_LENGTH)) return null;
   const environment = m[1] as KeyEnvironment;
   const publicId = m[2]!;
-  return { environment, publicId, prefix: `mds_${environment}_${publicId}` };
+  return { environment, publicId, prefix: keyPrefix(environment, publicId) };
 }
 
 export function newPublicId(): string {
@@ -64,7 +89,7 @@ export function generateKey(
   prefix: string;
   digest: string;
 } {
-  const prefix = `mds_${environment}_${publicId}`;
+  const prefix = keyPrefix(environment, publicId);
   const secret = base62(BigInt(`0x${randomBytes(32).toString('hex')}`), SECRET_BODY_LENGTH);
   const body = `${prefix}_${secret}`;
   const key = body + checksum(body);

@@ -7,6 +7,7 @@ import type { AccessRefusalReason, AccessRefused } from '../access/authenticator
 import type { Problem } from '../domain/problems.js';
 import { LimiterUnavailableError } from '../limits/limiter.js';
 import type { ErrorCode } from '../schemas/errors.js';
+import { StoreUnavailableError } from '../storage/errors.js';
 
 /** One entry of `error.details`: a problem a domain rule or the query validator found. */
 export type ErrorDetail = Problem;
@@ -68,20 +69,7 @@ export const serviceUnavailable = (retryAfter = 5) =>
  */
 export function unavailable(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
-  if (err instanceof LimiterUnavailableError) return serviceUnavailable();
-  const code = (err as { code?: unknown } | null)?.code;
-  if (
-    typeof code === 'string' &&
-    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR.*|SQLITE_FULL|SQLITE_READONLY.*|NR_CLOSED)$/.test(
-      code,
-    )
-  ) {
-    return serviceUnavailable();
-  }
-  if (
-    err instanceof Error &&
-    /Connection terminated|timeout exceeded|Connection is closed|connect ECONNREFUSED/.test(err.message)
-  ) {
+  if (err instanceof StoreUnavailableError || err instanceof LimiterUnavailableError) {
     return serviceUnavailable();
   }
   return null;

@@ -100,9 +100,23 @@ export interface Limiter {
   close(): Promise<void>;
 }
 
+/**
+ * The limiter cannot decide now (its Redis, or the store it counts in, is
+ * away). Every limiter throws this, and only this, for its failures: callers
+ * test the type (issue #15), never the cause's codes or messages.
+ */
 export class LimiterUnavailableError extends Error {
   constructor(cause?: unknown) {
     super('limiter unavailable', { cause });
     this.name = 'LimiterUnavailableError';
   }
 }
+
+/** `err` as a limiter reports it: a LimiterUnavailableError, wrapping it unless it is one. */
+export const limiterFailure = (err: unknown): LimiterUnavailableError =>
+  err instanceof LimiterUnavailableError ? err : new LimiterUnavailableError(err);
+
+/** Rethrows `err` as a limiter's failure (for `.catch` and `catch` blocks). */
+export const rethrowLimiterFailure = (err: unknown): never => {
+  throw limiterFailure(err);
+};

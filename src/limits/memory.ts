@@ -5,7 +5,7 @@
  * unit is committed through the UsageRecorder before the request is answered.
  */
 import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
-import type { Store } from '../storage/store.js';
+import type { UsageStore } from '../storage/store.js';
 import {
   type GrantLimits,
   type LimitDecision,
@@ -14,6 +14,7 @@ import {
   type LimitState,
   limitState,
   refused,
+  rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -30,7 +31,7 @@ export class MemoryLimiter implements Limiter {
   private readonly loading = new Map<string, Promise<Counters>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: UsageStore,
     private readonly recorder: UsageRecorder,
   ) {}
 
@@ -117,7 +118,7 @@ export class MemoryLimiter implements Limiter {
       if (c.windowStart === consumed.window && c.minuteUsed > 0) c.minuteUsed--;
       if (c.period === consumed.period && c.monthUsed > 0) c.monthUsed--;
     }
-    await this.recorder.giveBack(grant.id, consumed.period);
+    await this.recorder.giveBack(grant.id, consumed.period).catch(rethrowLimiterFailure);
   }
 
   async ping(): Promise<void> {}

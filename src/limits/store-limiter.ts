@@ -14,7 +14,7 @@
  * as the Redis limiter does not need (it takes Redis's time).
  */
 import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
-import type { ConsumeRequest, Store } from '../storage/store.js';
+import type { ConsumeRequest, Store, UsageStore } from '../storage/store.js';
 import {
   type GrantLimits,
   type LimitDecision,
@@ -23,6 +23,7 @@ import {
   type LimitState,
   limitState,
   refused,
+  rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -53,7 +54,7 @@ export class StoreLimiter implements Limiter {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: UsageStore & Pick<Store, 'ping'>,
     /** Carries give-backs (refunds) durably; consumption is committed here directly. */
     private readonly recorder: UsageRecorder,
   ) {}
@@ -158,11 +159,11 @@ export class StoreLimiter implements Limiter {
     const durable = this.recorder.giveBack(grant.id, consumed.period);
     // The minute unit is worth less than a round trip's wait: best effort.
     await this.store.releaseMinute(grant.id, consumed.window, 1).catch(() => {});
-    await durable;
+    await durable.catch(rethrowLimiterFailure);
   }
 
   async ping(): Promise<void> {
-    await this.store.ping();
+    await this.store.ping().catch(rethrowLimiterFailure);
   }
 
   async close(): Promise<void> {

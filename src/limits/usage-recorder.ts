@@ -5,7 +5,7 @@
  * unit that was answered, and the cost of the write is shared by the batch
  * (issue #5: one transaction per request costs as much as the request).
  */
-import type { Store, UsageIncrement } from '../storage/store.js';
+import type { Store, UsageIncrement, UsageStore } from '../storage/store.js';
 
 /** The batch being filled: one promise shared by every unit in it. */
 interface Batch {
@@ -49,7 +49,7 @@ export class UsageRecorder {
   private firstAt = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: UsageStore & Pick<Store, 'dialect'>,
     private readonly now: () => number = Date.now,
     /** Told how long the oldest unit of each committed batch waited. */
     private readonly onFlush?: (lagMs: number) => void,

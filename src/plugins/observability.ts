@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
+import { redactKeys } from '../domain/keys.js';
 import type { Observe } from '../http/v1/raw-writer.js';
 import type { Metrics } from '../observability/metrics.js';
 import { known } from './known-hooks.js';
@@ -16,12 +17,12 @@ const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Arra
 
 /** A forwarded address is whatever a trusted proxy passed on: the access line keeps it short. */
 const MAX_LOGGED_ADDRESS = 64;
-/** A key pasted into a URL by mistake (`?api_key=…`): only its public prefix is logged. */
-const KEY_IN_URL = /(mds_(?:live|test)_[a-z0-9]{12}_)[0-9A-Za-z]+/g;
-
-/** The URL as the access log shows it: keys redacted, then truncated at 512 characters. */
+/**
+ * The URL as the access log shows it: keys redacted (one pasted into a URL by
+ * mistake, `?api_key=…`, keeps only its public prefix), then truncated at 512 characters.
+ */
 function logUrl(url: string): string {
-  const safe = url.includes('mds_') ? url.replace(KEY_IN_URL, '$1[redacted]') : url;
+  const safe = redactKeys(url);
   return safe.length > 512 ? `${safe.slice(0, 512)}…` : safe;
 }
 

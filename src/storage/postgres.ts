@@ -5,86 +5,73 @@
  */
 
 import { createRequire } from 'node:module';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
-import type { GoldObservation, ImportSummary, RateObservation } from '../domain/types.js';
-import { KyselyStore } from './kysely-store.js';
+import type { ImportSummary, RateObservation } from '../domain/types.js';
+import { errorCode, isNetworkFailure, type UnavailableTest } from './errors.js';
+import * as access from './kysely/access.js';
+import type { Db } from './kysely/database.js';
+import * as market from './kysely/market.js';
+import { type BackendParts, kyselyStore } from './kysely/store.js';
+import type { ObservationBatch } from './observations.js';
+import { importObservations } from './postgres-import.js';
 import type { Database } from './schema.js';
 import {
   allowedOf,
   type ConsumeOutcome,
   type ConsumeRequest,
-  type ImportBatch,
   type ImportOptions,
+  type RateHistoryQuery,
+  type Store,
   type UsageIncrement,
 } from './store.js';
 
 const INT8_OID = 20;
-const CHUNK = 20_000;
 
-export class PostgresStore extends KyselyStore {
-  readonly dialect = 'postgres' as const;
+/**
+ * PostgreSQL's codes for a server that cannot serve now: shutting down
+ * (57P01-03), a connection failure (class 08), too many connections (53300).
+ */
+const PG_UNAVAILABLE = /^(57P0[1-3]|08\d{3}|53300)$/;
+/**
+ * pg's own failures, which carry no code: a connection dropped under a query,
+ * no pool client within connectionTimeoutMillis, a query past query_timeout,
+ * a client whose connection already failed.
+ */
+const PG_UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable/;
 
-  private constructor(
-    db: Kysely<Database>,
-    readonly pool: Pool,
-  ) {
-    super(db);
-  }
+export const isPostgresUnavailable: UnavailableTest = (err) =>
+  isNetworkFailure(err) ||
+  PG_UNAVAILABLE.test(errorCode(err) ?? '') ||
+  (err instanceof Error && PG_UNAVAILABLE_MESSAGE.test(err.message));
 
-  static open(url: string, options: { max?: number } = {}): PostgresStore {
+/** The PostgreSQL store, opened on a pool of at most `max` connections. */
+export const PostgresStore = {
+  open(url: string, options: { max?: number } = {}): Store {
     const pool = openPool(url, options.max ?? 10);
-    return new PostgresStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool);
+    const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return kyselyStore('postgres', db, new PostgresParts(db, pool), isPostgresUnavailable);
+  },
+};
+
+/** What PostgreSQL runs its own way: the bulk import and the commits on the request path. */
+class PostgresParts implements BackendParts {
+  constructor(
+    private readonly db: Db,
+    private readonly pool: Pool,
+  ) {}
+
+  importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportSummary> {
+    return importObservations(this.db, batch, options);
   }
 
-  protected async importObservations(
-    batch: Exclude<ImportBatch, { kind: 'assets' }>,
-    { onProgress }: ImportOptions,
-  ): Promise<ImportSummary> {
-    const summary: ImportSummary = {
-      kind: batch.kind,
-      received: batch.records.length,
-      inserted: 0,
-      updated: 0,
-      unchanged: 0,
-    };
-    const records: ReadonlyArray<RateObservation | GoldObservation> = batch.records;
-    const table = batch.kind === 'rates' ? RATES : GOLD;
-    const encode = (part: ReadonlyArray<RateObservation | GoldObservation>) => encodeColumns(table, part);
-    await this.db.transaction().execute(async (trx) => {
-      // One statement per chunk (`upsert`), its rows sent as array literals.
-      let columns = encode(records.slice(0, CHUNK));
-      for (let i = 0; i < records.length; i += CHUNK) {
-        const running = upsert(trx, table, columns);
-        // The next chunk is encoded while PostgreSQL works on this one (the query
-        // is on the wire by the time a setImmediate callback runs): the client's
-        // share of the import no longer adds to the server's (issue #5).
-        const following =
-          i + CHUNK < records.length
-            ? new Promise<string[]>((resolve, reject) =>
-                setImmediate(() => {
-                  try {
-                    resolve(encode(records.slice(i + CHUNK, i + 2 * CHUNK)));
-                  } catch (err) {
-                    reject(err);
-                  }
-                }),
-              )
-            : Promise.resolve([]);
-        // A failed chunk fails the import; the encoding then in progress is dropped with it.
-        following.catch(() => {});
-        const counted = await running;
-        summary.inserted += Number(counted.rows[0]?.inserted ?? 0);
-        summary.updated += Number(counted.rows[0]?.updated ?? 0);
-        onProgress?.(Math.min(i + CHUNK, records.length), records.length);
-        columns = await following;
-      }
-      summary.unchanged = summary.received - summary.inserted - summary.updated;
-      if (summary.inserted + summary.updated > 0) await this.bump(trx, 'data');
-      // Other instances refresh on the version poll; NOTIFY only shortens the wait.
-      await sql`select pg_notify('mds_changes', 'data')`.execute(trx);
-    });
-    return summary;
+  rateHistory(q: RateHistoryQuery): Promise<RateObservation[]> {
+    return market.rateHistory(this.db, q);
+  }
+
+  touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void> {
+    return access.touchKeys(this.db, uses);
   }
 
   /**
@@ -104,7 +91,7 @@ export class PostgresStore extends KyselyStore {
    * survive a crash of any process, PostgreSQL's included, so the commit waits
    * for its WAL flush.
    */
-  override async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
+  async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
     if (increments.length === 0) return;
     const held = this.idleUsageClients.pop() ?? (await this.holdClient());
     try {
@@ -137,7 +124,7 @@ export class PostgresStore extends KyselyStore {
    * instance's batch for the same grant waits on those row locks, so every
    * batch sees the counts of the one before it: exact across instances.
    */
-  override async consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]> {
+  async consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]> {
     if (requests.length === 0) return [];
     const sorted = [...requests].sort((a, b) => (a.grantId < b.grantId ? -1 : a.grantId > b.grantId ? 1 : 0));
     const ids = sorted.map((r) => r.grantId);
@@ -212,11 +199,11 @@ export class PostgresStore extends KyselyStore {
     return held;
   }
 
-  override async close(): Promise<void> {
+  async close(): Promise<void> {
     // The pool ends only once every client is back.
     this.closing = true;
     for (const held of this.idleUsageClients.splice(0)) held.release();
-    await super.close();
+    await this.db.destroy();
   }
 }
 
@@ -257,81 +244,4 @@ function openPool(url: string, max: number): Pool {
   // was running rejects on its own (→ 503), so the event needs only a listener.
   pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
-}
-
-type Counted = { rows: Array<{ inserted: number; updated: number }> };
-
-/**
- * A PostgreSQL array literal, sent as one text parameter and cast in the query:
- * built here in one pass rather than by pg element by element.
- */
-const textArray = (values: readonly string[]) =>
-  `{${values.map((v) => (v.includes('"') || v.includes('\\') ? `"${v.replace(/["\\]/g, '\\$&')}"` : `"${v}"`)).join(',')}}`;
-const numberArray = (values: readonly number[]) => `{${values.join(',')}}`;
-
-/**
- * How the import writes one kind of observation: its columns in table order
- * (key first, then buy and sell), each with its array type and how to read it
- * from a record.
- */
-interface ObservationTable {
-  name: 'rates' | 'gold';
-  key: readonly string[];
-  columns: ReadonlyArray<{ name: string; type: 'text' | 'bigint'; of(r: never): string | number }>;
-}
-
-const VALUES = [
-  { name: 'buy', type: 'bigint', of: (r: RateObservation | GoldObservation) => r.buy },
-  { name: 'sell', type: 'bigint', of: (r: RateObservation | GoldObservation) => r.sell },
-] as const;
-
-const RATES: ObservationTable = {
-  name: 'rates',
-  key: ['currency', 'source', 'updated_at'],
-  columns: [
-    { name: 'currency', type: 'text', of: (r: RateObservation) => r.currency },
-    { name: 'source', type: 'text', of: (r: RateObservation) => r.source },
-    { name: 'updated_at', type: 'bigint', of: (r: RateObservation) => r.updatedAt },
-    ...VALUES,
-  ],
-};
-
-const GOLD: ObservationTable = {
-  name: 'gold',
-  key: ['purity', 'updated_at'],
-  columns: [
-    { name: 'purity', type: 'text', of: (g: GoldObservation) => g.purity },
-    { name: 'updated_at', type: 'bigint', of: (g: GoldObservation) => g.updatedAt },
-    ...VALUES,
-  ],
-};
-
-/** A chunk as one array literal per column, in table order. */
-function encodeColumns(
-  table: ObservationTable,
-  part: ReadonlyArray<RateObservation | GoldObservation>,
-): string[] {
-  return table.columns.map(({ type, of }) => {
-    const values = part.map(of as (r: RateObservation | GoldObservation) => string | number);
-    return type === 'text' ? textArray(values as string[]) : numberArray(values as number[]);
-  });
-}
-
-/**
- * One chunk in one statement: the upsert skips identical rows (its WHERE), and
- * `xmax = 0` tells an inserted row from an updated one.
- */
-function upsert(trx: Transaction<Database>, table: ObservationTable, columns: string[]): Promise<Counted> {
-  const t = sql.table(table.name);
-  const names = sql.raw(table.columns.map((c) => c.name).join(', '));
-  const arrays = sql.join(columns.map((a, i) => sql`${a}::${sql.raw(table.columns[i]!.type)}[]`));
-  return sql<{ inserted: number; updated: number }>`
-    with up as (
-      insert into ${t} (${names}) select * from unnest(${arrays})
-      on conflict (${sql.raw(table.key.join(', '))}) do update set buy = excluded.buy, sell = excluded.sell
-      where ${t}.buy <> excluded.buy or ${t}.sell <> excluded.sell
-      returning (xmax = 0) as fresh)
-    select count(*) filter (where fresh) as inserted, count(*) filter (where not fresh) as updated from up`.execute(
-    trx,
-  );
 }

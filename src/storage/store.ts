@@ -1,7 +1,7 @@
 /**
  * The one storage interface. Two backends implement it (SQLite for the embedded
  * default, PostgreSQL for scale-out) and one contract suite tests both
- * (test/storage.contract.test.ts).
+ * (test/storage/contract.test.ts).
  */
 import type {
   Asset,
@@ -163,17 +163,8 @@ export interface GrantPatch {
   validUntil?: number;
 }
 
-export interface Store {
-  readonly dialect: StoreDialect;
-  /** Applies pending migrations; returns the names applied. */
-  migrate(): Promise<string[]>;
-  ping(): Promise<void>;
-  close(): Promise<void>;
-  /** Change counters: `data` moves on every import, `access` on every account change. */
-  versions(): Promise<Versions>;
-  setting(name: string): Promise<string | undefined>;
-
-  // Market data
+/** Market data: the asset directory, rates and gold (kysely/market.ts, the bulk imports). */
+export interface MarketStore {
   listAssets(): Promise<Asset[]>;
   /** Newest observation of every (currency, source) series. */
   latestRates(): Promise<RateObservation[]>;
@@ -187,8 +178,10 @@ export interface Store {
   unknownAssets(codes: readonly string[]): Promise<string[]>;
   /** All or nothing, idempotent: the same record twice changes nothing. */
   import(batch: ImportBatch, options?: ImportOptions): Promise<ImportSummary>;
+}
 
-  // Accounts, grants, keys
+/** Accounts, grants and keys (kysely/access.ts). */
+export interface AccessStore {
   createAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | undefined>;
   createGrant(grant: GrantRecord): Promise<void>;
@@ -201,8 +194,10 @@ export interface Store {
   /** Best-effort `lastUsedAt` updates; never moves a timestamp backwards. */
   touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void>;
   countAccounts(): Promise<number>;
+}
 
-  // Durable usage
+/** Durable usage, and the store limiter's counts (kysely/usage.ts, each backend's commits). */
+export interface UsageStore {
   addUsage(increments: readonly UsageIncrement[], now: number): Promise<void>;
   getUsage(grantId: string, period: string): Promise<number>;
   /**
@@ -216,4 +211,19 @@ export interface Store {
   getMinuteUsage(grantId: string, window: number): Promise<number>;
   /** Takes `count` back from the minute count, if it still counts `window`. */
   releaseMinute(grantId: string, window: number, count: number): Promise<void>;
+}
+
+/**
+ * Every method fails with StoreUnavailableError (errors.ts) when the backend
+ * cannot serve now; other errors are bugs or refusals (UnknownAssetsError).
+ */
+export interface Store extends MarketStore, AccessStore, UsageStore {
+  readonly dialect: StoreDialect;
+  /** Applies pending migrations; returns the names applied. */
+  migrate(): Promise<string[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** Change counters: `data` moves on every import, `access` on every account change. */
+  versions(): Promise<Versions>;
+  setting(name: string): Promise<string | undefined>;
 }

@@ -10,12 +10,17 @@ import { seedSample } from '../../src/cli/commands/data.js';
 import { monthPeriod } from '../../src/domain/dates.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { generateSample } from '../../src/sample/generate.js';
+import { StoreUnavailableError } from '../../src/storage/errors.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { SAMPLE_END } from '../support/harness.js';
 import { keyOnNewGrant } from '../support/keys.js';
 import { validateResponses } from '../support/openapi.js';
 import { waitFor } from '../support/wait.js';
+
+/** What a store throws when its connection drops (the backends classify it so: storage/errors.ts). */
+const connectionReset = () =>
+  new StoreUnavailableError(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }));
 
 interface Variant {
   name: string;
@@ -47,12 +52,12 @@ describe.each(variants)('refunds on $name', (variant) => {
           return () => {
             faults.history = false;
             faults.usage = true;
-            return Promise.reject(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }));
+            return Promise.reject(connectionReset());
           };
         if (name === 'addUsage' && faults.usage)
           return () => {
             faults.refused++;
-            return Promise.reject(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }));
+            return Promise.reject(connectionReset());
           };
         const value = Reflect.get(target, name, target);
         return typeof value === 'function' ? value.bind(target) : value;

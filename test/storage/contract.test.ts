@@ -2,9 +2,24 @@
  * The storage contract: every backend behind the Store interface must pass
  * these, from this one file.
  */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Authenticator } from '../../src/access/authenticator.js';
+import { generateKey } from '../../src/domain/keys.js';
+import { StoreUnavailableError } from '../../src/storage/errors.js';
+import { openStore } from '../../src/storage/open.js';
 import type { Store } from '../../src/storage/store.js';
-import { backends, type Database, freshDatabase } from '../support/backends.js';
+import {
+  type BackendName,
+  backends,
+  type Database,
+  freshDatabase,
+  POSTGRES_URL,
+} from '../support/backends.js';
+import { startProxy, type TcpProxy } from '../support/proxy.js';
 
 const T0 = Date.UTC(2026, 10, 1, 9);
 const DAY = 86_400_000;
@@ -318,5 +333,111 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       updated: 1,
       unchanged: 329,
     });
+  });
+});
+
+/**
+ * A store that cannot serve now, whatever the backend and whatever its driver
+ * says, fails with StoreUnavailableError (issue #15): callers test the type,
+ * never a driver's codes or messages. The driver's code stays readable on it.
+ */
+describe.each(backends())('store failures on $name', ({ name }) => {
+  const cleanup: Array<() => Promise<void> | void> = [];
+  afterAll(async () => {
+    for (const step of cleanup.reverse()) await step();
+  });
+
+  /** A store at an address where there is none: a directory, or a port nobody listens on. */
+  async function nowhere(backend: BackendName): Promise<string> {
+    if (backend === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'mds-nowhere-'));
+      cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+      return dir;
+    }
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise<void>((r) => server.close(() => r()));
+    const url = new URL(POSTGRES_URL!);
+    url.host = `127.0.0.1:${port}`;
+    return url.toString();
+  }
+
+  /**
+   * An open store whose backend then fails under it: PostgreSQL's connections
+   * cut (a TCP proxy), SQLite's disk full (the file may not grow). `restore`
+   * gives the backend back.
+   */
+  async function failing(backend: BackendName): Promise<{ store: Store; restore(): Promise<void> }> {
+    const db = await freshDatabase(backend);
+    cleanup.push(() => db.drop());
+    if (backend === 'sqlite') {
+      const setup = db.open();
+      await setup.migrate();
+      await setup.close();
+      const pages = statSync(db.url).size / 4096;
+      process.env.MDS_SQLITE_MAX_PAGES = String(pages);
+      let store: Store;
+      try {
+        store = db.open();
+      } finally {
+        delete process.env.MDS_SQLITE_MAX_PAGES;
+      }
+      cleanup.push(() => store.close());
+      return { store, restore: async () => {} };
+    }
+    const target = new URL(POSTGRES_URL!);
+    const proxy: TcpProxy = await startProxy(target.hostname, Number(target.port || 5432));
+    cleanup.push(() => proxy.close());
+    const viaProxy = new URL(db.url);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const store = openStore(viaProxy.toString());
+    cleanup.push(() => store.close());
+    await store.migrate();
+    await proxy.cut();
+    return { store, restore: () => proxy.restore() };
+  }
+
+  /** Writes enough to need new pages. */
+  const bulk = (store: Store) =>
+    store.import({
+      kind: 'gold',
+      records: Array.from({ length: 5_000 }, (_, k) => ({
+        purity: '24K' as const,
+        buy: 1 + k,
+        sell: 2 + k,
+        updatedAt: T0 + k * 1_000,
+      })),
+    });
+
+  it('a store it cannot reach: StoreUnavailableError from the first operation', async () => {
+    const url = await nowhere(name);
+    const attempt = async () => {
+      const store = openStore(url);
+      try {
+        await store.ping();
+      } finally {
+        await store.close();
+      }
+    };
+    const err = await attempt().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreUnavailableError);
+    expect((err as StoreUnavailableError).code).toBe(name === 'sqlite' ? 'SQLITE_CANTOPEN' : 'ECONNREFUSED');
+  });
+
+  it('a backend that fails under an open store: its operations reject with StoreUnavailableError', async () => {
+    const { store, restore } = await failing(name);
+    await expect(bulk(store)).rejects.toBeInstanceOf(StoreUnavailableError);
+    if (name === 'postgres') {
+      // (SQLite's full disk leaves reads working: only PostgreSQL's cut fails them.)
+      await expect(store.listAssets()).rejects.toBeInstanceOf(StoreUnavailableError);
+      // The authenticator reads keys from the store and passes its failure on as it is.
+      const { key } = generateKey('live');
+      await expect(
+        new Authenticator(store).authenticate({ authorization: `Bearer ${key}` }, T0),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
+    }
+    await restore();
+    if (name === 'postgres') expect(await store.listAssets()).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import {
 } from '../../access/admin.js';
 import { loadPlans } from '../../access/plans.js';
 import { monthPeriod } from '../../domain/dates.js';
+import { keyPrefix } from '../../domain/keys.js';
 import { expandScopes } from '../../domain/scopes.js';
 import type { GrantRecord, KeyRecord } from '../../storage/store.js';
 import type { Command } from '../main.js';
@@ -40,7 +41,7 @@ export function grantView(g: GrantRecord) {
 export function keyView(k: KeyRecord) {
   return {
     publicId: k.publicId,
-    prefix: `mds_${k.environment}_${k.publicId}`,
+    prefix: keyPrefix(k.environment, k.publicId),
     grantId: k.grantId,
     label: k.label,
     environment: k.environment,

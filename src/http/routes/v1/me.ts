@@ -1,3 +1,4 @@
+import { keyPrefix } from '../../../domain/keys.js';
 import type { Services } from '../../../runtime/services.js';
 import { MeResponse } from '../../../schemas/me.js';
 import { NoQuery } from '../../../schemas/query.js';
@@ -38,7 +39,7 @@ export function me({ activity }: Services) {
           },
           key: {
             publicId: key.publicId,
-            prefix: `mds_${key.environment}_${key.publicId}`,
+            prefix: keyPrefix(key.environment, key.publicId),
             label: key.label,
             environment: key.environment,
             scopes: [...keyScopes],

@@ -1,0 +1,70 @@
+/**
+ * Store failures, typed where they arise (issue #15). Each backend knows its
+ * driver's ways of saying "the store is not there right now" (a refused or
+ * dropped connection, a pool timeout, a server shutting down, a locked or full
+ * SQLite file) and turns them into one error, StoreUnavailableError, at its own
+ * boundary: callers (the HTTP layer, the limiters, the CLI) test its type and
+ * never read a driver's codes or messages.
+ */
+
+/** The store cannot serve the operation now; retrying later may succeed. */
+export class StoreUnavailableError extends Error {
+  /** The driver's code (`SQLITE_FULL`, `57P01`, `ECONNREFUSED`…), when it gave one. */
+  readonly code: string | undefined;
+
+  constructor(cause: unknown) {
+    // The driver's message is kept as it is: operators read it (`mds import` prints it).
+    super(cause instanceof Error ? cause.message : 'store unavailable', { cause });
+    this.name = 'StoreUnavailableError';
+    const code = (cause as { code?: unknown } | null)?.code;
+    this.code = typeof code === 'string' ? code : undefined;
+  }
+}
+
+/** Decides whether a driver's error means the store is unavailable. */
+export type UnavailableTest = (err: unknown) => boolean;
+
+/** The operating system's codes for a network peer that is gone or unreachable. */
+const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH)$/;
+
+export const errorCode = (err: unknown): string | undefined => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+/** A failure of the network path to a store server (PostgreSQL, Redis). */
+export const isNetworkFailure: UnavailableTest = (err) => NETWORK_CODES.test(errorCode(err) ?? '');
+
+/** `err` as the store's caller should see it: a StoreUnavailableError when `unavailable` says so. */
+export function classified(err: unknown, unavailable: UnavailableTest): unknown {
+  return err instanceof StoreUnavailableError || !unavailable(err) ? err : new StoreUnavailableError(err);
+}
+
+/**
+ * `target` with every method's failure classified: synchronous throws and
+ * rejections alike. The methods run on `target` itself; other properties are
+ * read through to it. Used once per backend, where the store is opened.
+ */
+export function guarded<T extends object>(target: T, unavailable: UnavailableTest): T {
+  const out = Object.create(target) as Record<string, unknown>;
+  const rethrow = (err: unknown): never => {
+    throw classified(err, unavailable);
+  };
+  const seen = new Set<string>();
+  for (let o: object | null = target; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const name of Object.getOwnPropertyNames(o)) {
+      const fn = (target as Record<string, unknown>)[name];
+      if (name === 'constructor' || seen.has(name) || typeof fn !== 'function') continue;
+      seen.add(name);
+      out[name] = (...args: unknown[]) => {
+        try {
+          const result = fn.apply(target, args);
+          return result instanceof Promise ? result.catch(rethrow) : result;
+        } catch (err) {
+          return rethrow(err);
+        }
+      };
+    }
+  }
+  return out as T;
+}

@@ -1,0 +1,193 @@
+/** Market data queries, as Kysely writes them for either dialect. */
+import { sql } from 'kysely';
+import { DAY_MS } from '../../domain/dates.js';
+import type {
+  Asset,
+  AssetType,
+  GoldObservation,
+  ImportSummary,
+  Purity,
+  RateObservation,
+  Source,
+} from '../../domain/types.js';
+import type { DailyRatesQuery, GoldHistoryQuery, RateHistoryQuery } from '../store.js';
+import { bump, type Db } from './database.js';
+
+type RateRow = { currency: string; source: string; updated_at: number; buy: number; sell: number };
+type GoldRow = { purity: string; updated_at: number; buy: number; sell: number };
+
+const toRate = (r: RateRow): RateObservation => ({
+  currency: r.currency,
+  source: r.source as Source,
+  buy: Number(r.buy),
+  sell: Number(r.sell),
+  updatedAt: Number(r.updated_at),
+});
+const toGold = (r: GoldRow): GoldObservation => ({
+  purity: r.purity as Purity,
+  buy: Number(r.buy),
+  sell: Number(r.sell),
+  updatedAt: Number(r.updated_at),
+});
+
+export async function listAssets(db: Db): Promise<Asset[]> {
+  const rows = await db.selectFrom('assets').selectAll().orderBy('code').execute();
+  return rows.map((r) => ({
+    code: r.code,
+    symbol: r.symbol,
+    names: { en: r.name_en, fr: r.name_fr, ar: r.name_ar },
+    type: r.type as AssetType,
+  }));
+}
+
+export async function latestRates(db: Db): Promise<RateObservation[]> {
+  const rows = await db
+    .selectFrom('rates as r')
+    .innerJoin(
+      (eb) =>
+        eb
+          .selectFrom('rates')
+          .select(['currency', 'source', (e) => e.fn.max('updated_at').as('latest')])
+          .groupBy(['currency', 'source'])
+          .as('l'),
+      (join) =>
+        join
+          .onRef('l.currency', '=', 'r.currency')
+          .onRef('l.source', '=', 'r.source')
+          .onRef('l.latest', '=', 'r.updated_at'),
+    )
+    .select(['r.currency', 'r.source', 'r.updated_at', 'r.buy', 'r.sell'])
+    .orderBy('r.currency')
+    .orderBy('r.source')
+    .execute();
+  return rows.map(toRate);
+}
+
+/** PostgreSQL's history page; SQLite reads it with a raw prepared statement (sqlite.ts). */
+export async function rateHistory(db: Db, q: RateHistoryQuery): Promise<RateObservation[]> {
+  let query = db
+    .selectFrom('rates')
+    .select(['currency', 'source', 'updated_at', 'buy', 'sell'])
+    .where('currency', '=', q.currency)
+    .where('source', '=', q.source)
+    .where('updated_at', '>=', q.from)
+    .where('updated_at', '<=', q.to);
+  if (q.before !== undefined) query = query.where('updated_at', '<', q.before);
+  const rows = await query.orderBy('updated_at', 'desc').limit(q.limit).execute();
+  return rows.map(toRate);
+}
+
+export async function dailyRates(db: Db, q: DailyRatesQuery): Promise<RateObservation[]> {
+  // Instants are non-negative epoch ms: integer division by a day's length is the
+  // UTC day on both dialects (SQLite and PostgreSQL divide integers as integers).
+  // A window holds up to 366 days, and may hold many observations a day: the
+  // day's latest is picked here, on the primary key, rather than in the process.
+  const day = sql`updated_at / ${sql.lit(DAY_MS)}`;
+  const rows = await db
+    .selectFrom('rates as r')
+    .innerJoin(
+      (eb) =>
+        eb
+          .selectFrom('rates')
+          .select((e) => e.fn.max('updated_at').as('latest'))
+          .where('currency', '=', q.currency)
+          .where('source', '=', q.source)
+          .where('updated_at', '>=', q.from)
+          .where('updated_at', '<=', q.to)
+          .groupBy(day)
+          .as('l'),
+      (join) => join.onRef('l.latest', '=', 'r.updated_at'),
+    )
+    .select(['r.currency', 'r.source', 'r.updated_at', 'r.buy', 'r.sell'])
+    .where('r.currency', '=', q.currency)
+    .where('r.source', '=', q.source)
+    .orderBy('r.updated_at', 'desc')
+    .execute();
+  return rows.map(toRate);
+}
+
+export async function latestGold(db: Db): Promise<GoldObservation[]> {
+  const rows = await db
+    .selectFrom('gold as g')
+    .innerJoin(
+      (eb) =>
+        eb
+          .selectFrom('gold')
+          .select(['purity', (e) => e.fn.max('updated_at').as('latest')])
+          .groupBy('purity')
+          .as('l'),
+      (join) => join.onRef('l.purity', '=', 'g.purity').onRef('l.latest', '=', 'g.updated_at'),
+    )
+    .select(['g.purity', 'g.updated_at', 'g.buy', 'g.sell'])
+    .orderBy('g.purity')
+    .execute();
+  return rows.map(toGold);
+}
+
+export async function goldHistory(db: Db, q: GoldHistoryQuery): Promise<GoldObservation[]> {
+  let query = db
+    .selectFrom('gold')
+    .select(['purity', 'updated_at', 'buy', 'sell'])
+    .where('updated_at', '>=', q.from)
+    .where('updated_at', '<=', q.to);
+  const after = q.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('updated_at', '<', after.updatedAt),
+        eb.and([eb('updated_at', '=', after.updatedAt), eb('purity', '>', after.purity)]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('updated_at', 'desc').orderBy('purity', 'asc').limit(q.limit).execute();
+  return rows.map(toGold);
+}
+
+export async function unknownAssets(db: Db, codes: readonly string[]): Promise<string[]> {
+  const wanted = [...new Set(codes)];
+  if (wanted.length === 0) return [];
+  const known = new Set((await db.selectFrom('assets').select('code').execute()).map((r) => r.code));
+  return wanted.filter((c) => !known.has(c)).sort();
+}
+
+/** The asset directory is small: row-by-row upserts in one transaction are plenty. */
+export async function importAssets(db: Db, records: readonly Asset[]): Promise<ImportSummary> {
+  const summary: ImportSummary = {
+    kind: 'assets',
+    received: records.length,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+  };
+  await db.transaction().execute(async (trx) => {
+    const existing = new Map((await trx.selectFrom('assets').selectAll().execute()).map((r) => [r.code, r]));
+    for (const a of records) {
+      const row = {
+        code: a.code,
+        symbol: a.symbol,
+        type: a.type,
+        name_en: a.names.en,
+        name_fr: a.names.fr,
+        name_ar: a.names.ar,
+      };
+      const old = existing.get(a.code);
+      if (!old) {
+        await trx.insertInto('assets').values(row).execute();
+        summary.inserted++;
+      } else if (
+        old.symbol !== row.symbol ||
+        old.type !== row.type ||
+        old.name_en !== row.name_en ||
+        old.name_fr !== row.name_fr ||
+        old.name_ar !== row.name_ar
+      ) {
+        await trx.updateTable('assets').set(row).where('code', '=', a.code).execute();
+        summary.updated++;
+      } else {
+        summary.unchanged++;
+      }
+    }
+    if (summary.inserted + summary.updated > 0) await bump(trx, 'data');
+  });
+  return summary;
+}
