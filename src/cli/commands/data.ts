@@ -1,14 +1,9 @@
 import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import {
-  detectFormat,
-  type ImportFormat,
-  type ImportKind,
-  type ParseResult,
-  parseImport,
-  parseNdjsonPieces,
-} from '../../domain/import-parse.js';
 import type { ImportSummary } from '../../domain/types.js';
+import { detectFormat, type ImportFormat } from '../../import/detect.js';
+import { type ParseResult, parseImport, parseNdjsonPieces } from '../../import/parse.js';
+import type { ImportKind } from '../../import/records.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
 import { DEFAULT_DATABASE, describeStore, openStore } from '../../storage/open.js';
 import type { ImportBatch, Store } from '../../storage/store.js';
@@ -70,7 +65,7 @@ const LF = 0x0a;
  * An import's input: its format, its size, and how to parse it. NDJSON from a
  * file is read in pieces that end at line ends (a line end is never inside a
  * UTF-8 sequence), so the file is never whole in memory, as bytes or as text
- * (import-parse.ts, parseNdjsonPieces: why). Standard input, JSON arrays and
+ * (import/parse.ts, parseNdjsonPieces: why). Standard input, JSON arrays and
  * CSV (whose quoted fields may span lines) are read whole.
  */
 interface ImportInput {
