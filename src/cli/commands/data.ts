@@ -1,26 +1,16 @@
-import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { ImportSummary } from '../../domain/types.js';
-import { detectFormat, type ImportFormat } from '../../import/detect.js';
-import { type ParseResult, parseImport, parseNdjsonPieces } from '../../import/parse.js';
+import type { ImportFormat } from '../../import/detect.js';
 import type { ImportKind } from '../../import/records.js';
+import { ImportError, type Progress, runImport } from '../../import/run.js';
+import { seedSample } from '../../import/seed.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
-import { DEFAULT_DATABASE, describeStore, openStore } from '../../storage/open.js';
-import type { ImportBatch, Store } from '../../storage/store.js';
+import { describeStore, openStore } from '../../storage/open.js';
+import type { Store } from '../../storage/store.js';
 import type { Command } from '../main.js';
 import { CliError } from '../output.js';
 
 const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
 const FORMATS: readonly ImportFormat[] = ['ndjson', 'csv', 'json'];
-
-/**
- * The input as text. An all-ASCII file (the usual export) is copied byte for
- * byte, which is the same string as decoding it as UTF-8 at a third of the
- * cost (100 MB: 0.3 s, issue #5); anything else is decoded as UTF-8.
- */
-function decode(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-}
 
 export async function withStore<T>(url: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = openStore(url);
@@ -32,151 +22,11 @@ export async function withStore<T>(url: string | undefined, fn: (store: Store) =
   }
 }
 
-/**
- * Store failures an operator can act on, as a clear error. The import is one
- * transaction (or failed before it began), so nothing was written.
- */
-function storeFailure(err: unknown, url: string | undefined): CliError | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return null;
-  const reason = code.startsWith('SQLITE_READONLY')
-    ? 'the store is read-only (check the permissions of the file and its directory)'
-    : code === 'SQLITE_CANTOPEN'
-      ? 'the store cannot be opened for writing (check that the file and its directory exist and are writable)'
-      : code === 'SQLITE_FULL'
-        ? 'the disk holding the store is full'
-        : code.startsWith('SQLITE_IOERR')
-          ? 'the store had an I/O error'
-          : null;
-  if (!reason) return null;
-  const where = describeStore(url ?? DEFAULT_DATABASE);
-  return new CliError(`import failed: ${reason}; nothing was imported (${where}: ${(err as Error).message})`);
-}
-
 function summaryLine(s: ImportSummary): string {
   return `${s.kind}: ${s.received} received, ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged`;
 }
 
-/** Bytes read at a time from an NDJSON file: small enough to stay in memory already touched. */
-const PIECE_BYTES = 64 * 1024;
-const LF = 0x0a;
-
-/**
- * An import's input: its format, its size, and how to parse it. NDJSON from a
- * file is read in pieces that end at line ends (a line end is never inside a
- * UTF-8 sequence), so the file is never whole in memory, as bytes or as text
- * (import/parse.ts, parseNdjsonPieces: why). Standard input, JSON arrays and
- * CSV (whose quoted fields may span lines) are read whole.
- */
-interface ImportInput {
-  format: ImportFormat;
-  bytes: number;
-  parse(kind: ImportKind): ParseResult;
-  /** Releases the file. */
-  close(): void;
-}
-
-function readInput(file: string, given: ImportFormat | undefined): ImportInput {
-  const whole = (bytes: Buffer): ImportInput => {
-    const text = decode(bytes);
-    const format = given ?? detectFormat(text, file === '-' ? undefined : file);
-    return { format, bytes: bytes.length, parse: (kind) => parseImport(kind, text, format), close() {} };
-  };
-  if (file === '-') return whole(readFileSync(0));
-  const fd = openSync(file, 'r');
-  try {
-    let buf = Buffer.allocUnsafe(PIECE_BYTES);
-    let have = readSync(fd, buf, 0, buf.length, null);
-    const format = given ?? detectFormat(buf.toString('utf8', 0, have), file);
-    if (format !== 'ndjson') {
-      closeSync(fd);
-      return whole(readFileSync(file));
-    }
-    const size = fstatSync(fd).size;
-    function* pieces(): Generator<string> {
-      for (;;) {
-        const cut = buf.lastIndexOf(LF, have - 1);
-        if (have > 0 && cut !== -1) {
-          yield decode(buf.subarray(0, cut + 1));
-          buf.copy(buf, 0, cut + 1, have);
-          have -= cut + 1;
-        }
-        // A line longer than the buffer: room for more of it.
-        if (have === buf.length) {
-          const bigger = Buffer.allocUnsafe(buf.length * 2);
-          buf.copy(bigger, 0, 0, have);
-          buf = bigger;
-        }
-        let n: number;
-        try {
-          n = readSync(fd, buf, have, buf.length - have, null);
-        } catch (err) {
-          throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
-        }
-        if (n === 0) break;
-        have += n;
-      }
-      if (have > 0) yield decode(buf.subarray(0, have));
-    }
-    return {
-      format,
-      bytes: size,
-      parse: (kind) => parseNdjsonPieces(kind, pieces()),
-      close: () => closeSync(fd),
-    };
-  } catch (err) {
-    closeSync(fd);
-    throw err;
-  }
-}
-
-/**
- * All or nothing: the whole input is parsed and checked before the store is
- * touched, then written in one transaction. Every problem is reported.
- */
-async function importInput(
-  store: Store,
-  kind: ImportKind,
-  input: ImportInput,
-  progress?: Progress,
-): Promise<ImportSummary> {
-  progress?.step(`checking ${input.format} input (${(input.bytes / 1e6).toFixed(1)} MB)`);
-  const parsed = input.parse(kind);
-  progress?.step(
-    `${parsed.records.length.toLocaleString('en')} valid records, ${parsed.problems.length} problems`,
-  );
-  const problems = [...parsed.problems];
-  // Every bad record is reported: the valid ones are checked against the directory too.
-  if (parsed.kind === 'rates' && parsed.records.length > 0) {
-    const unknown = new Set(await store.unknownAssets(parsed.records.map((r) => r.currency)));
-    if (unknown.size > 0) {
-      parsed.records.forEach((r, i) => {
-        if (unknown.has(r.currency)) {
-          problems.push({
-            line: parsed.lines[i] ?? i + 1,
-            message: `currency: ${r.currency} is not in the asset directory (import it with \`mds import assets\` first)`,
-          });
-        }
-      });
-      problems.sort((a, b) => a.line - b.line);
-    }
-  }
-  if (problems.length > 0) {
-    throw new CliError(`import refused: ${problems.length} problem(s), nothing was written`, 1, problems);
-  }
-  progress?.step('writing');
-  const summary = await store.import(parsed as ImportBatch, { onProgress: progress?.count });
-  progress?.done();
-  return summary;
-}
-
 /** Progress on a terminal (stderr), for large imports; nothing when piped or with --json. */
-export interface Progress {
-  step(text: string): void;
-  count(done: number, total: number): void;
-  done(): void;
-}
-
 export function terminalProgress(enabled: boolean): Progress | undefined {
   if (!enabled || !process.stderr.isTTY) return undefined;
   const started = performance.now();
@@ -222,19 +72,15 @@ export const dataCommands: Command[] = [
         throw new CliError(`--format: must be one of ${FORMATS.join(', ')}`, 2);
       }
       const started = performance.now();
-      let input: ImportInput;
-      try {
-        input = readInput(file, format as ImportFormat | undefined);
-      } catch (err) {
-        throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
-      }
-      const summary = await withStore(databaseUrl, (store) =>
-        importInput(store, kind as ImportKind, input, terminalProgress(!out.json)),
-      )
-        .catch((err: unknown) => {
-          throw storeFailure(err, databaseUrl) ?? err;
-        })
-        .finally(() => input.close());
+      const summary = await runImport({
+        kind: kind as ImportKind,
+        file,
+        format: format as ImportFormat | undefined,
+        databaseUrl,
+        progress: terminalProgress(!out.json),
+      }).catch((err: unknown) => {
+        throw err instanceof ImportError ? new CliError(err.message, 1, err.problems) : err;
+      });
       const seconds = (performance.now() - started) / 1000;
       out.result(
         { ...summary, seconds: Math.round(seconds * 1000) / 1000 },
@@ -265,17 +111,3 @@ export const dataCommands: Command[] = [
     },
   },
 ];
-
-export async function seedSample(
-  store: Store,
-  sample: ReturnType<typeof generateSample>,
-): Promise<ImportSummary[]> {
-  const batches: ImportBatch[] = [
-    { kind: 'assets', records: sample.assets },
-    { kind: 'rates', records: sample.rates },
-    { kind: 'gold', records: sample.gold },
-  ];
-  const out: ImportSummary[] = [];
-  for (const b of batches) out.push(await store.import(b));
-  return out;
-}
