@@ -7,7 +7,7 @@ import { TopologyError } from '../../runtime/single-process.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
 import { openStore } from '../../storage/open.js';
 import type { Store } from '../../storage/store.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { CliError } from '../output.js';
 
 interface FirstRun {
