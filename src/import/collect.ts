@@ -9,7 +9,10 @@ import { TimestampReader } from './timestamps.js';
 
 /**
  * Records sharing a (group, subgroup). Imports are usually in time order per
- * series, so the times are only indexed once a record arrives out of order.
+ * series, so the times are only indexed once a record arrives out of order,
+ * in a standard Map: the typed-array hash table it replaced parsed a million
+ * shuffled NDJSON lines in 1.2 s against 1.7-1.8 s with the Map, a cost only
+ * out-of-order imports pay, still far above the bench's 200k obs/s target.
  */
 interface Series {
   last: number;
