@@ -5,37 +5,15 @@
  */
 import { parseArgs } from 'node:util';
 import { AdminError } from '../access/admin.js';
-import { accessCommands } from './commands/access.js';
-import { dataCommands } from './commands/data.js';
-import { serveCommand } from './commands/serve.js';
+import type { CommandContext, OptionSpec } from './command.js';
 import { CliError, output } from './output.js';
-
-type OptionSpec = { type: 'string' | 'boolean'; short?: string };
-
-export interface Command {
-  /** Words that name it, e.g. ['keys', 'create']. */
-  name: string[];
-  usage: string;
-  options?: Record<string, OptionSpec>;
-  /** How many positionals follow the name. */
-  positionals?: { min: number; max: number };
-  run(ctx: CommandContext): Promise<void>;
-}
-
-export interface CommandContext {
-  values: Record<string, string | boolean | undefined>;
-  positionals: string[];
-  out: ReturnType<typeof output>;
-  databaseUrl: string | undefined;
-}
+import { COMMANDS as commands } from './table.js';
 
 const COMMON: Record<string, OptionSpec> = {
   json: { type: 'boolean' },
   db: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
-
-const commands: Command[] = [serveCommand, ...dataCommands, ...accessCommands];
 
 function usage(): string {
   return [

@@ -2,6 +2,7 @@
  * CLI output: one JSON document on stdout with --json, readable text otherwise;
  * errors on stderr with a non-zero exit code (decisions §11).
  */
+import type { ImportSummary } from '../domain/types.js';
 
 export class CliError extends Error {
   constructor(
@@ -43,4 +44,9 @@ export function table(headers: string[], rows: string[][]): string[] {
       .join('  ')
       .trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+/** One line for an import's counts. */
+export function summaryLine(s: ImportSummary): string {
+  return `${s.kind}: ${s.received} received, ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged`;
 }

@@ -13,18 +13,44 @@ import { Defaulted } from './query.js';
 export const ASSET_CODE_PATTERN = '^[A-Z0-9]{2,10}$';
 export const MAX_CODES = 25;
 export const MAX_CURRENCY_LENGTH = 274;
+export const MAX_SYMBOL_LENGTH = 16;
+export const MAX_NAME_LENGTH = 200;
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T09:00:00.000Z'] });
 export const Quote = Type.Literal('DZD');
+
+// ---- Entity fields ----------------------------------------------------------
+// The rules of a stored asset, rate and gold observation: the responses declare
+// them, and `mds import` validates its records with them (src/import/records.ts).
+
+/** An asset code as stored: the directory's key and a rate's `currency`. */
+export const AssetCode = Type.String({
+  pattern: ASSET_CODE_PATTERN,
+  errorMessage: 'must be an uppercase asset code (2-10 of A-Z, 0-9)',
+});
+/** Text a person reads: at least one non-blank character, at most `max` characters (code points). */
+const Label = (max: number) =>
+  Type.String({
+    pattern: '\\S',
+    maxLength: max,
+    errorMessage: `must be a non-empty string of at most ${max} characters`,
+  });
+export const AssetSymbol = Label(MAX_SYMBOL_LENGTH);
 export const SourceName = Type.Union(
   SOURCES.map((s) => Type.Literal(s)),
-  { description: 'Rate source family' },
+  { description: 'Rate source family', errorMessage: `must be one of ${SOURCES.join(', ')}` },
 );
-export const AssetTypeName = Type.Union(ASSET_TYPES.map((t) => Type.Literal(t)));
-export const PurityName = Type.Union(PURITIES.map((p) => Type.Literal(p)));
+export const AssetTypeName = Type.Union(
+  ASSET_TYPES.map((t) => Type.Literal(t)),
+  { errorMessage: `must be one of ${ASSET_TYPES.join(', ')}` },
+);
+export const PurityName = Type.Union(
+  PURITIES.map((p) => Type.Literal(p)),
+  { errorMessage: `must be one of ${PURITIES.join(', ')}` },
+);
 export const LocalizedNames = Type.Object(
-  { en: Type.String(), fr: Type.String(), ar: Type.String() },
-  { additionalProperties: false },
+  { en: Label(MAX_NAME_LENGTH), fr: Label(MAX_NAME_LENGTH), ar: Label(MAX_NAME_LENGTH) },
+  { additionalProperties: false, errorMessage: 'must be an object with en, fr and ar' },
 );
 
 // ---- Query parameters -------------------------------------------------------

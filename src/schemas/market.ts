@@ -1,6 +1,8 @@
 /** Request and response schemas of the market-data endpoints. */
 import { Type } from '@sinclair/typebox';
 import {
+  AssetCode,
+  AssetSymbol,
   AssetTypeName,
   CurrencyCodeParam,
   CurrencyListParam,
@@ -32,7 +34,7 @@ export const AssetsQuery = Type.Object(
 );
 
 export const Asset = Type.Object(
-  { code: Type.String(), symbol: Type.String(), names: LocalizedNames, type: AssetTypeName },
+  { code: AssetCode, symbol: AssetSymbol, names: LocalizedNames, type: AssetTypeName },
   { $id: 'Asset' },
 );
 
@@ -55,7 +57,7 @@ export const RatesLatestQuery = Type.Object(
 
 export const LatestRate = Type.Object(
   {
-    currency: Type.String(),
+    currency: AssetCode,
     names: LocalizedNames,
     type: AssetTypeName,
     source: SourceName,
@@ -88,7 +90,7 @@ export const RatesHistoryQuery = Type.Object(
 
 export const HistoryRate = Type.Object(
   {
-    currency: Type.String(),
+    currency: AssetCode,
     source: SourceName,
     quote: Quote,
     buy: Type.Number(),

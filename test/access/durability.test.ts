@@ -7,9 +7,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
-import { seedSample } from '../../src/cli/commands/data.js';
 import { monthPeriod } from '../../src/domain/dates.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { seedSample } from '../../src/import/seed.js';
 import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
 import { backends, type Database, freshDatabase } from '../support/backends.js';

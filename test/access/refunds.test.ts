@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { seedSample } from '../../src/cli/commands/data.js';
 import { monthPeriod } from '../../src/domain/dates.js';
+import { seedSample } from '../../src/import/seed.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { StoreUnavailableError } from '../../src/storage/errors.js';

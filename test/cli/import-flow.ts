@@ -290,7 +290,7 @@ export function importFlow(backend: Backend): void {
       expect(summary(ok)).toEqual({ kind: 'rates', received: 2, inserted: 2, updated: 0, unchanged: 0 });
     });
 
-    // NDJSON files are read 64 KB at a time (src/cli/commands/data.ts): pieces
+    // NDJSON files are read 64 KB at a time (src/import/run.ts): pieces
     // must cut only at line ends, keep multi-byte characters whole, grow for a
     // line longer than a piece, and count lines across pieces.
     it('reads a large NDJSON file exactly: BOM, CRLF, UTF-8 across 64 KB, a 100 KB line, lines counted throughout', async () => {

@@ -23,7 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedSample } from '../../src/cli/commands/data.js';
+import { seedSample } from '../../src/import/seed.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { openStore } from '../../src/storage/open.js';
 import { SqliteConnection } from '../../src/storage/sqlite-connection.js';

@@ -10,8 +10,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../../src/access/admin.js';
 import { buildApp } from '../../src/app.js';
-import { seedSample } from '../../src/cli/commands/data.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { seedSample } from '../../src/import/seed.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';

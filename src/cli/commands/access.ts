@@ -14,9 +14,9 @@ import { monthPeriod } from '../../domain/dates.js';
 import { keyPrefix } from '../../domain/keys.js';
 import { expandScopes } from '../../domain/scopes.js';
 import type { GrantRecord, KeyRecord } from '../../storage/store.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { table } from '../output.js';
-import { withStore } from './data.js';
+import { withStore } from '../with-store.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);

@@ -1,14 +1,14 @@
 import { createAccount, createGrant, createKey } from '../../access/admin.js';
 import { ConfigError, readConfig, type ServeConfig } from '../../config.js';
 import { ENTITLEMENTS } from '../../domain/scopes.js';
+import { seedSample } from '../../import/seed.js';
 import { tuneHeap } from '../../runtime/heap.js';
 import { TopologyError } from '../../runtime/single-process.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
 import { openStore } from '../../storage/open.js';
 import type { Store } from '../../storage/store.js';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { CliError } from '../output.js';
-import { seedSample } from './data.js';
 
 interface FirstRun {
   seeded: boolean;

@@ -1,12 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseMicros } from '../src/domain/decimal.js';
-import {
-  detectFormat,
-  type ImportFormat,
-  parseImport,
-  parseNdjsonPieces,
-} from '../src/domain/import-parse.js';
+import { parseMicros } from '../../src/domain/decimal.js';
+import { detectFormat, type ImportFormat } from '../../src/import/detect.js';
+import { parseImport, parseNdjsonPieces } from '../../src/import/parse.js';
 
 const T0 = '2026-01-10T09:00:00.000Z';
 const T0_MS = Date.UTC(2026, 0, 10, 9, 0, 0, 0);

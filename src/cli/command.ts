@@ -1,0 +1,21 @@
+/** What an `mds` command declares (src/cli/table.ts lists them) and what it is given to run. */
+import type { Output } from './output.js';
+
+export type OptionSpec = { type: 'string' | 'boolean'; short?: string };
+
+export interface Command {
+  /** Words that name it, e.g. ['keys', 'create']. */
+  name: string[];
+  usage: string;
+  options?: Record<string, OptionSpec>;
+  /** How many positionals follow the name. */
+  positionals?: { min: number; max: number };
+  run(ctx: CommandContext): Promise<void>;
+}
+
+export interface CommandContext {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+  out: Output;
+  databaseUrl: string | undefined;
+}

@@ -1,0 +1,18 @@
+/**
+ * The command table: every `mds` command, in the order `mds --help` lists
+ * them. A new command is a module in commands/ exporting a `Command`, added here.
+ */
+import type { Command } from './command.js';
+import { accessCommands } from './commands/access.js';
+import { importCommand } from './commands/import.js';
+import { migrateCommand } from './commands/migrate.js';
+import { seedCommand } from './commands/seed.js';
+import { serveCommand } from './commands/serve.js';
+
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  migrateCommand,
+  importCommand,
+  seedCommand,
+  ...accessCommands,
+];

@@ -1,0 +1,29 @@
+/** The format of an import: from the file's extension, else from its first non-blank character. */
+
+export type ImportFormat = 'ndjson' | 'csv' | 'json';
+export const FORMATS: readonly ImportFormat[] = ['ndjson', 'csv', 'json'];
+
+const BOM = 0xfeff;
+
+/** Where the text starts: after a byte-order mark, if any. */
+export function textStart(text: string): number {
+  return text.charCodeAt(0) === BOM ? 1 : 0;
+}
+
+export function detectFormat(text: string, fileName?: string): ImportFormat {
+  if (fileName !== undefined) {
+    const lower = fileName.toLowerCase();
+    if (lower.endsWith('.ndjson') || lower.endsWith('.jsonl')) return 'ndjson';
+    if (lower.endsWith('.csv')) return 'csv';
+    if (lower.endsWith('.json')) return 'json';
+  }
+  const n = text.length;
+  for (let i = textStart(text); i < n; i++) {
+    const c = text[i];
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') continue;
+    if (c === '[') return 'json';
+    if (c === '{') return 'ndjson';
+    return 'csv';
+  }
+  return 'csv';
+}

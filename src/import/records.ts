@@ -1,0 +1,256 @@
+/**
+ * The records of `mds import`, validated by rules compiled from the entity
+ * schemas the API declares (src/schemas/common.ts, market.ts): the fields, which
+ * are required, that no other field is allowed, and each field's rule (the
+ * asset-code pattern, the enums, the bounded labels) and its `errorMessage`.
+ * Nothing here restates a rule of the schemas.
+ *
+ * Two kinds of field are read rather than only checked: amounts (a JSON number
+ * or decimal text, to micro-units) and the timestamp (to epoch ms). Their
+ * schemas below name the reader that does it.
+ */
+import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { Asset, AssetType, GoldObservation, Purity, RateObservation, Source } from '../domain/types.js';
+import { Asset as AssetEntity, GoldRecord, HistoryRate } from '../schemas/market.js';
+import { MSG_AMOUNT, readAmount } from './amounts.js';
+import { MSG_TIMESTAMP, type TimestampReader } from './timestamps.js';
+
+export type ImportKind = 'assets' | 'rates' | 'gold';
+
+/** `line` is 1-based in the input text. */
+export interface ImportProblem {
+  line: number;
+  message: string;
+}
+
+/** What validation reports to and reads with. */
+export interface RecordSink {
+  problem(line: number, message: string): void;
+  /** The name of a field in messages: its path (`names.en`) or, in CSV, its column (`name_en`). */
+  label(path: string): string;
+  readonly timestamps: TimestampReader;
+}
+
+// ---------------------------------------------------------------------------
+// The import records: the entities' own fields, amounts and timestamps read from text
+
+/** `buy` and `sell`: a JSON number or decimal text (readAmount). */
+const Amount = Type.Union([Type.String(), Type.Number()], { errorMessage: MSG_AMOUNT });
+/** `updatedAt`: ISO 8601 text with a time zone (TimestampReader). */
+const Instant = Type.String({ errorMessage: MSG_TIMESTAMP });
+
+type Reader = (value: unknown, sink: RecordSink) => number | string;
+const READERS = new Map<TSchema, Reader>([
+  [Amount, (value) => readAmount(value)],
+  [Instant, (value, sink) => sink.timestamps.read(value)],
+]);
+
+const closed = { additionalProperties: false } as const;
+export const AssetRecord = Type.Object({ ...AssetEntity.properties }, closed);
+export const RateRecord = Type.Object(
+  {
+    currency: HistoryRate.properties.currency,
+    source: HistoryRate.properties.source,
+    buy: Amount,
+    sell: Amount,
+    updatedAt: Instant,
+  },
+  closed,
+);
+export const GoldImportRecord = Type.Object(
+  { purity: GoldRecord.properties.purity, buy: Amount, sell: Amount, updatedAt: Instant },
+  closed,
+);
+
+// ---------------------------------------------------------------------------
+// Compiling a record schema
+
+interface Field {
+  key: string;
+  required: boolean;
+  message: string;
+  check?: (value: unknown) => boolean;
+  read?: Reader;
+  /** A nested object (names): its own fields. */
+  object?: Shape;
+}
+
+interface Shape {
+  known: ReadonlySet<string>;
+  fields: readonly Field[];
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/**
+ * The compiled check of a field. JSON Schema counts `maxLength` in code points
+ * (as the OpenAPI document means it, and as ajv checks it), TypeBox's compiled
+ * check in UTF-16 units: a longer string is counted again by code points.
+ */
+function compileCheck(schema: TSchema): (value: unknown) => boolean {
+  const max: unknown = schema.maxLength;
+  if (typeof max !== 'number') {
+    const compiled = TypeCompiler.Compile(schema);
+    return (value) => compiled.Check(value);
+  }
+  const { maxLength: _, ...rest } = schema;
+  const compiled = TypeCompiler.Compile(rest as TSchema);
+  return (value) =>
+    compiled.Check(value) && ((value as string).length <= max || codePoints(value as string) <= max);
+}
+
+function compileShape(schema: TObject): Shape {
+  const required = new Set(schema.required ?? []);
+  const fields = Object.entries(schema.properties).map(([key, field]): Field => {
+    const base = { key, required: required.has(key), message: String(field.errorMessage ?? 'is invalid') };
+    const read = READERS.get(field);
+    if (read) return { ...base, read };
+    if (field.type === 'object') return { ...base, object: compileShape(field as TObject) };
+    return { ...base, check: compileCheck(field) };
+  });
+  return { known: new Set(Object.keys(schema.properties)), fields };
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The field values of `obj` in the schema's order (read fields as read, nested
+ * objects as their own arrays), or null after reporting every problem: unknown
+ * fields first, then each field in the schema's order.
+ */
+function validate(
+  shape: Shape,
+  obj: Record<string, unknown>,
+  prefix: string,
+  line: number,
+  sink: RecordSink,
+) {
+  let ok = true;
+  for (const k in obj) {
+    if (!shape.known.has(k)) {
+      sink.problem(line, `unknown field "${prefix}${k}"`);
+      ok = false;
+    }
+  }
+  const values: unknown[] = [];
+  for (const field of shape.fields) {
+    const value = obj[field.key];
+    const path = prefix + field.key;
+    if (value === undefined) {
+      if (field.required) {
+        sink.problem(line, `missing field "${sink.label(path)}"`);
+        ok = false;
+      }
+      values.push(undefined);
+      continue;
+    }
+    let result: unknown = value;
+    let valid: boolean;
+    if (field.read) {
+      result = field.read(value, sink);
+      valid = typeof result === 'number';
+      if (!valid) sink.problem(line, `${sink.label(path)}: ${result as string}`);
+    } else if (field.object) {
+      result = isObject(value) ? validate(field.object, value, `${path}.`, line, sink) : null;
+      valid = result !== null;
+      if (!isObject(value)) sink.problem(line, `${sink.label(path)}: ${field.message}`);
+    } else {
+      valid = field.check!(value);
+      if (!valid) sink.problem(line, `${sink.label(path)}: ${field.message}`);
+    }
+    ok &&= valid;
+    values.push(result);
+  }
+  return ok ? values : null;
+}
+
+// ---------------------------------------------------------------------------
+// The kinds
+
+/** What the collector needs of a kind: validation, and the key that finds duplicates. */
+export interface KindRule<T> {
+  validate(obj: Record<string, unknown>, line: number, sink: RecordSink): T | null;
+  /** The duplicate key is (group, subgroup, time). */
+  group(record: T): string;
+  subgroup(record: T): string;
+  time(record: T): number;
+  /** Whether two records with the same key carry the same values. */
+  same(a: T, b: T): boolean;
+}
+
+function kinds() {
+  const asset = compileShape(AssetRecord);
+  const rate = compileShape(RateRecord);
+  const gold = compileShape(GoldImportRecord);
+  const assets: KindRule<Asset> = {
+    validate(obj, line, sink) {
+      const v = validate(asset, obj, '', line, sink);
+      if (v === null) return null;
+      const n = v[2] as unknown[];
+      return {
+        code: v[0] as string,
+        symbol: v[1] as string,
+        names: { en: n[0] as string, fr: n[1] as string, ar: n[2] as string },
+        type: v[3] as AssetType,
+      };
+    },
+    group: (r) => r.code,
+    subgroup: () => '',
+    time: () => 0,
+    same: (a, b) =>
+      a.symbol === b.symbol &&
+      a.type === b.type &&
+      a.names.en === b.names.en &&
+      a.names.fr === b.names.fr &&
+      a.names.ar === b.names.ar,
+  };
+  const rates: KindRule<RateObservation> = {
+    validate(obj, line, sink) {
+      const v = validate(rate, obj, '', line, sink);
+      if (v === null) return null;
+      return {
+        currency: v[0] as string,
+        source: v[1] as Source,
+        buy: v[2] as number,
+        sell: v[3] as number,
+        updatedAt: v[4] as number,
+      };
+    },
+    group: (r) => r.currency,
+    subgroup: (r) => r.source,
+    time: (r) => r.updatedAt,
+    same: (a, b) => a.buy === b.buy && a.sell === b.sell,
+  };
+  const golds: KindRule<GoldObservation> = {
+    validate(obj, line, sink) {
+      const v = validate(gold, obj, '', line, sink);
+      if (v === null) return null;
+      return { purity: v[0] as Purity, buy: v[1] as number, sell: v[2] as number, updatedAt: v[3] as number };
+    },
+    group: (r) => r.purity,
+    subgroup: () => '',
+    time: (r) => r.updatedAt,
+    same: (a, b) => a.buy === b.buy && a.sell === b.sell,
+  };
+  return { assets, rates, gold: golds };
+}
+
+let compiled: ReturnType<typeof kinds> | undefined;
+
+/** The rule of a kind, compiled on first use (not on every start of the CLI). */
+export function kindRule(kind: 'assets'): KindRule<Asset>;
+export function kindRule(kind: 'rates'): KindRule<RateObservation>;
+export function kindRule(kind: 'gold'): KindRule<GoldObservation>;
+export function kindRule(
+  kind: ImportKind,
+): KindRule<Asset> | KindRule<RateObservation> | KindRule<GoldObservation> {
+  compiled ??= kinds();
+  return compiled[kind];
+}

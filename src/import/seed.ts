@@ -1,0 +1,18 @@
+/** The sample data set (src/sample/generate.ts) written into a store: `mds seed sample`, the first run, the tests. */
+import type { ImportSummary } from '../domain/types.js';
+import type { generateSample } from '../sample/generate.js';
+import type { ImportBatch, Store } from '../storage/store.js';
+
+export async function seedSample(
+  store: Store,
+  sample: ReturnType<typeof generateSample>,
+): Promise<ImportSummary[]> {
+  const batches: ImportBatch[] = [
+    { kind: 'assets', records: sample.assets },
+    { kind: 'rates', records: sample.rates },
+    { kind: 'gold', records: sample.gold },
+  ];
+  const out: ImportSummary[] = [];
+  for (const b of batches) out.push(await store.import(b));
+  return out;
+}

@@ -1,0 +1,58 @@
+/**
+ * Import records are validated by rules compiled from the entity schemas the
+ * API declares (src/import/records.ts): the same fields, patterns and
+ * messages, whatever the format.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseImport } from '../../src/import/parse.js';
+import { AssetRecord, GoldImportRecord, RateRecord } from '../../src/import/records.js';
+import { ASSET_CODE_PATTERN, AssetCode } from '../../src/schemas/common.js';
+import { Asset, GoldRecord, HistoryRate } from '../../src/schemas/market.js';
+
+const T0 = '2026-01-10T09:00:00.000Z';
+const MSG_CODE = 'must be an uppercase asset code (2-10 of A-Z, 0-9)';
+
+describe('import records from the entity schemas', () => {
+  it('take their fields from the entities, the asset-code rule included', () => {
+    expect(AssetRecord.properties).toEqual(Asset.properties);
+    expect(AssetRecord.properties.code).toBe(AssetCode);
+    expect(RateRecord.properties.currency).toBe(HistoryRate.properties.currency);
+    expect(RateRecord.properties.source).toBe(HistoryRate.properties.source);
+    expect(GoldImportRecord.properties.purity).toBe(GoldRecord.properties.purity);
+    expect(AssetCode.pattern).toBe(ASSET_CODE_PATTERN);
+    expect(AssetCode.errorMessage).toBe(MSG_CODE);
+  });
+
+  it('reject a bad asset code with the same message in every format', () => {
+    const bad = { currency: 'eur', source: 'parallel', buy: '1', sell: '2', updatedAt: T0 };
+    expect(parseImport('rates', `${JSON.stringify(bad)}\n`, 'ndjson').problems).toEqual([
+      { line: 1, message: `currency: ${MSG_CODE}` },
+    ]);
+    expect(parseImport('rates', JSON.stringify([bad]), 'json').problems).toEqual([
+      { line: 1, message: `currency: ${MSG_CODE}` },
+    ]);
+    expect(
+      parseImport('rates', `currency,source,buy,sell,updatedAt\neur,parallel,1,2,${T0}\n`, 'csv').problems,
+    ).toEqual([{ line: 2, message: `currency: ${MSG_CODE}` }]);
+    const asset = { code: 'us$', symbol: '$', names: { en: 'a', fr: 'b', ar: 'c' }, type: 'currency' };
+    expect(parseImport('assets', `${JSON.stringify(asset)}\n`, 'ndjson').problems).toEqual([
+      { line: 1, message: `code: ${MSG_CODE}` },
+    ]);
+  });
+
+  it('count the length of a symbol or name in characters, not UTF-16 units', () => {
+    const asset = (symbol: string) => ({
+      code: 'XAU',
+      symbol,
+      names: { en: '🪙'.repeat(200), fr: 'Or', ar: 'ذهب' },
+      type: 'metal',
+    });
+    expect(parseImport('assets', JSON.stringify([asset('🪙'.repeat(16))]), 'json').problems).toEqual([]);
+    expect(parseImport('assets', JSON.stringify([asset('🪙'.repeat(17))]), 'json').problems).toEqual([
+      { line: 1, message: 'symbol: must be a non-empty string of at most 16 characters' },
+    ]);
+    expect(parseImport('assets', JSON.stringify([asset(' \t\u00a0')]), 'json').problems).toEqual([
+      { line: 1, message: 'symbol: must be a non-empty string of at most 16 characters' },
+    ]);
+  });
+});
