@@ -1,4 +1,5 @@
-/** The machine and the versions a result was measured with. */
+/** The machine, the versions and the commit a result was measured with. */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -74,4 +75,31 @@ export function versions(wrk: string): Versions {
     betterSqlite3: packageVersion('better-sqlite3'),
     wrk,
   };
+}
+
+/** The code a run measured: `git rev-parse HEAD`, and whether the work tree differed from it. */
+export interface MeasuredCommit {
+  /** The full commit hash, or 'unknown' outside a git checkout. */
+  sha: string;
+  /** Uncommitted changes at the start of the run (then the figures belong to no commit exactly). */
+  dirty: boolean;
+  /** The changed paths when dirty (`git status --porcelain`), at most 20. */
+  changes?: string[];
+  /** How the commit was known, when not read by the run itself (a report re-rendered from older results). */
+  note?: string;
+}
+
+export function measuredCommit(cwd = ROOT): MeasuredCommit {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const sha = git('rev-parse', 'HEAD').trim();
+    const changes = git('status', '--porcelain')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => l.slice(3));
+    return changes.length ? { sha, dirty: true, changes: changes.slice(0, 20) } : { sha, dirty: false };
+  } catch {
+    return { sha: 'unknown', dirty: false };
+  }
 }

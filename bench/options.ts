@@ -22,7 +22,30 @@ export interface BenchOptions {
   /** Runs of each admin CLI timing (`npm run mds` and the built executable). */
   cliRuns: number;
   postgres: boolean;
+  /** `--only`: the parts to measure (ONLY_PARTS); undefined measures everything. */
+  only?: Set<OnlyPart>;
+  /** Directory for performance.md and latest.json instead of docs/ and bench/results/. */
+  output?: string;
 }
+
+/** The embedded scenarios, by id (bench/run.ts `scenarios`). */
+export const SCENARIO_IDS = [
+  'latest',
+  'latest-eur-usd',
+  'premium',
+  'history',
+  'history-cursor',
+  'premium-history',
+  'gold',
+  'me',
+] as const;
+
+/**
+ * What `--only` can name: an embedded scenario, `pages` (the history pages
+ * alternated), `postgres` (both PostgreSQL scenarios), `startup`, `cli`, `import`.
+ */
+export const ONLY_PARTS = [...SCENARIO_IDS, 'pages', 'postgres', 'startup', 'cli', 'import'] as const;
+export type OnlyPart = (typeof ONLY_PARTS)[number];
 
 export const USAGE = `usage: npm run bench -- [options]
 
@@ -34,6 +57,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --threads <n>         wrk threads (default 1)
   --import-records <n>  observations for the import measurement (default 1000000, quick 200000; 0 skips)
   --skip-postgres       leave out PostgreSQL + Redis even when they answer
+  --only <parts>        measure only these, comma-separated (every other target is SKIP):
+                        ${ONLY_PARTS.join(', ')}
+  --output <dir>        write performance.md and latest.json there, not to docs/ and bench/results/
   -h, --help            this text
 
 Environment: MDS_BENCH_POSTGRES_URL / MDS_TEST_POSTGRES_URL and MDS_BENCH_REDIS_URL /
@@ -60,6 +86,8 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       threads: { type: 'string' },
       'import-records': { type: 'string' },
       'skip-postgres': { type: 'boolean' },
+      only: { type: 'string' },
+      output: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -77,5 +105,15 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     startupRuns: quick ? 1 : 3,
     cliRuns: quick ? 3 : 7,
     postgres: values['skip-postgres'] !== true,
+    only: values.only === undefined ? undefined : onlyParts(values.only),
+    output: values.output,
   };
+}
+
+function onlyParts(text: string): Set<OnlyPart> {
+  const parts = text.split(',').map((p) => p.trim());
+  const unknown = parts.filter((p) => !(ONLY_PARTS as readonly string[]).includes(p));
+  if (unknown.length || parts.length === 0)
+    throw new Error(`--only: unknown part(s) ${unknown.join(', ')}; one of ${ONLY_PARTS.join(', ')}`);
+  return new Set(parts as OnlyPart[]);
 }

@@ -1,13 +1,15 @@
 /**
  * The result of a bench run: the targets of issue 5 judged from the figures
  * measured in this run (never assumed), the console table, the JSON and
- * docs/performance.md.
+ * docs/performance.md. The report holds only what the run measured and the
+ * commit it measured (issue 15); analysis of why the figures are what they are
+ * is hand-written, in docs/performance-notes.md.
  */
 import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { CliTiming } from './cli.js';
-import type { ImportResult } from './import.js';
+import { IMPORT_CURRENCIES, type ImportResult } from './import.js';
 import { median, type TargetName, type TargetSummary } from './load.js';
-import type { Machine, Versions } from './machine.js';
+import type { Machine, MeasuredCommit, Versions } from './machine.js';
 import type { CommitLatency } from './setup.js';
 import type { StartupResult } from './startup.js';
 
@@ -39,8 +41,12 @@ export interface TargetLine {
 
 export interface BenchReport {
   date: string;
+  /** The code measured: HEAD at the start of the run, and whether the tree had changes. */
+  commit: MeasuredCommit;
   command: string;
   mode: 'quick' | 'full';
+  /** `--only`: the parts this run measured; every other target is SKIP (not run). */
+  only?: string[];
   wallSeconds: number;
   settings: {
     generator: string;
@@ -112,17 +118,26 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   const add = (target: string, required: string, measured: string, ok: boolean | undefined) =>
     lines.push({ target, required, measured, verdict: verdict(ok) });
 
+  // A scenario this run left out (--only) is not run, never a failure.
+  const ran = (s: ScenarioReport | undefined, measured: string, ok: boolean) =>
+    s ? { measured, ok } : { measured: 'not run', ok: undefined };
+  const addRan = (target: string, required: string, r: { measured: string; ok: boolean | undefined }) =>
+    add(target, required, r.measured, r.ok);
+
   const vsHttp = ratio(latest, 'service', 'node:http');
-  add('/v1/rates/latest, embedded, vs node:http', '≥ 0.60×', times(vsHttp), vsHttp >= 0.6);
+  addRan('/v1/rates/latest, embedded, vs node:http', '≥ 0.60×', ran(latest, times(vsHttp), vsHttp >= 0.6));
   const vsFastify = ratio(latest, 'service', 'fastify');
-  add('/v1/rates/latest, embedded, vs Fastify', '≥ 1.20×', times(vsFastify), vsFastify >= 1.2);
+  addRan(
+    '/v1/rates/latest, embedded, vs Fastify',
+    '≥ 1.20×',
+    ran(latest, times(vsFastify), vsFastify >= 1.2),
+  );
   const p99 = latest?.targets.service?.p99Us ?? Number.NaN;
   const p99Ref = latest?.targets['node:http']?.p99Us ?? Number.NaN;
-  add(
+  addRan(
     '/v1/rates/latest, embedded, p99',
-    `≤ 2× node:http p99 (${ms(2 * p99Ref)})`,
-    `${ms(p99)} (${times(p99 / p99Ref)})`,
-    p99 <= 2 * p99Ref,
+    `≤ 2× node:http p99${latest ? ` (${ms(2 * p99Ref)})` : ''}`,
+    ran(latest, `${ms(p99)} (${times(p99 / p99Ref)})`, p99 <= 2 * p99Ref),
   );
   const pg = ratio(pgLatest, 'service', 'node:http');
   add(
@@ -132,9 +147,18 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
     pgLatest ? pg >= 0.4 : undefined,
   );
   const hist = ratio(first, 'service', 'node:http');
-  add('/v1/rates/history, 250-record page, vs node:http', '≥ 0.15×', times(hist), hist >= 0.15);
-  const premium = ratio(sc('premium-history'), 'service', 'node:http');
-  add('/v1/market/premium/history, 250-item page, vs node:http', '≥ 0.50×', times(premium), premium >= 0.5);
+  addRan(
+    '/v1/rates/history, 250-record page, vs node:http',
+    '≥ 0.15×',
+    ran(first, times(hist), hist >= 0.15),
+  );
+  const premiumHistory = sc('premium-history');
+  const premium = ratio(premiumHistory, 'service', 'node:http');
+  addRan(
+    '/v1/market/premium/history, 250-item page, vs node:http',
+    '≥ 0.50×',
+    ran(premiumHistory, times(premium), premium >= 0.5),
+  );
   // Judged as the median of the alternated rounds' cursor/first ratios: the two
   // runs of a round are the pair that met the same moments of the machine.
   const { firstRps, cursorRps } = r.pages;
@@ -142,8 +166,8 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   add(
     '/v1/rates/history, cursor page as fast as the first',
     '≥ 0.90× first page req/s',
-    `${times(pairRatio)} (median of ${firstRps.length} alternated pairs)`,
-    pairRatio >= 0.9,
+    firstRps.length ? `${times(pairRatio)} (median of ${firstRps.length} alternated pairs)` : 'not run',
+    firstRps.length ? pairRatio >= 0.9 : undefined,
   );
   const failing = r.scenarios.filter((s) => {
     const t = s.targets.service;
@@ -155,7 +179,7 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
     'Zero errors and zero non-2xx, every scenario',
     '0 and 0',
     `${errors} errors, ${non2xx} non-2xx${failing.length ? ` (${failing.map((s) => s.title).join('; ')})` : ''}`,
-    failing.length === 0 && r.scenarios.length > 0,
+    r.scenarios.length ? failing.length === 0 : undefined,
   );
   for (const [store, label] of [
     ['sqlite', 'embedded'],
@@ -301,7 +325,7 @@ function importLines(r: BenchReport): string[] {
         ? `${label}: ${int(x.records)} observations in ${x.seconds.toFixed(2)} s (process start to exit) = ${int(x.perSecond)} obs/s` +
           (x.cliSeconds !== undefined ? `; the command's own timing: ${x.cliSeconds.toFixed(2)} s` : '')
         : `${label}: not run`;
-  if (im.skipped && !im.sqlite) return [`Import: not run (${im.skipped})`];
+  if (im.skipped && !im.sqlite) return [`Import: not run: ${im.skipped}`];
   return [
     one('Import into SQLite', im.sqlite),
     one('Import into PostgreSQL', im.postgres),
@@ -312,7 +336,8 @@ function importLines(r: BenchReport): string[] {
 export function consoleReport(r: BenchReport): string {
   const out = [
     '',
-    `Market Data Service benchmark, ${r.mode} run, ${r.date}`,
+    `Market Data Service benchmark, ${runLabel(r)}, ${r.date}`,
+    `Commit: ${commitLine(r.commit)}`,
     `${r.machine.cpus} CPU (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB RAM; Node ${r.versions.node}, Fastify ${r.versions.fastify}, SQLite ${r.versions.sqlite}`,
     `1-minute load average: ${r.loadAverage.start.toFixed(2)} at the start, ${r.loadAverage.end.toFixed(2)} at the end`,
     `wrk ${r.versions.wrk}: ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s × ${r.settings.rounds} round(s), warm-up ${r.settings.warmup}; references ${r.settings.references}; ${r.settings.pinning}; service log level ${r.settings.serviceLogLevel}`,
@@ -342,6 +367,7 @@ export function consoleReport(r: BenchReport): string {
 
 function pagePairText(r: BenchReport): string {
   const p = r.pages;
+  if (!p.firstRps.length) return 'not run';
   return `first page ${p.firstRps.map(int).join(', ')} req/s; cursor page ${p.cursorRps.map(int).join(', ')} req/s`;
 }
 
@@ -350,13 +376,27 @@ function cursorRecords(r: BenchReport): string {
   return n === undefined ? 'its' : String(n);
 }
 
+/** The commit line: what code these figures belong to. */
+export function commitLine(c: MeasuredCommit): string {
+  const note = c.note ? ` (${c.note})` : '';
+  if (!c.dirty) return `${c.sha}${note}`;
+  const more = c.changes && c.changes.length >= 20 ? ', …' : '';
+  return `${c.sha} with uncommitted changes (${(c.changes ?? []).join(', ')}${more})${note}`;
+}
+
+function runLabel(r: BenchReport): string {
+  return `${r.mode} run${r.only ? `, only ${r.only.join(', ')}` : ''}`;
+}
+
 export function markdownReport(r: BenchReport): string {
   return `# Performance
 
-Written by \`${r.command}\` (bench/run.ts); do not edit by hand. The same figures are in
-\`bench/results/latest.json\`. Targets: issue 5.
+Written by \`${r.command}\` (bench/run.ts); do not edit by hand. It holds only what that run
+measured; the same figures are in \`bench/results/latest.json\`. Targets: issue 5. Why the figures
+are what they are, and what was tried: docs/performance-notes.md (hand-written).
 
-- Date: ${r.date} (${r.mode} run, ${r.wallSeconds.toFixed(0)} s)
+- Commit: ${commitLine(r.commit)}
+- Date: ${r.date} (${runLabel(r)}, ${r.wallSeconds.toFixed(0)} s)
 - Machine: ${r.machine.cpus} CPU (\`nproc\`), ${r.machine.cpuModel}, ${r.machine.memoryGiB} GiB RAM, Linux ${r.machine.kernel}
 - Versions: Node ${r.versions.node}, Fastify ${r.versions.fastify} (fast-json-stringify ${r.versions.fastJsonStringify}), SQLite ${r.versions.sqlite} (better-sqlite3 ${r.versions.betterSqlite3})${r.versions.postgres ? `, PostgreSQL ${r.versions.postgres}` : ''}${r.versions.redis ? `, Redis ${r.versions.redis}` : ''}, wrk ${r.versions.wrk}
 - Load: wrk, ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s per run, ${r.settings.rounds} interleaved round(s) (service, node:http, Fastify, …), warm-up ${r.settings.warmup}; references loaded ${r.settings.references}; ${r.settings.pinning}
@@ -409,96 +449,13 @@ ${[
   loaded on the service in alternation, one run each per round, so that both meet the same moments of
   the machine, as the median of the rounds' cursor/first ratios: ${pagePairText(r)}.
 - Premium history (issue 16): the same currency and window, \`limit=250\`: a page of the window's daily
-  premiums, prepared once per data version like the history pages and served by the fast path.
+  premiums, prepared once per data version like the history pages.
 - The servers and wrk are pinned to their own cores, not the rest of the machine: the 1-minute load
   average was ${r.loadAverage.start.toFixed(2)} at the start and ${r.loadAverage.end.toFixed(2)} at the end of the run.
 - PostgreSQL + Redis: a fresh schema (\`search_path\`) and Redis key prefix, dropped afterwards; the
   PostgreSQL and Redis servers themselves are not pinned.
-- Import: generated NDJSON (40 currencies of the asset directory × 3 sources × hourly timestamps, unique
+- Import: generated NDJSON (${IMPORT_CURRENCIES} currencies of the asset directory × 3 sources × hourly timestamps, unique
   keys), timed as \`node dist/mds.mjs import rates <file> --db <url>\` from process start to exit,
   into a store holding only the asset directory.
-
-## Where the time went
-
-Found with \`node --cpu-prof\` on the service under wrk, CPU time per request from \`/proc/<pid>/stat\`,
-and A/B runs of two builds interleaved; what was done about each:
-
-- **Fastify's per-request machinery** (request and reply objects, hook runners, the header map,
-  onSend) was about half of \`/v1/rates/latest\`, for a body already prepared as bytes. Answers that
-  depend only on the data snapshot are now served from the server's request listener
-  (src/http/fast-path.ts) through the same pipeline functions; everything else still goes to Fastify.
-  test/http/fast-path.test.ts checks status, headers and bytes against the Fastify path.
-- **Copying the body per request** (\`Buffer.concat\` of a 6 KB body: a malloc and a copy, and
-  external memory for the GC): the prepared halves and the request id go out as three chunks of
-  one corked write; only a compressed answer is built whole.
-- **prom-client's \`inc()\` and \`observe()\`** validate and hash their labels on every call (1–2 µs
-  per request, A/B; \`observe()\` alone was 2.5 % of the profile): hot counters are plain tallies
-  added at scrape time, the request-latency histogram keeps plain bucket counts per series, and the
-  limiter's timer is one observation per Redis batch instead of one per request.
-- **V8's helper threads on the service's core.** With only the GC helpers off, the optimizing
-  compiler's threads still ran about 150 ms of every 5 s on the pinned core, a millisecond at a time,
-  and the event loop waited as long to get it back (\`/proc/<pid>/task/*/schedstat\`).
-  \`--single-threaded\` keeps compilation and GC on the loop's thread; the wait fell to a few ms.
-- **p99: SQLite's WAL checkpoints on the event loop.** Every usage commit appends a page or two
-  to the WAL, so SQLite's automatic checkpoint (every 1,000 pages) ran every second or two inside a
-  commit, copying the WAL into the database file and syncing both while requests queued. A loop-delay
-  histogram showed the service's slowest 0.1 % of loop turns at 9–13 ms against 3–5 ms for
-  \`node:http\`; not GC (about 400 scavenges of 0.4 ms and one 3 ms major collection per 5 s). Same
-  build with automatic checkpoints off: p99 5.7 ms against 8.0 ms (8 interleaved rounds). A serving
-  store now checkpoints from a worker thread with its own connection, once a second (PASSIVE: never
-  blocks the serving connection), and keeps a 10,000-page automatic checkpoint as a safety net
-  (src/storage/sqlite-checkpointer.ts): p99 1.05× \`node:http\` against 2.84× for the previous build
-  in 10 interleaved rounds.
-- **p99: optimizing compilation after the first connections close.** With \`--trace-opt
-  --trace-deopt\`: when a run's 50 connections close for the first time, V8 discards the optimized
-  code of about 30 functions of Node's HTTP and stream internals ("code dependencies": closing
-  sockets change the object shapes that code was compiled for), and the next run recompiles them
-  on the loop, 1–10 ms each: 50–65 compilations in the first measured round after one long warm-up,
-  whatever its length. A server in use sees connections close all the time; the bench's warm-up is
-  now one-second runs, so the rounds start from that state (13–18 compilations, then 2–6).
-- **Import: fresh memory.** A page fault here costs about 12 µs (filling a new 112 MB buffer:
-  330 ms; filling it again: 6 ms), and a million-line import faulted in 450 MB (\`/usr/bin/time\`:
-  115,000 minor faults): the file read whole, the same again as a string, then the records. NDJSON
-  files are now read and parsed 64 KB at a time (src/cli/commands/data.ts): 61,000 faults, peak
-  RSS 367 → 253 MB, 4.05 → 3.33 s from process start to exit.
-- **PostgreSQL + Redis: round trips.** A usage commit takes about 1 ms (its WAL flush) for a tick's
-  requests, and every commit stays synchronous (docs/decisions.md §18c). Redis gets one script call
-  per tick with one entry per grant, not one per request. With \`perf record -a\` (cpu-clock, all
-  processes) the service spent 55 µs of CPU per request against 37 µs embedded; of the 55, Node's
-  HTTP handling and its socket writes were 34, pg's and ioredis's own code 3, ours 6. So the clients
-  were not the cost; how often the service and PostgreSQL woke was. Measured with the service and
-  the \`node:http\` server interleaved, 3-second runs, 10 rounds (the same build's ratio moved from
-  0.27× to 0.53× between consecutive rounds on this host, both builds moving together):
-  - *four* commits in flight → *two*: +20 % (10 of 10 rounds). A grant's commits update one row,
-    so each waited for the row lock until the one before it was flushed: more in flight only made
-    the batches smaller and woke PostgreSQL more often (src/limits/usage-recorder.ts).
-  - usage commits on two clients held between commits, not a pool checkout and release (with its
-    idle timer) per commit, and no ioredis auto-pipelining around the one command of a tick:
-    +10 % (8 of 10 rounds).
-  - one settlement per grant and tick instead of a promise chain per request: no measurable change.
-  - not adopted: usage rows split into lanes, so the two commits in flight do not share a row lock
-    (+4 % median, 7 of 8 rounds), because it changes the usage table's primary key and the
-    previous release's usage statement would fail during a rolling upgrade (docs/deployment.md);
-    a minimum of 2 ms between commits (no change) or 4 ms (−30 %: 50 connections wait on each
-    commit, so latency bounds the scenario as much as CPU does); one commit in flight instead of
-    two (within noise). Pinning PostgreSQL and Redis to the generator's core gave about +10 %; the
-    bench leaves the machine's services as they are.
-- **RSS**: V8 let the old generation grow to about four times its live size, and the young one
-  to 2 × 16 MB. \`serve\` sets \`--heap-growing-percent=30\`, and the executable passes
-  \`--max-semi-space-size=4\` (src/runtime/heap.ts).
-- **Cursor pages** verified their HMAC on every request: verified cursors are now cached.
-- **SQLite import**: one INSERT per row cost 2.0 s per million. Rows now go 100 per INSERT, with a
-  savepoint per chunk so that stored keys are still counted row by row: 1.0 s per million. The
-  foreign key of rates is checked once per import in its transaction, not per row (−0.2 s).
-- **Import parsing**: \`JSON.parse\` and the field-by-field checks were 1.75 s of a million-line
-  import. Lines in the canonical form (the README's field order, strings, no spaces) are read by
-  one regular expression with the same checks (property-tested against the general way): 1.0 s,
-  and a million copies of each currency code no longer reach the GC.
-- **PostgreSQL import** is bound by the server: a plain \`INSERT … SELECT\` of a million rows takes
-  7.5 s with the rates → assets foreign key and 2.6 s without (its trigger runs per row). The key
-  stays; staging in a temporary table and an anti-join instead of \`ON CONFLICT\` measured slower.
-- Earlier: SQLite \`WITHOUT ROWID\` tables and raw rows for history pages, prepared pages cached
-  per data version, compression only when asked, per-route hooks, a verified-key cache, and
-  PostgreSQL upserts from arrays (\`unnest\`).
 `;
 }

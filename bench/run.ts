@@ -1,20 +1,21 @@
 /**
- * `npm run bench [-- --quick]`: the service against the machine's limits, in
- * one run (issue 5). See docs/performance.md for the latest figures and
- * bench/report.ts for how the targets are judged.
+ * `npm run bench [-- --quick] [-- --only latest]`: the service against the
+ * machine's limits, in one run (issue 5). See docs/performance.md for the
+ * latest figures (and the commit they were measured on) and bench/report.ts
+ * for how the targets are judged.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { generateSample } from '../src/sample/generate.js';
 import { cleanUp, defer } from './cleanup.js';
 import { measureCli } from './cli.js';
 import { measureImports } from './import.js';
 import { type LoadSettings, loadScenario, type Target, type TargetName } from './load.js';
-import { loadAverage, machine, versions } from './machine.js';
-import { type BenchOptions, parseOptions, USAGE } from './options.js';
+import { loadAverage, machine, measuredCommit, versions } from './machine.js';
+import { type BenchOptions, type OnlyPart, parseOptions, type SCENARIO_IDS, USAGE } from './options.js';
 import { type CpuPlan, cpuPlan, httpGet, stop } from './proc.js';
 import { buildRoutes, checkReferences, startReference } from './references.js';
 import {
@@ -54,7 +55,7 @@ function log(line: string): void {
 }
 
 interface Scenario {
-  id: string;
+  id: (typeof SCENARIO_IDS)[number];
   title: string;
   url: string;
   /** References a target of issue 5 compares this scenario with (quick mode loads only those). */
@@ -123,6 +124,8 @@ function withoutRequestId(body: Buffer | undefined): unknown {
 
 interface Run {
   o: BenchOptions;
+  /** Whether this run measures `part` (everything unless --only). */
+  wants: (part: OnlyPart) => boolean;
   cpus: CpuPlan;
   dir: string;
   settings: LoadSettings;
@@ -157,7 +160,7 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
   const refsFor = (compared: TargetName[]) =>
     o.quick ? refs.filter((r) => compared.includes(r.name)) : refs;
   const reports: ScenarioReport[] = [];
-  for (const [i, s] of list.entries()) {
+  for (const [i, s] of list.filter((x) => run.wants(x.id)).entries()) {
     log(`bench: ${s.title}`);
     const targets: Target[] = [{ name: 'service', ...service }, ...refsFor(s.compared)];
     reports.push({
@@ -170,12 +173,14 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
       targets: await loadScenario(targets, s.url, run.settings, o.warmupEachScenario || i === 0, log),
     });
   }
-  const pages = await alternatePages(
-    { name: 'service', ...service },
-    list.find((s) => s.id === 'history')!.url,
-    list.find((s) => s.id === 'history-cursor')!.url,
-    run.settings,
-  );
+  const pages = run.wants('pages')
+    ? await alternatePages(
+        { name: 'service', ...service },
+        list.find((s) => s.id === 'history')!.url,
+        list.find((s) => s.id === 'history-cursor')!.url,
+        run.settings,
+      )
+    : { firstRps: [], cursorRps: [] };
   await stop(service.proc);
   return {
     reports,
@@ -297,6 +302,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
+  const commit = measuredCommit();
+  const wants = (part: OnlyPart) => !o.only || o.only.has(part);
   const loadAtStart = loadAverage();
   const m = machine();
   const v = versions(await wrkVersion(wrk));
@@ -305,14 +312,18 @@ async function main(argv: string[]): Promise<number> {
   const endDate = new Date(Date.now() - DAY).toISOString().slice(0, 10);
   const dir = mkdtempSync(join(tmpdir(), 'mds-bench-'));
   defer(() => rmSync(dir, { recursive: true, force: true }));
-  log(`bench: ${o.quick ? 'quick' : 'full'} run; ${m.cpus} CPU, ${cpus.note}; temp ${dir}`);
+  log(
+    `bench: ${o.quick ? 'quick' : 'full'} run${o.only ? ` of ${[...o.only].join(', ')} only` : ''} on ${commit.sha}${commit.dirty ? ' (uncommitted changes)' : ''}; ${m.cpus} CPU, ${cpus.note}; temp ${dir}`,
+  );
 
   const sample = generateSample({ endDate });
   const sqlite = await prepareSqlite(dir, sample);
   log(`bench: SQLite store with the two-year sample ending ${endDate} (${sqlite.seconds.toFixed(1)} s)`);
-  const scaleOut: ScaleOut | { reason: string } = o.postgres
-    ? await detectScaleOut()
-    : { reason: 'left out (--skip-postgres)' };
+  const scaleOut: ScaleOut | { reason: string } = !o.postgres
+    ? { reason: 'left out (--skip-postgres)' }
+    : !wants('postgres')
+      ? { reason: 'left out (--only)' }
+      : await detectScaleOut();
   if ('reason' in scaleOut) log(`bench: PostgreSQL + Redis not measured: ${scaleOut.reason}`);
   else {
     v.postgres = scaleOut.postgresVersion;
@@ -320,13 +331,20 @@ async function main(argv: string[]): Promise<number> {
   }
 
   // Start to first 200 first, before anything else loads the machine.
-  log(`bench: start to first 200 (${o.startupRuns} run${o.startupRuns > 1 ? 's' : ''})`);
-  const startup = await measureStartup(sqlite.url, sqlite.key, o.startupRuns, cpus.server);
-  log(`bench: admin CLI, npm run mds against node dist/mds.mjs (${o.cliRuns} runs each)`);
-  const cli = measureCli(sqlite.url, o.cliRuns);
+  let startup: Awaited<ReturnType<typeof measureStartup>> | undefined;
+  if (wants('startup')) {
+    log(`bench: start to first 200 (${o.startupRuns} run${o.startupRuns > 1 ? 's' : ''})`);
+    startup = await measureStartup(sqlite.url, sqlite.key, o.startupRuns, cpus.server);
+  }
+  let cli: ReturnType<typeof measureCli> | undefined;
+  if (wants('cli')) {
+    log(`bench: admin CLI, npm run mds against node dist/mds.mjs (${o.cliRuns} runs each)`);
+    cli = measureCli(sqlite.url, o.cliRuns);
+  }
 
   const run: Run = {
     o,
+    wants,
     cpus,
     dir,
     settings: {
@@ -361,21 +379,25 @@ async function main(argv: string[]): Promise<number> {
   }
   await local.stopRefs();
 
-  const imports = await measureImports({
-    records: o.importRecords,
-    quick: o.quick,
-    sample,
-    endDate,
-    dir,
-    postgresUrl: 'reason' in scaleOut ? undefined : scaleOut.postgresUrl,
-    cpus: cpus.server,
-    log,
-  });
+  const imports = wants('import')
+    ? await measureImports({
+        records: o.importRecords,
+        quick: o.quick,
+        sample,
+        endDate,
+        dir,
+        postgresUrl: 'reason' in scaleOut ? undefined : scaleOut.postgresUrl,
+        cpus: cpus.server,
+        log,
+      })
+    : { records: 0, skipped: 'left out (--only)' };
 
   const partial: Omit<BenchReport, 'targets'> = {
     date,
+    commit,
     command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
     mode: o.quick ? 'quick' : 'full',
+    ...(o.only ? { only: [...o.only] } : {}),
     wallSeconds: Math.round(performance.now()) / 1000,
     settings: {
       generator: `wrk ${v.wrk}`,
@@ -408,12 +430,13 @@ async function main(argv: string[]): Promise<number> {
   };
   const report: BenchReport = { ...partial, targets: judge(partial) };
   log(consoleReport(report));
-  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  const json = join(ROOT, 'bench/results/latest.json');
-  const markdown = join(ROOT, 'docs/performance.md');
+  const json = o.output ? join(o.output, 'latest.json') : join(ROOT, 'bench/results/latest.json');
+  const markdown = o.output ? join(o.output, 'performance.md') : join(ROOT, 'docs/performance.md');
+  mkdirSync(dirname(json), { recursive: true });
+  mkdirSync(dirname(markdown), { recursive: true });
   writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(markdown, markdownReport(report));
-  log('bench: wrote bench/results/latest.json and docs/performance.md');
+  log(`bench: wrote ${json} and ${markdown}`);
   const failed =
     report.targets.filter((t) => t.verdict === 'FAIL').length + checks.filter((c) => !c.ok).length;
   if (failed) log(`bench: ${failed} target(s) or check(s) failed`);

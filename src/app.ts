@@ -10,7 +10,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
 import { registerOpenApi } from './http/openapi.js';
-import { openRoutes } from './http/routes/open.js';
+import { openRoutes } from './http/routes/index.js';
 import { operations } from './http/routes/v1/index.js';
 import { errorsPlugin, routeTable } from './plugins/errors.js';
 import { observabilityPlugin, observers } from './plugins/observability.js';

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
@@ -114,13 +115,9 @@ export async function startServer(
   }
 
   let stopping: Promise<void> | null = null;
+  // Unbounded here: the process bounds it (stopOnSignals, SHUTDOWN_GRACE_MS).
   const stop = () => {
     stopping ??= (async () => {
-      const force = setTimeout(() => {
-        logger.error('shutdown took too long; exiting');
-        process.exit(1);
-      }, SHUTDOWN_GRACE_MS);
-      force.unref();
       // Drain: keep answering for a moment, each response closing its connection and
       // /readyz failing, so clients and the load balancer move away before the
       // listener closes and no request is cut off mid-flight.
@@ -130,7 +127,6 @@ export async function startServer(
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
       await runtime.close();
       lock?.release();
-      clearTimeout(force);
     })();
     return stopping;
   };
@@ -162,18 +158,39 @@ async function startAdmin(runtime: Runtime, host: string, port: number): Promise
   return server;
 }
 
-/** Installs SIGTERM/SIGINT handlers that stop the server and exit. */
+/**
+ * The process's end (close-with-grace, issue 15: a maintained library for it).
+ * SIGTERM or SIGINT stops the server gracefully and exits 0, or 1 when stopping
+ * fails. A second signal while stopping, or stopping for longer than
+ * SHUTDOWN_GRACE_MS, exits 1 at once. An uncaught exception or unhandled
+ * rejection stops gracefully too (the usage still pending is written), then
+ * exits 1. Other signals keep Node's default action.
+ */
 export function stopOnSignals(server: RunningServer, logger: Logger): void {
-  const onSignal = (signal: NodeJS.Signals) => {
-    logger.info({ signal }, 'stopping');
-    server.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'error while stopping');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  closeWithGrace(
+    {
+      delay: SHUTDOWN_GRACE_MS,
+      logger,
+      skip: [
+        'SIGHUP',
+        'SIGQUIT',
+        'SIGILL',
+        'SIGTRAP',
+        'SIGABRT',
+        'SIGBUS',
+        'SIGFPE',
+        'SIGSEGV',
+        'SIGUSR2',
+        'beforeExit',
+      ],
+      onSecondSignal: (signal) => logger.error({ signal }, 'second signal while stopping; exiting'),
+      onSecondError: (err) => logger.error({ err }, 'error while stopping; exiting'),
+      onTimeout: () => logger.error('shutdown took too long; exiting'),
+    },
+    async ({ signal, err }) => {
+      if (err) logger.error({ err }, 'uncaught error; stopping');
+      else logger.info({ signal }, 'stopping');
+      await server.stop(); // a failure is logged by close-with-grace, and exits 1
+    },
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * Over 300 lines on purpose: one class whose tick batching, month seeding and
+ * Longer than 300 lines because it is one class whose tick batching, month seeding and
  * give-backs share one queue and one key cache; its Lua scripts and connection
  * set-up are already apart (redis-scripts.ts).
  *

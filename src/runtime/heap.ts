@@ -19,7 +19,7 @@
  * compiler threads still took about 150 ms of every 5 s from the loop, a
  * millisecond at a time, and the loop waited as long again to get its core
  * back (/proc/<pid>/task/<tid>/schedstat); with `--single-threaded` that wait
- * fell to a few milliseconds (docs/performance.md).
+ * fell to a few milliseconds (docs/performance-notes.md).
  */
 import { setFlagsFromString } from 'node:v8';
 

@@ -3,41 +3,35 @@
  * determined by its filters, window, keyset position and limit, and the store
  * only changes with the `data` version, so the cache lives on the snapshot of
  * that version and is dropped with it. Bounded by bytes, least recently used
- * out first.
+ * out first; a page larger than a quarter of the bound is not kept.
+ *
+ * The bookkeeping is lru-cache's (issue 15: a maintained library where one does
+ * the job); this class only says what a page weighs.
  */
+import { LRUCache } from 'lru-cache';
 import type { Prepared } from './prepared.js';
 
+const weight = (page: Prepared, key: string): number => page.head.length + page.tail.length + key.length;
+
 export class PageCache {
-  private readonly entries = new Map<string, Prepared>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, Prepared>;
 
-  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
+  constructor(maxBytes = 16 * 1024 * 1024) {
+    this.entries = new LRUCache<string, Prepared>({
+      maxSize: maxBytes,
+      // Integer, as lru-cache requires; for integer weights the same bound as maxBytes / 4.
+      maxEntrySize: Math.floor(maxBytes / 4),
+      sizeCalculation: weight,
+    });
+  }
 
+  /** The page, made the most recently used. */
   get(key: string): Prepared | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      // Re-insert: Map order is recency order.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
+    return this.entries.get(key);
   }
 
   set(key: string, page: Prepared): void {
-    const size = page.head.length + page.tail.length + key.length;
-    if (size > this.maxBytes / 4) return;
-    const old = this.entries.get(key);
-    if (old) {
-      this.bytes -= old.head.length + old.tail.length + key.length;
-      this.entries.delete(key);
-    }
     this.entries.set(key, page);
-    this.bytes += size;
-    for (const [k, v] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= v.head.length + v.tail.length + k.length;
-    }
   }
 
   get size(): number {

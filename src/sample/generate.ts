@@ -12,7 +12,11 @@
  */
 
 import { SCALE } from '../domain/decimal.js';
-import type { Asset, AssetType, GoldObservation, Purity, RateObservation, Source } from '../domain/types.js';
+import type { Asset, GoldObservation, Purity, RateObservation, Source } from '../domain/types.js';
+import { SORTED_SPECS, type Spec, sampleAssets } from './catalogue.js';
+import { clamp, factor, type Rng, revertingWalk, stream, trend } from './random.js';
+
+export { sampleAssets };
 
 export interface SampleOptions {
   /** Last day included, `YYYY-MM-DD`, UTC. */
@@ -33,7 +37,6 @@ export const DEFAULT_SAMPLE_DAYS = 731;
 /** Upper bound on `days` (ten years) keeps every drifted level sane. */
 export const MAX_SAMPLE_DAYS = 3660;
 
-const SEED = 'dzd-sample-v1';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 /** Time of day of each series; the emission order of sources follows it. */
@@ -44,233 +47,6 @@ const SOURCE_OFFSET_MS: Record<Source, number> = {
 };
 const EMIT_ORDER: readonly Source[] = ['parallel', 'official', 'transfer'];
 const GOLD_OFFSET_MS = 9 * HOUR_MS + 30 * 60_000;
-
-// ---------------------------------------------------------------------------
-// Asset catalogue
-// ---------------------------------------------------------------------------
-
-interface Spec {
-  code: string;
-  symbol: string;
-  type: AssetType;
-  names: readonly [en: string, fr: string, ar: string];
-  /** Official mid in DZD per unit at endDate (ignored when pegged). */
-  level: number;
-  /** Official mid follows another asset × factor (hard pegs, stablecoins). */
-  peg?: { to: string; factor: number; parallelToo?: boolean };
-  /** Log drift per year of the official level (positive: cheaper in the past). */
-  growth: number;
-  /** Parallel-market premium over official at endDate (0.70 = +70 %). */
-  premium: number;
-  /** Daily noise (standard deviation) and mean reversion of the official level. */
-  offVol: number;
-  offRevert: number;
-  /** Daily noise and mean reversion of the parallel premium. */
-  parVol: number;
-  parRevert: number;
-  /** Decimals quoted (2 ⇒ multiples of 10_000 micros). */
-  dp: number;
-  /** Relative sell − buy spreads. */
-  offSpread: number;
-  parSpread: number;
-  /** Quoted by money-transfer operators. */
-  transfer: boolean;
-}
-
-type Names = readonly [string, string, string];
-
-function currency(
-  code: string,
-  symbol: string,
-  names: Names,
-  level: number,
-  growth: number,
-  premium: number,
-  extra: Partial<Spec> = {},
-): Spec {
-  const small = level < 10;
-  return {
-    code,
-    symbol,
-    type: 'currency',
-    names,
-    level,
-    growth,
-    premium,
-    offVol: 0.0015,
-    offRevert: 0.01,
-    parVol: 0.004,
-    parRevert: 0.03,
-    dp: small ? 4 : 2,
-    offSpread: 0.002,
-    parSpread: 0.015,
-    transfer: false,
-    ...extra,
-  };
-}
-
-const MAJOR = { offSpread: 0.0015, parSpread: 0.012, transfer: true } as const;
-
-const SPECS: readonly Spec[] = [
-  currency('EUR', '€', ['Euro', 'Euro', 'يورو'], 153, 0.035, 0.7, MAJOR),
-  currency('USD', '$', ['US Dollar', 'Dollar américain', 'دولار أمريكي'], 133, 0.015, 0.745, MAJOR),
-  currency('GBP', '£', ['British Pound', 'Livre sterling', 'جنيه إسترليني'], 178.2, 0.03, 0.7, MAJOR),
-  currency('CAD', 'C$', ['Canadian Dollar', 'Dollar canadien', 'دولار كندي'], 95.8, 0.01, 0.66, MAJOR),
-  currency('CHF', 'CHF', ['Swiss Franc', 'Franc suisse', 'فرنك سويسري'], 166.3, 0.04, 0.68, MAJOR),
-  currency('CNY', 'CN¥', ['Chinese Yuan', 'Yuan chinois', 'يوان صيني'], 18.62, 0.02, 0.72),
-  currency('TRY', '₺', ['Turkish Lira', 'Livre turque', 'ليرة تركية'], 3.19, -0.22, 0.75),
-  currency('SAR', '﷼', ['Saudi Riyal', 'Riyal saoudien', 'ريال سعودي'], 35.47, 0, 0.72, {
-    peg: { to: 'USD', factor: 1 / 3.75 },
-  }),
-  currency('AED', 'د.إ', ['UAE Dirham', 'Dirham des Émirats arabes unis', 'درهم إماراتي'], 36.22, 0, 0.72, {
-    peg: { to: 'USD', factor: 1 / 3.6725 },
-  }),
-  currency('TND', 'DT', ['Tunisian Dinar', 'Dinar tunisien', 'دينار تونسي'], 45.1, 0.02, 0.62),
-  currency('MAD', 'DH', ['Moroccan Dirham', 'Dirham marocain', 'درهم مغربي'], 14.42, 0.025, 0.64),
-  currency('JPY', '¥', ['Japanese Yen', 'Yen japonais', 'ين ياباني'], 0.891, 0, 0.7),
-  currency('QAR', 'QR', ['Qatari Riyal', 'Riyal qatarien', 'ريال قطري'], 36.54, 0, 0.72, {
-    peg: { to: 'USD', factor: 1 / 3.64 },
-  }),
-  currency('KWD', 'KD', ['Kuwaiti Dinar', 'Dinar koweïtien', 'دينار كويتي'], 433.6, 0.015, 0.7),
-  currency('EGP', 'E£', ['Egyptian Pound', 'Livre égyptienne', 'جنيه مصري'], 2.73, -0.12, 0.78),
-  currency('RUB', '₽', ['Russian Ruble', 'Rouble russe', 'روبل روسي'], 1.66, 0.03, 0.74),
-  currency('AUD', 'A$', ['Australian Dollar', 'Dollar australien', 'دولار أسترالي'], 87.8, 0.01, 0.68),
-  currency('SEK', 'kr', ['Swedish Krona', 'Couronne suédoise', 'كرونة سويدية'], 14.03, 0.04, 0.66),
-  currency('NOK', 'kr', ['Norwegian Krone', 'Couronne norvégienne', 'كرونة نرويجية'], 13.17, 0.02, 0.66),
-  currency('DKK', 'kr.', ['Danish Krone', 'Couronne danoise', 'كرونة دنماركية'], 20.51, 0, 0.69, {
-    peg: { to: 'EUR', factor: 1 / 7.46 },
-  }),
-  currency('LYD', 'LD', ['Libyan Dinar', 'Dinar libyen', 'دينار ليبي'], 24.6, -0.05, 0.8),
-  currency('BHD', 'BD', ['Bahraini Dinar', 'Dinar bahreïni', 'دينار بحريني'], 353.7, 0, 0.71, {
-    peg: { to: 'USD', factor: 2.659 },
-  }),
-  {
-    ...currency('XAU', 'Au', ['Gold (troy ounce)', 'Or (once troy)', 'ذهب (أونصة)'], 558_600, 0.2, 0.12),
-    type: 'metal',
-    offVol: 0.009,
-    parVol: 0.003,
-    parRevert: 0.05,
-    dp: 0,
-    offSpread: 0.003,
-    parSpread: 0.015,
-  },
-  {
-    ...currency('XAG', 'Ag', ['Silver (troy ounce)', 'Argent (once troy)', 'فضة (أونصة)'], 6_650, 0.25, 0.15),
-    type: 'metal',
-    offVol: 0.014,
-    parVol: 0.004,
-    parRevert: 0.05,
-    dp: 2,
-    offSpread: 0.004,
-    parSpread: 0.02,
-  },
-  {
-    ...currency('BTC', '₿', ['Bitcoin', 'Bitcoin', 'بيتكوين'], 14_630_000, 0.08, 0.14),
-    type: 'crypto',
-    offVol: 0.025,
-    parVol: 0.005,
-    parRevert: 0.05,
-    dp: 0,
-    offSpread: 0.003,
-    parSpread: 0.015,
-  },
-  {
-    ...currency('ETH', 'Ξ', ['Ethereum', 'Ethereum', 'إيثريوم'], 532_000, 0.05, 0.16),
-    type: 'crypto',
-    offVol: 0.03,
-    parVol: 0.005,
-    parRevert: 0.05,
-    dp: 0,
-    offSpread: 0.003,
-    parSpread: 0.018,
-  },
-  {
-    // A stablecoin: quoted like the dollar on both markets.
-    ...currency('USDT', '₮', ['Tether (USDT)', 'Tether (USDT)', 'تيثر (USDT)'], 133, 0, 0, {
-      peg: { to: 'USD', factor: 1, parallelToo: true },
-    }),
-    type: 'crypto',
-    offSpread: 0.003,
-    parSpread: 0.015,
-  },
-];
-
-const SORTED_SPECS: readonly Spec[] = [...SPECS].sort((a, b) =>
-  a.code < b.code ? -1 : a.code > b.code ? 1 : 0,
-);
-
-/** Asset records, sorted by code (fresh objects on every call). */
-export function sampleAssets(): Asset[] {
-  return SORTED_SPECS.map((s) => ({
-    code: s.code,
-    symbol: s.symbol,
-    names: { en: s.names[0], fr: s.names[1], ar: s.names[2] },
-    type: s.type,
-  }));
-}
-
-// ---------------------------------------------------------------------------
-// Randomness (deterministic)
-// ---------------------------------------------------------------------------
-
-type Rng = () => number;
-
-/** FNV-1a 32-bit over UTF-16 code units. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-function mulberry32(seed: number): Rng {
-  let a = seed | 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function stream(code: string, series: string): Rng {
-  return mulberry32(hash32(`${SEED}:${code}:${series}`));
-}
-
-/** Approximately standard normal (Irwin–Hall, n = 3): arithmetic only. */
-function gauss(rng: Rng): number {
-  return (rng() + rng() + rng() - 1.5) * 2;
-}
-
-/**
- * Mean-reverting walk generated backwards from 0 at the last day (an OU process
- * is time-reversible, so this is statistically the same as running it forward).
- */
-function revertingWalk(rng: Rng, n: number, sigma: number, theta: number): Float64Array {
-  const x = new Float64Array(n);
-  for (let i = n - 1; i > 0; i--) x[i - 1] = x[i]! * (1 - theta) + sigma * gauss(rng);
-  return x;
-}
-
-/** Smooth drift: `end` on the last day, divided by (1 + g/365) per day before. */
-function trend(end: number, n: number, growthPerYear: number): Float64Array {
-  const t = new Float64Array(n);
-  const step = 1 + growthPerYear / 365;
-  t[n - 1] = end;
-  for (let i = n - 1; i > 0; i--) t[i - 1] = t[i]! / step;
-  return t;
-}
-
-function clamp(v: number, lo: number, hi: number): number {
-  return Math.min(Math.max(v, lo), hi);
-}
-
-/** A factor 1 + x kept away from zero and from absurd values. */
-function factor(x: number, lo: number, hi: number): number {
-  return clamp(1 + x, lo, hi);
-}
 
 // ---------------------------------------------------------------------------
 // Price paths

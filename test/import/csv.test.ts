@@ -40,7 +40,12 @@ describe('CSV read by csv-parse', () => {
     expect(head.length).toBeGreaterThan(1 << 20);
     // Rows up to 100 bytes before the cut, then a name of 24 short lines (181 characters) across it.
     let size = ASSETS_HEADER.length + 1;
-    const fill = rows(before.findIndex((row) => (size += row.length + 1) > (1 << 20) - 100));
+    const fill = rows(
+      before.findIndex((row) => {
+        size += row.length + 1;
+        return size > (1 << 20) - 100;
+      }),
+    );
     const start = `${ASSETS_HEADER}\n${fill.join('\n')}\n`;
     expect(start.length).toBeLessThan(1 << 20);
     const long = Array.from({ length: 24 }, (_, i) => `line ${i}`).join('\n');
