@@ -20,7 +20,12 @@ export class MarketData {
   /** Reloads if `version` differs from the loaded one (or always, without a version). */
   async refresh(version?: number): Promise<void> {
     if (version !== undefined && version === this.current.version) return;
-    if (this.loading) return this.loading;
+    if (this.loading) {
+      // A load under way may have read the store before `version` was written
+      // (the watcher's, say): wait for it, then load again unless it got there.
+      await this.loading.catch(() => {});
+      return this.refresh(version);
+    }
     this.loading = (async () => {
       const v = version ?? (await this.store.versions()).data;
       const [assets, latest, gold] = await Promise.all([
