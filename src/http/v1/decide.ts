@@ -182,41 +182,50 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
     if (ready === undefined && onlyPrepared) return undefined;
 
     const set: string[] = [];
-    let consumed: LimitDecision | null = null;
-    return limiter
-      .consume(access.grant, now)
-      .then(
-        (decision) => {
-          (decision.allowed ? allowed : refused[decision.reason!]).inc();
-          pushQuotaHeaders(decision, set);
-          if (!decision.allowed) {
-            const retryAfter = secondsUntil(decision.retryAt!, decision.at);
-            throw new ApiError(429, decision.reason!, undefined, { 'retry-after': retryAfter });
-          }
-          consumed = decision;
-          activity.use(access.key.publicId, now);
-          const context = { access, limits: decision, csv };
+    // Two handlers, no .catch(): a promise less on every request.
+    return limiter.consume(access.grant, now).then(
+      (decision) => {
+        (decision.allowed ? allowed : refused[decision.reason!]).inc();
+        pushQuotaHeaders(decision, set);
+        if (!decision.allowed) {
+          const retryAfter = secondsUntil(decision.retryAt!, decision.at);
+          const limited = new ApiError(429, decision.reason!, undefined, { 'retry-after': retryAfter });
+          return errorAnswer(limited, request.requestId, set, access);
+        }
+        activity.use(access.key.publicId, now);
+        const context = { access, limits: decision, csv };
+        const failedAfter = (err: unknown) => giveBack(failed(err, request, set, access), access, decision);
+        try {
           const outcome = ready ?? op.answer(query, context);
           return outcome instanceof Promise
-            ? outcome.then((o) => answered(op, request, o, set, context))
+            ? outcome.then((o) => answered(op, request, o, set, context)).catch(failedAfter)
             : answered(op, request, outcome, set, context);
-        },
-        (err: unknown) => {
-          unavailableCount.inc();
-          throw err;
-        },
-      )
-      .catch((err: unknown) => {
-        const answer = failed(err, request, set, access);
-        // The unit was consumed for a request we failed to answer: give it back,
-        // and answer once the give-back is committed (or queued for retry).
-        if (consumed === null || answer.status < 500) return answer;
-        return limiter.refund(access.grant, consumed).then(
+        } catch (err) {
+          return failedAfter(err);
+        }
+      },
+      (err: unknown) => {
+        unavailableCount.inc();
+        return failed(err, request, set, access);
+      },
+    );
+  };
+
+  /**
+   * The unit was consumed for a request we failed to answer: given back, and
+   * the answer waits until the give-back is committed (or queued for retry).
+   */
+  const giveBack = (
+    answer: Answer,
+    access: AccessContext,
+    consumed: LimitDecision,
+  ): Answer | Promise<Answer> =>
+    answer.status < 500
+      ? answer
+      : limiter.refund(access.grant, consumed).then(
           () => answer,
           () => answer,
         );
-      });
-  };
 
   const decide: Decide = (op, request, onlyPrepared = false) => {
     const now = services.now();

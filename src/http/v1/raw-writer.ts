@@ -91,16 +91,19 @@ export class RawWriter {
     const request = { headers: h, query, url, requestId, ip: () => '' };
     const pending = this.o.decide(route.op, request, true);
     if (pending === undefined) return false;
-    pending
-      .then((answer) => this.write(res, answer, requestId, h['accept-encoding']))
-      .catch((err: unknown) => {
-        // Nothing in the pipeline rejects; writing can (a socket error, a bad header).
+    // One reaction per request: write() catches its own failures.
+    pending.then(
+      (decided) => {
+        const answer = this.write(res, decided, requestId, h['accept-encoding']);
+        route.observe(answer.status, performance.now() - started, requestId, 'GET', url, answer.access, req);
+      },
+      (err: unknown) => {
+        // The pipeline answers its failures itself; this would be a bug of ours.
         this.o.logError(err, requestId);
-        return this.fail(res, requestId);
-      })
-      .then((answer) =>
-        route.observe(answer.status, performance.now() - started, requestId, 'GET', url, answer.access, req),
-      );
+        const answer = this.fail(res, requestId);
+        route.observe(answer.status, performance.now() - started, requestId, 'GET', url, null, req);
+      },
+    );
     return true;
   }
 
