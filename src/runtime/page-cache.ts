@@ -34,6 +34,16 @@ export class PageCache {
     this.entries.set(key, page);
   }
 
+  /** The page under `key`, made by `make` and kept if this data version has not made it yet. */
+  remember(key: string, make: () => Prepared): Prepared {
+    let page = this.entries.get(key);
+    if (page === undefined) {
+      page = make();
+      this.entries.set(key, page);
+    }
+    return page;
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -9,9 +9,7 @@ import { operation } from '../../v1/operation.js';
 export function premium({ market }: Services) {
   const answer = (q: QueryOf<typeof PremiumQuery>): PreparedAnswer => {
     const snapshot = market.snapshot;
-    const key = `premium|${q.currency}`;
-    let page = snapshot.pages.get(key);
-    if (!page) {
+    const page = snapshot.pages.remember(`premium|${q.currency}`, () => {
       const requested = dedupe(q.currency);
       const items: string[] = [];
       const missing: string[] = [];
@@ -20,12 +18,11 @@ export function premium({ market }: Services) {
         if (item) items.push(item);
         else missing.push(code);
       }
-      page = prepare(
+      return prepare(
         `[${items.join(',')}]`,
         `"count":${items.length},"quote":"DZD","currencies":${JSON.stringify(requested)},"missingCurrencies":${JSON.stringify(missing)}`,
       );
-      snapshot.pages.set(key, page);
-    }
+    });
     return { body: page, maxAge: MAX_AGE.latest };
   };
 

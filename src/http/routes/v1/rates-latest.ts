@@ -11,19 +11,17 @@ export function ratesLatest({ market }: Services) {
   const latest = (q: QueryOf<typeof RatesLatestQuery>): PreparedAnswer => {
     const snapshot = market.snapshot;
     const view = snapshot.bySource[q.source];
-    if (q.currency === undefined) return { body: view.all, maxAge: MAX_AGE.latest };
+    const { currency } = q;
+    if (currency === undefined) return { body: view.all, maxAge: MAX_AGE.latest };
     // Clients ask for the same few lists again and again: prepare each once per data version.
-    const key = `latest|${q.source}|${q.currency}`;
-    let page = snapshot.pages.get(key);
-    if (!page) {
-      const requested = dedupe(q.currency);
+    const page = snapshot.pages.remember(`latest|${q.source}|${currency}`, () => {
+      const requested = dedupe(currency);
       const found = requested.filter((c) => view.records.has(c)).sort();
-      page = prepare(
+      return prepare(
         `[${found.map((c) => view.records.get(c)).join(',')}]`,
         `"count":${found.length},"source":"${q.source}","quote":"DZD","currencies":${JSON.stringify(requested)}`,
       );
-      snapshot.pages.set(key, page);
-    }
+    });
     return { body: page, maxAge: MAX_AGE.latest };
   };
 
