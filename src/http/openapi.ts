@@ -32,7 +32,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'official one; per-gram gold references for 18K, 21K and 24K.\n\n' +
           'Every response is `{ data, meta }` (errors add `error`) and carries `X-Request-Id`, equal to ' +
           '`meta.requestId`. Every valid request consumes one unit of the monthly quota; 200, 304 and 404 consume, ' +
-          '400, 401, 403, 429 and 503 do not. Limits count per grant: a fixed 60-second window aligned to the UTC ' +
+          '400, 401, 403, 429, 500 and 503 do not. Limits count per grant: a fixed 60-second window aligned to the UTC ' +
           'minute and a calendar-month quota.',
         contact: contact(),
         // The API and its data are offered under each customer's access grant, not an open licence.
@@ -93,7 +93,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 /**
  * Removes our schema annotations that are not OpenAPI vocabulary: `errorMessage`;
  * `headerOptional`, which marks a header sent on some answers only (Link on a
- * page with a next one) and becomes `required: false` on its Header Object; and
+ * page with a next one) and becomes `required: false` on its Header Object;
+ * `sentWithCodes`, which marks a header sent only on answers with one of the
+ * listed `error.code`s (the quota headers of a 429: not on `too_many_requests`)
+ * and becomes `required: false` with the extension `x-sent-with-error-codes`; and
  * `csvMedia` on the JSON schema of a history page, which becomes its `text/csv`
  * media type (schemas/responses.ts, pageResponses).
  */
@@ -109,6 +112,10 @@ export function cleanDocument<T>(doc: T): T {
       if (value?.schema?.headerOptional === true) {
         const { headerOptional: _, ...schema } = value.schema;
         return { ...value, required: false, schema };
+      }
+      if (Array.isArray(value?.schema?.sentWithCodes)) {
+        const { sentWithCodes, ...schema } = value.schema;
+        return { ...value, required: false, 'x-sent-with-error-codes': sentWithCodes, schema };
       }
       return value;
     }),

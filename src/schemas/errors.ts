@@ -44,7 +44,8 @@ export type ErrorCode = Static<typeof ErrorCode>;
 
 /**
  * The `error.code` each documented status can carry (decisions §1, §10 and 18a), so
- * that the document, and the client generated from it, list them as enums.
+ * that the document, and the client generated from it, list them as enums. A
+ * 500 (`internal_error`, an unexpected failure) can answer any operation.
  * A 400 may name `invalid_cursor` on any route: a `cursor` a route does not
  * take is reported on `cursor` alone, as a bad cursor is.
  */
@@ -55,6 +56,7 @@ export const ERROR_CODES = {
   404: ['not_found'],
   414: ['uri_too_long'],
   429: ['rate_limited', 'quota_exceeded', 'too_many_requests'],
+  500: ['internal_error'],
   503: ['service_unavailable'],
 } as const satisfies Record<number, readonly ErrorCode[]>;
 

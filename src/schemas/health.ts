@@ -37,6 +37,7 @@ export const HealthResponses = {
     { data: { status: 'ok' } },
   ),
   414: ErrorResponses[414],
+  500: ErrorResponses[500],
 };
 
 export const ReadinessResponses = {
@@ -57,4 +58,5 @@ export const ReadinessResponses = {
     { data: { status: 'not_ready', store: false, limiter: true } },
   ),
   414: ErrorResponses[414],
+  500: ErrorResponses[500],
 };

@@ -4,11 +4,12 @@
  * which statuses a route can answer (decisions §1–2).
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { ERROR_CODES, type ErrorStatus, errorBody } from './errors.js';
+import { ERROR_CODES, type ErrorCode, type ErrorStatus, errorBody } from './errors.js';
 
 const int = (description: string, minimum: number) => Type.Integer({ minimum, description });
 
-export const QuotaHeaders = {
+/** The quota headers of decisions §1 and §5 (the specification's Limits section). */
+const Quota = {
   'RateLimit-Limit': int('Requests allowed in the burst window', 1),
   'RateLimit-Remaining': int('Requests left in the window after this one', 0),
   'RateLimit-Reset': int('Seconds until the window resets', 1),
@@ -19,10 +20,33 @@ export const QuotaHeaders = {
     format: 'date-time',
     description: 'When the monthly quota resets (UTC)',
   }),
+};
+
+const RequestIdHeader = {
   'X-Request-Id': Type.String({ description: 'Request identifier, equal to meta.requestId' }),
 };
 
-const RequestIdHeader = { 'X-Request-Id': QuotaHeaders['X-Request-Id'] };
+/** The headers of an answer that names a grant: its quota, and the request id. */
+export const QuotaHeaders = { ...Quota, ...RequestIdHeader };
+
+/**
+ * `headers`, each sent only on an answer whose `error.code` is one of `codes`:
+ * `sentWithCodes` is our annotation, which cleanDocument (openapi.ts) turns into
+ * `required: false` and the extension `x-sent-with-error-codes` on the Header
+ * Object, so that a reader, and the test harness, know exactly when it is sent.
+ */
+const sentWith = (headers: Record<string, TSchema>, codes: readonly ErrorCode[]) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, schema]) => [
+      name,
+      {
+        ...schema,
+        description: `${schema.description} (sent with ${codes.map((c) => `\`${c}\``).join(', ')} only)`,
+        sentWithCodes: [...codes],
+      },
+    ]),
+  ) as Record<string, TSchema>;
+
 const RetryAfter = { 'Retry-After': int('Seconds until a request can be accepted', 1) };
 
 const error = (status: ErrorStatus, description: string, headers: Record<string, TSchema>, example: object) =>
@@ -71,11 +95,19 @@ export const ErrorResponses = {
   ),
   429: error(
     429,
-    'Per-minute limit (`rate_limited`) or monthly quota (`quota_exceeded`) exhausted. Also `too_many_requests` ' +
-      'for an invalid key from an address that presented more than 30 invalid keys in the current minute ' +
-      '(a valid key is always served): that answer carries `Retry-After` but no quota headers, as no grant is known.',
-    { ...QuotaHeaders, ...RetryAfter },
+    'Per-minute limit (`rate_limited`) or monthly quota (`quota_exceeded`) exhausted: with the quota headers. ' +
+      'Also `too_many_requests` for an invalid key from an address that presented more than 30 invalid keys in ' +
+      'the current minute (decisions 18a; a valid key is always served): that answer carries `Retry-After` but no ' +
+      'quota headers, as no grant is known. Consumes no quota.',
+    { ...sentWith(Quota, ['rate_limited', 'quota_exceeded']), ...RequestIdHeader, ...RetryAfter },
     example(429, 'rate_limited', 'Per-minute request limit exceeded.'),
+  ),
+  500: error(
+    500,
+    'An unexpected failure of the service (`internal_error`), on any operation; no quota headers. Consumes no ' +
+      'quota: a unit taken for the request is given back. The operations only read, so the request can be sent again.',
+    RequestIdHeader,
+    example(500, 'internal_error', 'An unexpected error occurred.'),
   ),
   503: error(
     503,
@@ -143,7 +175,7 @@ export function pageResponses(
 
 /**
  * The 200 response with its headers, plus the listed error statuses and the
- * 414 every route can answer. Data endpoints (`cacheable`) also document ETag,
+ * 414 and 500 every route can answer. Data endpoints (`cacheable`) also document ETag,
  * Cache-Control and the 304.
  */
 export function responses(ok: TSchema, description: string, statuses: Status[], cacheable = true) {
@@ -160,6 +192,6 @@ export function responses(ok: TSchema, description: string, statuses: Status[], 
       headers: { ...QuotaHeaders, ...CacheHeaders },
     });
   }
-  for (const s of [...statuses, 414] as const) out[s] = ErrorResponses[s];
+  for (const s of [...statuses, 414, 500] as const) out[s] = ErrorResponses[s];
   return out;
 }

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/schemas/errors.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { expectConforms, loadOpenApi, type OpenApiDocument } from '../support/openapi.js';
+import {
+  expectConforms,
+  JSON_CONTENT_TYPE,
+  loadOpenApi,
+  type OpenApiDocument,
+  QUOTA_HEADER_NAMES,
+} from '../support/openapi.js';
 
 const V1_PATHS = [
   '/v1/assets',
@@ -59,7 +65,7 @@ describe.each(backends())('OpenAPI document on $name', (backend) => {
     for (const p of V1_PATHS) {
       expect(Object.keys(doc.paths[p]!)).toEqual(['get']);
       const responses = doc.paths[p]!.get!.responses;
-      for (const status of ['200', '401', '403', '429', '503'])
+      for (const status of ['200', '401', '403', '414', '429', '500', '503'])
         expect(responses[status], `${p} ${status}`).toBeDefined();
     }
   });
@@ -112,6 +118,41 @@ describe.each(backends())('OpenAPI document on $name', (backend) => {
     }
     expect(ERROR_CODES[400]).toEqual(['invalid_parameter', 'invalid_cursor']);
     expect(ERROR_CODES[429]).toEqual(['rate_limited', 'quota_exceeded', 'too_many_requests']);
+    expect(ERROR_CODES[500]).toEqual(['internal_error']);
+  });
+
+  it('documents a 500 internal_error on every operation, open ones included, with X-Request-Id only', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const failure = item.get!.responses['500'];
+      expect(failure, `${path} 500`).toBeDefined();
+      expect(Object.keys(failure!.headers ?? {}), `${path} 500`).toEqual(['X-Request-Id']);
+      expect(failure!.headers!['X-Request-Id']!.required, `${path} 500`).not.toBe(false);
+    }
+  });
+
+  it('documents the quota headers of a 429 as sent with rate_limited and quota_exceeded, not too_many_requests', () => {
+    const quota = QUOTA_HEADER_NAMES.map((n) => n.toLowerCase());
+    for (const p of V1_PATHS) {
+      const headers = doc.paths[p]!.get!.responses['429']!.headers!;
+      for (const [name, header] of Object.entries(headers)) {
+        if (quota.includes(name.toLowerCase() as (typeof quota)[number])) {
+          expect(header.required, `${p} 429 ${name}`).toBe(false);
+          expect(header['x-sent-with-error-codes'], `${p} 429 ${name}`).toEqual([
+            'rate_limited',
+            'quota_exceeded',
+          ]);
+        } else {
+          // X-Request-Id and Retry-After: on every 429.
+          expect(header.required, `${p} 429 ${name}`).not.toBe(false);
+          expect(header['x-sent-with-error-codes'], `${p} 429 ${name}`).toBeUndefined();
+        }
+      }
+      expect(Object.keys(headers).length, p).toBe(quota.length + 2);
+      // Elsewhere (200, 304, 400, 404) they are always sent.
+      const ok = doc.paths[p]!.get!.responses['200']!.headers!['RateLimit-Limit']!;
+      expect(ok.required, p).not.toBe(false);
+      expect(ok['x-sent-with-error-codes'], p).toBeUndefined();
+    }
   });
 
   it('asks no key for /healthz and /readyz, and one for every /v1 operation', () => {
@@ -212,5 +253,67 @@ describe.each(backends())('OpenAPI document on $name', (backend) => {
       } as typeof unauthorized),
     ).toThrow(/not documented/);
     expect(() => expectConforms(doc, 'get', '/v1/unknown', real)).toThrow(/not in the OpenAPI document/);
+  });
+
+  it('the conformance check holds a 429 to its code: quota headers with rate_limited, none with too_many_requests', async () => {
+    const { key } = await h.newKey();
+    const real = await h.get('/v1/assets', key);
+    const quota = Object.fromEntries(QUOTA_HEADER_NAMES.map((n) => [n, real.headers[n]]));
+    const refusal = (code: string, headers: Record<string, unknown>) =>
+      ({
+        ...real,
+        statusCode: 429,
+        headers: {
+          'x-request-id': 'req_1',
+          'retry-after': '7',
+          'content-type': JSON_CONTENT_TYPE,
+          ...headers,
+        },
+        body: JSON.stringify({
+          data: null,
+          error: { status: 429, code, message: 'm' },
+          meta: { requestId: 'req_1' },
+        }),
+      }) as typeof real;
+    expectConforms(doc, 'get', '/v1/assets', refusal('rate_limited', quota));
+    expectConforms(doc, 'get', '/v1/assets', refusal('quota_exceeded', quota));
+    expectConforms(doc, 'get', '/v1/assets', refusal('too_many_requests', {}));
+    const { 'ratelimit-limit': _dropped, ...fewer } = quota;
+    expect(() => expectConforms(doc, 'get', '/v1/assets', refusal('rate_limited', fewer))).toThrow(
+      /RateLimit-Limit is missing/,
+    );
+    expect(() =>
+      expectConforms(
+        doc,
+        'get',
+        '/v1/assets',
+        refusal('too_many_requests', { 'x-monthly-quota-limit': '5' }),
+      ),
+    ).toThrow(/X-Monthly-Quota-Limit is documented for rate_limited, quota_exceeded only/);
+    // Retry-After is on every 429.
+    expect(() =>
+      expectConforms(doc, 'get', '/v1/assets', refusal('too_many_requests', { 'retry-after': undefined })),
+    ).toThrow(/Retry-After is missing/);
+  });
+
+  it('the conformance check accepts a 500 internal_error anywhere, without quota headers', async () => {
+    const { key } = await h.newKey();
+    const real = await h.get('/v1/assets', key);
+    const failure = (path: string, code: string, headers: Record<string, unknown> = {}) => {
+      const res = {
+        ...real,
+        statusCode: 500,
+        headers: { 'x-request-id': 'req_1', 'content-type': JSON_CONTENT_TYPE, ...headers },
+        body: JSON.stringify({
+          data: null,
+          error: { status: 500, code, message: 'm' },
+          meta: { requestId: 'req_1' },
+        }),
+      } as typeof real;
+      return () => expectConforms(doc, 'get', path, res);
+    };
+    for (const path of Object.keys(doc.paths)) failure(path, 'internal_error')();
+    expect(failure('/v1/assets', 'service_unavailable')).toThrow(/documented schema/);
+    expect(failure('/v1/assets', 'internal_error', { 'ratelimit-limit': '5' })).toThrow(/not documented/);
   });
 });

@@ -632,6 +632,7 @@ export interface ErrorResponse {
       | 'rate_limited'
       | 'quota_exceeded'
       | 'too_many_requests'
+      | 'internal_error'
       | 'service_unavailable';
     message: string;
     details?: {
