@@ -8,6 +8,7 @@
  */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import type { Contact } from './config.js';
 import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
 import { registerOpenApi } from './http/openapi.js';
 import { openRoutes } from './http/routes/index.js';
@@ -26,6 +27,8 @@ export interface AppOptions extends TransportOptions {
    * the header is ignored and the client is the connection's peer.
    */
   trustProxy?: TrustProxy;
+  /** info.contact of the OpenAPI document (MDS_CONTACT_*); a name only when undefined. */
+  contact?: Contact;
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -47,7 +50,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.register(wire.plugin);
   app.register(observabilityPlugin, { observer });
   app.register(errorsPlugin, { services, routes });
-  await registerOpenApi(app);
+  await registerOpenApi(app, options.contact);
   app.register(openRoutes, { services });
   app.register(v1Plugin, { services, operations: operations(services), transport: wire, observer });
   return app;

@@ -9,6 +9,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
+import type { Contact } from './config.js';
 import type { TrustProxy } from './http/client-address.js';
 import { assemble, type Runtime } from './runtime/assemble.js';
 import { lockSqliteFile } from './runtime/single-process.js';
@@ -35,12 +36,15 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** Proxies whose X-Forwarded-For names the client (MDS_TRUST_PROXY); none when undefined. */
   trustProxy?: TrustProxy;
+  /** info.contact of the OpenAPI document (MDS_CONTACT_*); a name only when undefined. */
+  contact?: Contact;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const DRAIN_MS = 1_000;
 
-export function createLogger(level = process.env.MDS_LOG_LEVEL ?? 'info'): Logger {
+/** `level`: MDS_LOG_LEVEL, checked by src/config.ts (`mds serve` passes it). */
+export function createLogger(level = 'info'): Logger {
   return pino({
     level,
     // Keys must never reach a log line, whatever a future change decides to log.
@@ -100,6 +104,7 @@ export async function startServer(
     headersTimeoutMs: options.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs,
     trustProxy: options.trustProxy,
+    contact: options.contact,
   });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();

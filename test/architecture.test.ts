@@ -3,8 +3,10 @@
  * imports themselves (type-only and dynamic ones included):
  *
  * - no import cycle;
- * - layers point one way: domain/ imports only domain/; storage/ imports
- *   nothing above it; access/, limits/ and runtime/ do not import http/;
+ * - layers point one way: domain/ imports only domain/; config/ (the MDS_*
+ *   schemas) imports nothing of src/ but config/, so any layer may read a
+ *   variable through it; storage/ imports nothing above it but config/;
+ *   access/, limits/ and runtime/ do not import http/;
  *   a route file does not import another route file;
  * - no file over 300 lines without a reason at its top: a line of its first
  *   comment block starting "Longer than 300 lines because".
@@ -41,8 +43,12 @@ const KNOWN_VIOLATIONS: Record<'cycles' | 'imports' | 'oversize', string[]> = {
 function layerViolation(from: string, to: string): string | undefined {
   const under = (file: string, ...dirs: string[]) => dirs.some((d) => file.startsWith(`${d}/`));
   if (under(from, 'domain') && !under(to, 'domain')) return 'domain/ imports only domain/';
-  if (under(from, 'storage') && (!under(to, 'storage', 'domain') || to === 'app.ts' || to === 'server.ts'))
-    return 'storage/ imports only storage/ and domain/';
+  if (under(from, 'config') && !under(to, 'config')) return 'config/ imports only config/';
+  if (
+    under(from, 'storage') &&
+    (!under(to, 'storage', 'domain', 'config') || to === 'app.ts' || to === 'server.ts')
+  )
+    return 'storage/ imports only storage/, domain/ and config/';
   if (under(from, 'access', 'limits', 'runtime') && under(to, 'http'))
     return 'access/, limits/ and runtime/ do not import http/';
   if (
@@ -139,6 +145,9 @@ describe('architecture of src/', () => {
     expect(layerViolation('storage/sqlite.ts', 'domain/types.ts')).toBeUndefined();
     expect(layerViolation('storage/sqlite.ts', 'limits/memory.ts')).toBeDefined();
     expect(layerViolation('storage/sqlite.ts', 'http/errors.ts')).toBeDefined();
+    expect(layerViolation('storage/sqlite.ts', 'config/setting.ts')).toBeUndefined();
+    expect(layerViolation('storage/sqlite.ts', 'config.ts')).toBeDefined();
+    expect(layerViolation('config/setting.ts', 'domain/types.ts')).toBeDefined();
     expect(layerViolation('runtime/snapshot.ts', 'http/respond.ts')).toBeDefined();
     expect(layerViolation('limits/redis.ts', 'runtime/services.ts')).toBeDefined();
     expect(layerViolation('http/routes/v1/gold.ts', 'http/routes/v1/rates.ts')).toBeDefined();

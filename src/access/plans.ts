@@ -17,7 +17,8 @@ export interface PlanDefaults {
 
 const DEFAULT_FILE = join(PROJECT_ROOT, 'config', 'plans.json');
 
-export function loadPlans(file = process.env.MDS_PLANS_FILE || DEFAULT_FILE): Map<string, PlanDefaults> {
+/** `file`: MDS_PLANS_FILE, checked by src/config.ts (the CLI passes it). */
+export function loadPlans(file = DEFAULT_FILE): Map<string, PlanDefaults> {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));

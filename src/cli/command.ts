@@ -17,5 +17,8 @@ export interface CommandContext {
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
   out: Output;
+  /** --db, or MDS_DATABASE_URL (checked by src/config.ts); undefined: the embedded default. */
   databaseUrl: string | undefined;
+  /** MDS_PLANS_FILE; undefined: config/plans.json. */
+  plansFile: string | undefined;
 }

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { AdminError } from '../access/admin.js';
+import { ConfigError, readCommandConfig } from '../config.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { CliError, output } from './output.js';
 import { COMMANDS as commands } from './table.js';
@@ -51,11 +52,17 @@ async function main(argv: string[]): Promise<number> {
     if (positionals.length < min || positionals.length > max) {
       throw new CliError(`usage: mds ${command.usage}`, 2);
     }
+    const db = values.db as string | undefined;
+    const config = readCommandConfig(
+      process.env,
+      db ? { MDS_DATABASE_URL: { flag: '--db', value: db } } : {},
+    );
     await command.run({
       values: values as CommandContext['values'],
       positionals,
       out,
-      databaseUrl: (values.db as string | undefined) || process.env.MDS_DATABASE_URL || undefined,
+      databaseUrl: config.databaseUrl,
+      plansFile: config.plansFile,
     });
     return 0;
   } catch (err) {
@@ -67,6 +74,7 @@ function fail(json: boolean, err: unknown): number {
   const known =
     err instanceof CliError ||
     err instanceof AdminError ||
+    err instanceof ConfigError ||
     (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
   const problems = err instanceof CliError ? err.problems : undefined;

@@ -4,22 +4,19 @@
  */
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { type Contact, DEFAULT_CONTACT_NAME } from '../config.js';
 
 export const API_VERSION = '1.0.0';
 
 /**
- * Whom a reader of the document should write to is the operator's to say
- * (docs/decisions.md 25): `MDS_CONTACT_NAME`, `MDS_CONTACT_EMAIL`, `MDS_CONTACT_URL`.
+ * `contact`: whom a reader of the document should write to is the operator's to
+ * say (docs/decisions.md 25): `MDS_CONTACT_NAME`, `MDS_CONTACT_EMAIL`,
+ * `MDS_CONTACT_URL`, checked by src/config.ts. A name only when not given.
  */
-function contact(env: NodeJS.ProcessEnv = process.env): { name: string; email?: string; url?: string } {
-  return {
-    name: env.MDS_CONTACT_NAME || 'Market Data Service (DZD) API support',
-    ...(env.MDS_CONTACT_EMAIL ? { email: env.MDS_CONTACT_EMAIL } : {}),
-    ...(env.MDS_CONTACT_URL ? { url: env.MDS_CONTACT_URL } : {}),
-  };
-}
-
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  contact: Contact = { name: DEFAULT_CONTACT_NAME },
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -34,7 +31,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           '`meta.requestId`. Every valid request consumes one unit of the monthly quota; 200, 304 and 404 consume, ' +
           '400, 401, 403, 429, 500 and 503 do not. Limits count per grant: a fixed 60-second window aligned to the UTC ' +
           'minute and a calendar-month quota.',
-        contact: contact(),
+        contact,
         // The API and its data are offered under each customer's access grant, not an open licence.
         license: {
           name: 'Proprietary: use is governed by your access grant',

@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
+import { setting } from '../config/setting.js';
 import type { ImportSummary, RateObservation } from '../domain/types.js';
 import { classified, errorCode, type UnavailableTest } from './errors.js';
 import type { Db } from './kysely/database.js';
@@ -93,6 +94,9 @@ export const SqliteStore = {
 };
 
 function openConnection(path: string, options: SqliteOpenOptions): SqliteConnection {
+  // A full disk, simulated (tests): the file may not grow past this many pages.
+  // Read here, by whichever process opens a store; checked before anything opens.
+  const maxPages = setting('MDS_SQLITE_MAX_PAGES');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const conn = SqliteConnection.open(path, { readonly: options.readonly ?? false });
   const raw = conn.db;
@@ -102,12 +106,7 @@ function openConnection(path: string, options: SqliteOpenOptions): SqliteConnect
     raw.exec('pragma synchronous = NORMAL');
   }
   raw.exec('pragma foreign_keys = ON');
-  // A full disk, simulated (tests): the file may not grow past this many pages.
-  const maxPages = process.env.MDS_SQLITE_MAX_PAGES;
-  if (maxPages) {
-    if (!/^[1-9]\d{0,9}$/.test(maxPages)) throw new Error('MDS_SQLITE_MAX_PAGES: must be a positive integer');
-    raw.exec(`pragma max_page_count = ${maxPages}`);
-  }
+  if (maxPages) raw.exec(`pragma max_page_count = ${maxPages}`);
   return conn;
 }
 

@@ -81,12 +81,12 @@ export const accessCommands: Command[] = [
       'valid-from': { type: 'string' },
       'valid-until': { type: 'string' },
     },
-    async run({ values, out, databaseUrl }) {
+    async run({ values, out, databaseUrl, plansFile }) {
       for (const required of ['account', 'plan']) {
         if (values[required] === undefined) throw new AdminError(`--${required} is required`);
       }
       // A catalogued plan fills what the operator did not give; any option overrides it.
-      const plan = loadPlans().get(str(values.plan)!);
+      const plan = loadPlans(plansFile).get(str(values.plan)!);
       if (!plan) {
         for (const required of ['scopes', 'monthly-limit', 'rpm']) {
           if (values[required] === undefined) {

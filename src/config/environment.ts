@@ -1,0 +1,150 @@
+/**
+ * Every MDS_* variable the service and the `mds` CLI read, declared once
+ * (issue #15): a TypeBox schema each, with what it means (`description`), its
+ * `default`, which strings are valid (a pattern, or a list) and what to write
+ * instead (`errorMessage`). README's "Running it" table lists the same names
+ * (test/config/environment.test.ts holds them together).
+ *
+ * Environment values are strings, so every schema is a string schema; an empty
+ * default means "the code's own default", named in the description. Who turns
+ * them into values: src/config.ts (`mds serve`, `mds` itself) and
+ * config/setting.ts (one variable, where it is used).
+ *
+ * A leaf: nothing here imports the rest of src/, so every layer may use it.
+ * Test-only variables of the test and benchmark harnesses (MDS_TEST_*,
+ * MDS_BENCH_*, MDS_FUZZ_SEED) are not the product's and are not here.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+
+/** 0 to 65535, as written by people: no sign, no leading zeros beyond one digit. */
+const PORT = '^(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}|0)$';
+
+const text = (options: { default: string; description: string; pattern?: string; errorMessage?: string }) =>
+  Type.String(options);
+const oneOf = (
+  values: readonly string[],
+  options: { default: string; description: string; errorMessage: string },
+) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** What `mds serve` reads, checked all together before anything starts (src/config.ts readConfig). */
+export const ServeEnvironment = Type.Object({
+  MDS_HOST: text({
+    default: '127.0.0.1',
+    description: 'listening address',
+    pattern: '^\\S+$',
+    errorMessage: 'must be a host name or address',
+  }),
+  MDS_PORT: text({
+    default: '8080',
+    description: 'listening port',
+    pattern: PORT,
+    errorMessage: 'must be 0 to 65535',
+  }),
+  MDS_REDIS_URL: text({
+    default: '',
+    description: 'Redis for the limit counters; empty: in-process (SQLite) or the store (PostgreSQL)',
+    pattern: '^(?:rediss?://\\S+)?$',
+    errorMessage: 'must be a redis:// or rediss:// URL',
+  }),
+  MDS_REDIS_CLUSTER: oneOf(['', '0', '1', 'false', 'true'], {
+    default: '',
+    description: '1: MDS_REDIS_URL is a seed node of a Redis Cluster',
+    errorMessage: 'must be 1 (MDS_REDIS_URL is a Redis Cluster seed node) or 0',
+  }),
+  MDS_REDIS_PREFIX: text({ default: '', description: 'key prefix in a shared Redis (default mds:)' }),
+  MDS_TLS_CERT: text({ default: '', description: 'PEM certificate: serve HTTPS' }),
+  MDS_TLS_KEY: text({ default: '', description: 'PEM private key: serve HTTPS' }),
+  MDS_LOG_LEVEL: oneOf(['', ...LOG_LEVELS], {
+    default: '',
+    description: 'pino level (default info)',
+    errorMessage: `must be one of ${LOG_LEVELS.join(', ')}`,
+  }),
+  MDS_HEADERS_TIMEOUT_MS: text({
+    default: '',
+    description: 'time to receive a request’s headers (default 10000)',
+    pattern: '^(?:[1-9]\\d{0,6})?$',
+    errorMessage: 'must be 1 to 9999999 (ms)',
+  }),
+  MDS_REQUEST_TIMEOUT_MS: text({
+    default: '',
+    description: 'time to receive a whole request (default 15000)',
+    pattern: '^(?:[1-9]\\d{0,6})?$',
+    errorMessage: 'must be 1 to 9999999 (ms)',
+  }),
+  MDS_ADMIN_PORT: text({
+    default: '',
+    description: 'metrics listener port; empty or off: none',
+    pattern: `^(?:off|${PORT.slice(1, -1)})?$`,
+    errorMessage: 'must be 0 to 65535 or off',
+  }),
+  MDS_ADMIN_HOST: text({ default: '', description: 'metrics listener address (default 127.0.0.1)' }),
+  MDS_DRAIN_MS: text({
+    default: '',
+    description: 'how long a stopping server keeps answering before it closes (default 1000)',
+    pattern: '^(?:\\d{1,6})?$',
+    errorMessage: 'must be 0 to 999999 (ms)',
+  }),
+  MDS_TRUST_PROXY: text({ default: '', description: 'proxies whose X-Forwarded-For names the client' }),
+  // info.contact of the OpenAPI document (docs/decisions.md 25): the operator's to say.
+  MDS_CONTACT_NAME: text({
+    default: '',
+    description: 'info.contact.name of the OpenAPI document (default Market Data Service (DZD) API support)',
+  }),
+  MDS_CONTACT_EMAIL: text({
+    default: '',
+    description: 'info.contact.email of the OpenAPI document; empty: none',
+    pattern: '^(?:[^\\s@]+@[^\\s@]+\\.[^\\s@]+)?$',
+    errorMessage: 'must be an email address, e.g. api@example.com',
+  }),
+  MDS_CONTACT_URL: text({
+    default: '',
+    description: 'info.contact.url of the OpenAPI document; empty: none',
+    pattern: '^(?:https?://\\S+)?$',
+    errorMessage: 'must be an http:// or https:// URL, e.g. https://example.com/support',
+  }),
+});
+
+/** What every `mds` command may read (src/config.ts readCommandConfig). */
+export const CommandEnvironment = Type.Object({
+  MDS_DATABASE_URL: text({
+    default: '',
+    description: 'the store: postgres://…, sqlite:<path> or a file path (default ./data/mds.sqlite)',
+    // postgres(ql)://…, sqlite:<path>, or a path that names no other scheme.
+    pattern: '^(?:postgres(?:ql)?://\\S+|sqlite:\\S.*|(?!sqlite:|[A-Za-z][A-Za-z0-9+.-]*://)\\S.*)?$',
+    errorMessage:
+      'must be postgres://user@host/database, sqlite:<path> or a file path (e.g. ./data/mds.sqlite)',
+  }),
+  MDS_PLANS_FILE: text({
+    default: '',
+    description: 'the plan catalogue for `mds grants create --plan` (default config/plans.json)',
+  }),
+});
+
+/** Read where the store is opened, by whichever process opens it (config/setting.ts). */
+export const StoreEnvironment = Type.Object({
+  MDS_SQLITE_MAX_PAGES: text({
+    default: '',
+    description: 'caps the SQLite file at this many pages, simulating a full disk (tests); empty: no cap',
+    pattern: '^(?:[1-9]\\d{0,9})?$',
+    errorMessage: 'must be a positive integer (a number of pages, e.g. 1000), or unset for no cap',
+  }),
+});
+
+/** Every MDS_* variable. */
+export const Environment = Type.Object({
+  ...ServeEnvironment.properties,
+  ...CommandEnvironment.properties,
+  ...StoreEnvironment.properties,
+});
+
+export type ServeEnvironment = Static<typeof ServeEnvironment>;
+export type CommandEnvironment = Static<typeof CommandEnvironment>;
+export type StoreEnvironment = Static<typeof StoreEnvironment>;
+export type Environment = Static<typeof Environment>;
+export type Variable = keyof Environment;
