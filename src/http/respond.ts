@@ -6,7 +6,8 @@
  *
  * Every 200 of a data endpoint carries a weak ETag (the bytes differ by request
  * id, the representation does not) and `Cache-Control: private`. A matching
- * `If-None-Match` gets 304; it has passed the pipeline, so it consumed a unit.
+ * `If-None-Match` gets 304 (http/v1/decide.ts); it has passed the pipeline, so
+ * it consumed a unit.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Prepared } from '../runtime/prepared.js';
@@ -44,8 +45,8 @@ export const cacheControl = (maxAge: number): string =>
 
 /**
  * The body with this request's id written between its halves: for compressed
- * answers and the Fastify path. The fast path's plain answers send the halves
- * as they are, without this copy (fast-path.ts).
+ * answers and the Fastify writer. The raw writer's plain answers send the halves
+ * as they are, without this copy (http/v1/raw-writer.ts).
  */
 export function bodyFor(body: Prepared, requestId: string): Buffer {
   if (body.csv) return body.head;
@@ -54,20 +55,6 @@ export function bodyFor(body: Prepared, requestId: string): Buffer {
   const at = body.head.length + out.write(requestId, body.head.length, 'latin1');
   body.tail.copy(out, at);
   return out;
-}
-
-/** True (and the 304 is set up) when the client already holds this representation. */
-function notModified(request: FastifyRequest, reply: FastifyReply, etag: string, maxAge: number): boolean {
-  reply.header('etag', etag);
-  reply.header('cache-control', cacheControl(maxAge));
-  const given = request.headers['if-none-match'];
-  if (given === undefined) return false;
-  const match =
-    given === etag ||
-    given === '*' ||
-    given.split(',').some((t) => t.trim() === etag || t.trim() === etag.slice(2));
-  if (match) reply.code(304);
-  return match;
 }
 
 /**
@@ -121,34 +108,7 @@ function isCursor(name: string): boolean {
   }
 }
 
-/**
- * A page of a history endpoint, JSON or CSV as negotiated (the route chose
- * `body`): `Link` to the next page, `Vary: Accept` as well.
- */
-export function sendPage(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  body: Prepared,
-  maxAge: number,
-): Buffer | string | FastifyReply {
-  if (notModified(request, reply, body.etag, maxAge)) return reply.header('vary', VARY_PAGE).send();
-  if (body.next) reply.header('link', linkFor(body, body.next, request.url));
-  reply.header('content-type', body.csv ? CSV_TYPE : JSON_TYPE);
-  return encode(request, reply, bodyFor(body, request.id), VARY_PAGE);
-}
-
-export function sendPrepared(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  body: Prepared,
-  maxAge: number,
-): Buffer | string | FastifyReply {
-  if (notModified(request, reply, body.etag, maxAge)) return reply.send();
-  reply.header('content-type', JSON_TYPE);
-  return encode(request, reply, bodyFor(body, request.id));
-}
-
-/** For bodies built as objects (cold paths such as /v1/me and the health checks). */
+/** For bodies built as objects outside /v1 (the health checks). */
 export function envelopeOf(
   request: FastifyRequest,
   reply: FastifyReply,
