@@ -194,14 +194,16 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
         }
         activity.use(access.key.publicId, now);
         const context = { access, limits: decision, csv };
-        const failedAfter = (err: unknown) => giveBack(failed(err, request, set, access), access, decision);
         try {
-          const outcome = ready ?? op.answer(query, context);
-          return outcome instanceof Promise
-            ? outcome.then((o) => answered(op, request, o, set, context)).catch(failedAfter)
-            : answered(op, request, outcome, set, context);
+          // A prepared answer (the hot path) allocates no handler for a later failure.
+          if (ready !== undefined) return answered(op, request, ready, set, context);
+          const outcome = op.answer(query, context);
+          if (!(outcome instanceof Promise)) return answered(op, request, outcome, set, context);
+          return outcome
+            .then((o) => answered(op, request, o, set, context))
+            .catch((err: unknown) => giveBack(failed(err, request, set, access), access, decision));
         } catch (err) {
-          return failedAfter(err);
+          return giveBack(failed(err, request, set, access), access, decision);
         }
       },
       (err: unknown) => {

@@ -97,9 +97,14 @@ export function deprecatedAlias<Q>(op: Operation<Q>, alias: AliasSpec): Operatio
     ready: undefined,
     headers: (set) => {
       set.push('deprecation', deprecation);
-      const next = set.indexOf('link');
-      if (next !== -1 && next % 2 === 0) set[next + 1] = `${set[next + 1]}, ${successor}`;
-      else set.push('link', successor);
+      // A page with a next one already links to it (decisions 37): both links go out.
+      for (let i = 0; i < set.length; i += 2) {
+        if (set[i] === 'link') {
+          set[i + 1] = `${set[i + 1]}, ${successor}`;
+          return;
+        }
+      }
+      set.push('link', successor);
     },
   };
 }
