@@ -50,7 +50,7 @@ export function compileQuery<T>(schema: TObject, refine?: Refinement<T>) {
   // Routes that take no parameters ignore a query string (decisions §6).
   const ignoresQuery = rules.size === 0 && schema.additionalProperties !== false;
 
-  return (raw: Record<string, unknown> | null | undefined): QueryResult<T> => {
+  const validate = (raw: Record<string, unknown> | null | undefined): QueryResult<T> => {
     if (ignoresQuery) return { value: {} as T };
     const problems: ErrorDetail[] = [];
     const value: Record<string, unknown> = {};
@@ -83,5 +83,18 @@ export function compileQuery<T>(schema: TObject, refine?: Refinement<T>) {
     refine?.(value as T, problems);
     if (problems.length > 0) return { error: new QueryValidationError(problems) };
     return { value: value as T };
+  };
+  if (refine) return validate;
+  // Without a refinement (which may read the clock) a request without a query
+  // always gets the same result: judged once and frozen, so that nothing
+  // downstream can change what the next request gets.
+  let absent: QueryResult<T> | undefined;
+  return (raw: Record<string, unknown> | null | undefined): QueryResult<T> => {
+    if (raw && Object.keys(raw).length > 0) return validate(raw);
+    if (absent === undefined) {
+      const judged = validate(null);
+      absent = Object.freeze('value' in judged ? { value: Object.freeze(judged.value) } : judged);
+    }
+    return absent;
   };
 }

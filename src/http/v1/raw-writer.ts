@@ -93,7 +93,7 @@ export class RawWriter {
     if (url.includes('#')) return false;
     const started = performance.now();
     const requestId = this.o.nextId();
-    const query = route.op.validate(this.o.parseQuery(q === -1 ? '' : url.slice(q + 1)));
+    const query = route.op.validate(q === -1 ? null : this.o.parseQuery(url.slice(q + 1)));
     const request = { headers: h, query, url, requestId, ip: NO_ADDRESS };
     const pending = this.o.decide(route.op, request, true);
     if (pending === undefined) return false;
@@ -115,10 +115,11 @@ export class RawWriter {
 
   private write(res: ServerResponse, answer: Answer, requestId: string, acceptEncoding?: string): Answer {
     try {
-      const headers = ['x-request-id', requestId];
-      if (this.o.hsts) headers.push('strict-transport-security', this.o.hsts);
-      for (const value of answer.headers) headers.push(value);
-      const { body } = answer;
+      // The answer is this request's own: its list takes the writer's headers, not
+      // a copy. First, as Fastify's onRequest hook sets them (the differential test).
+      const { headers, body } = answer;
+      if (this.o.hsts) headers.unshift('x-request-id', requestId, 'strict-transport-security', this.o.hsts);
+      else headers.unshift('x-request-id', requestId);
       if (body === null) {
         res.writeHead(answer.status, headers);
         res.end();
