@@ -7,7 +7,11 @@
 import { type Spawned, sampleRss } from './proc.js';
 import { runWrk, type WrkResult } from './wrk.js';
 
-export const TARGETS = ['service', 'node:http', 'fastify'] as const;
+/**
+ * `node:http, same headers`: node:http sending the service's own headers too
+ * (bench/reference-http.ts), loaded on /v1/rates/latest only.
+ */
+export const TARGETS = ['service', 'node:http', 'fastify', 'node:http, same headers'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export interface Target {

@@ -64,6 +64,8 @@ export function spawnPinned(
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** As received: [name, value, …] in their order and spelling. */
+  rawHeaders: string[];
   body: Buffer;
 }
 
@@ -78,7 +80,12 @@ export function httpGet(
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          body: Buffer.concat(chunks),
+        }),
       );
       res.on('error', reject);
     });

@@ -8,6 +8,8 @@ export interface ReferenceRoute {
   contentType: string;
   /** The service's body, base64 (exact bytes). */
   body: string;
+  /** The service's own headers on that answer, [name, value, …] (Date, Connection and the length aside). */
+  headers: string[];
   /** Fastify response schema for the route's path (fast-json-stringify). */
   schema: object;
 }
@@ -16,6 +18,8 @@ export interface ReferenceConfig {
   host: string;
   port: number;
   routes: ReferenceRoute[];
+  /** node:http only: send the service's headers too, not just Content-Type (the "same headers" reference). */
+  sameHeaders?: boolean;
 }
 
 export function readConfig(file: string | undefined): ReferenceConfig {

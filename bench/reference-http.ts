@@ -1,15 +1,24 @@
 /**
  * The Node.js limit: a bare node:http server answering each benchmarked URL
  * with the service's exact bytes, serialized once at start-up.
+ *
+ * With `sameHeaders` it also sends the service's own headers on that answer
+ * (the quota headers, X-Request-Id, the validators, Vary: those of the
+ * specification and decisions 18b), written by `writeHead` as the service writes
+ * them: the limit of Node.js for an answer that carries them, so the distance
+ * from it is the pipeline's own cost, not the cost of what the answer must say.
  */
 import { createServer } from 'node:http';
 import { readConfig } from './reference-config.js';
 
 const config = readConfig(process.argv[2]);
-const answers = new Map<string, { body: Buffer; headers: Record<string, string | number> }>();
+const answers = new Map<string, { body: Buffer; headers: Record<string, string | number> | string[] }>();
 for (const r of config.routes) {
   const body = Buffer.from(r.body, 'base64');
-  answers.set(r.url, { body, headers: { 'content-type': r.contentType, 'content-length': body.length } });
+  const headers = config.sameHeaders
+    ? [...r.headers, 'content-length', String(body.length)]
+    : { 'content-type': r.contentType, 'content-length': body.length };
+  answers.set(r.url, { body, headers });
 }
 
 createServer((req, res) => {

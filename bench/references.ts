@@ -26,7 +26,7 @@ export interface Routes {
 
 /** One route per benchmarked URL, with the service's exact answer and the path's 200 schema. */
 export function buildRoutes(
-  answers: Array<{ url: string; body: Buffer; contentType: string }>,
+  answers: Array<{ url: string; body: Buffer; contentType: string; headers: string[] }>,
   openapi: unknown,
 ): Routes {
   const routes: ReferenceRoute[] = [];
@@ -37,7 +37,13 @@ export function buildRoutes(
     if (!schemaSources.has(pathname))
       schemaSources.set(pathname, fromDocument ? 'from OpenAPI' : 'inferred from the body');
     const schema = fromDocument ?? inferSchema(JSON.parse(a.body.toString('utf8')));
-    routes.push({ url: a.url, contentType: a.contentType, body: a.body.toString('base64'), schema });
+    routes.push({
+      url: a.url,
+      contentType: a.contentType,
+      body: a.body.toString('base64'),
+      headers: a.headers,
+      schema,
+    });
   }
   return { routes, schemaSources };
 }
@@ -48,9 +54,10 @@ export async function startReference(
   routes: ReferenceRoute[],
   dir: string,
   cpus: string | undefined,
+  sameHeaders = false,
 ): Promise<Reference> {
-  const config: ReferenceConfig = { host: '127.0.0.1', port: await freePort(), routes };
-  const file = join(dir, `${script}.json`);
+  const config: ReferenceConfig = { host: '127.0.0.1', port: await freePort(), routes, sameHeaders };
+  const file = join(dir, `${script}${sameHeaders ? '-same-headers' : ''}.json`);
   writeFileSync(file, JSON.stringify(config));
   const proc = spawnPinned(
     cpus,
@@ -70,8 +77,10 @@ export async function checkReferences(
   { routes, schemaSources }: Routes,
   http: Reference,
   fastify: Reference,
+  sameHeaders: Reference,
 ): Promise<Check[]> {
   let httpSame = 0;
+  let headersSame = 0;
   let fastifyEqual = 0;
   let fastifyBytes = 0;
   const problems: string[] = [];
@@ -80,6 +89,9 @@ export async function checkReferences(
     const a = await httpGet(`${http.origin}${r.url}`);
     if (a.status === 200 && a.body.equals(want) && a.headers['content-type'] === r.contentType) httpSame++;
     else problems.push(`node:http ${r.url}`);
+    const h = await httpGet(`${sameHeaders.origin}${r.url}`);
+    if (h.status === 200 && h.body.equals(want) && sameList(h.rawHeaders, r.headers)) headersSame++;
+    else problems.push(`node:http, same headers ${r.url}`);
     const b = await httpGet(`${fastify.origin}${r.url}`);
     const equal =
       b.status === 200 &&
@@ -98,9 +110,23 @@ export async function checkReferences(
       detail: `${httpSame} of ${routes.length} URLs${differs}`,
     },
     {
+      name: 'node:http, same headers, serves the service’s exact bytes and headers',
+      ok: headersSame === routes.length,
+      detail: `${headersSame} of ${routes.length} URLs${differs}`,
+    },
+    {
       name: 'Fastify serves the same body (JSON-equal) and Content-Type',
       ok: fastifyEqual === routes.length,
       detail: `${fastifyEqual} of ${routes.length} URLs, ${fastifyBytes} byte-identical; schemas: ${schemas}${differs}`,
     },
   ];
+}
+
+/** The service's header list is among what the reference sent, in the same order (Node adds its own). */
+function sameList(received: string[], wanted: string[]): boolean {
+  const kept: string[] = [];
+  const names = new Set(wanted.filter((_, i) => i % 2 === 0));
+  for (let i = 0; i < received.length; i += 2)
+    if (names.has(received[i]!)) kept.push(received[i]!, received[i + 1]!);
+  return isDeepStrictEqual(kept, wanted);
 }

@@ -8,7 +8,7 @@
 import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { CliTiming } from './cli.js';
 import { IMPORT_CURRENCIES, type ImportResult } from './import.js';
-import { median, type TargetName, type TargetSummary } from './load.js';
+import { median, TARGETS, type TargetName, type TargetSummary } from './load.js';
 import type { Machine, MeasuredCommit, Versions } from './machine.js';
 import type { CommitLatency } from './setup.js';
 import type { StartupResult } from './startup.js';
@@ -126,6 +126,12 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
 
   const vsHttp = ratio(latest, 'service', 'node:http');
   addRan('/v1/rates/latest, embedded, vs node:http', '≥ 0.60×', ran(latest, times(vsHttp), vsHttp >= 0.6));
+  // Issue 15 asked for more of the same figure; judged here so that no run can leave it unsaid.
+  addRan(
+    '/v1/rates/latest, embedded, vs node:http (issue 15)',
+    '≥ 0.75×',
+    ran(latest, times(vsHttp), vsHttp >= 0.75),
+  );
   const vsFastify = ratio(latest, 'service', 'fastify');
   addRan(
     '/v1/rates/latest, embedded, vs Fastify',
@@ -255,7 +261,7 @@ function tableRows(r: BenchReport): string[][] {
   const rows: string[][] = [];
   for (const s of r.scenarios) {
     let firstRow = true;
-    for (const name of ['service', 'node:http', 'fastify'] as const) {
+    for (const name of TARGETS) {
       const t = s.targets[name];
       if (!t) continue;
       rows.push([
@@ -384,6 +390,18 @@ export function commitLine(c: MeasuredCommit): string {
   return `${c.sha} with uncommitted changes (${(c.changes ?? []).join(', ')}${more})${note}`;
 }
 
+/** What the `node:http, same headers` reference says of /v1/rates/latest, when it ran. */
+function sameHeadersLine(r: BenchReport): string[] {
+  const latest = r.scenarios.find((s) => s.id === 'latest');
+  const limit = ratio(latest, 'node:http, same headers', 'node:http');
+  if (!Number.isFinite(limit)) return [];
+  const service = ratio(latest, 'service', 'node:http, same headers');
+  return [
+    `- /v1/rates/latest: node:http sending the service's own headers runs at ${times(limit)} node:http; ` +
+      `the service runs at ${times(service)} of that server (what the pipeline itself costs)`,
+  ];
+}
+
 function runLabel(r: BenchReport): string {
   return `${r.mode} run${r.only ? `, only ${r.only.join(', ')}` : ''}`;
 }
@@ -429,6 +447,7 @@ ${[
   ...commitLines(r).map((l) => `- ${l}`),
   ...(r.scaleOut.included ? [] : [`- PostgreSQL + Redis: not measured (${r.scaleOut.reason})`]),
   ...r.checks.map((c) => `- Check, ${c.name}: ${c.ok ? 'ok' : 'FAILED'} (${c.detail})`),
+  ...sameHeadersLine(r),
 ].join('\n')}
 
 ## How it is measured
@@ -438,6 +457,9 @@ ${[
   entitlement, limits, headers, envelope) with the two-year sample (generated, ending yesterday UTC).
 - **node:http** (bench/reference-http.ts): a bare \`node:http\` server answering each benchmarked URL with
   the exact bytes and Content-Type of the service's answer, serialized once at start-up: the Node.js limit.
+- **node:http, same headers** (bench/reference-http.ts with \`sameHeaders\`), on /v1/rates/latest only: the same
+  server and bytes, also sending the headers the service sent on that answer (quota headers, X-Request-Id,
+  ETag, Cache-Control, Vary) as one \`writeHead\` list: Node's limit for an answer that carries them.
 - **Fastify** (bench/reference-fastify.ts): a bare Fastify route per path that returns the same body as
   a parsed object, serialized per request through the route's 200 schema from the service's OpenAPI
   document (fast-json-stringify; unions of string literals written as one string enum): the framework's limit.

@@ -60,6 +60,8 @@ interface Scenario {
   url: string;
   /** References a target of issue 5 compares this scenario with (quick mode loads only those). */
   compared: TargetName[];
+  /** Also loads `node:http, same headers`: how near Node's limit the pipeline is, with what the answer must carry. */
+  sameHeaders?: true;
 }
 
 function scenarios(endDate: string, nextCursor: string): Scenario[] {
@@ -71,6 +73,7 @@ function scenarios(endDate: string, nextCursor: string): Scenario[] {
       title: '/v1/rates/latest (every parallel asset)',
       url: '/v1/rates/latest',
       compared: ['node:http', 'fastify'],
+      sameHeaders: true,
     },
     {
       id: 'latest-eur-usd',
@@ -141,7 +144,7 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
   if (typeof nextCursor !== 'string') throw new Error('history: no meta.nextCursor in the first page');
   const list = scenarios(endDate, nextCursor);
 
-  const answers: Array<{ url: string; body: Buffer; contentType: string }> = [];
+  const answers: Array<{ url: string; body: Buffer; contentType: string; headers: string[] }> = [];
   for (const s of list) answers.push({ url: s.url, ...(await answer(service.origin, s.url, sqlite.key)) });
   const bodies = new Map(list.map((s, i) => [s.id, answers[i]?.body]));
   const openapi = JSON.parse(
@@ -150,7 +153,8 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
   const routes = buildRoutes(answers, openapi);
   const http = await startReference('reference-http', routes.routes, dir, cpus.server);
   const fastify = await startReference('reference-fastify', routes.routes, dir, cpus.server);
-  const checks = await checkReferences(routes, http, fastify);
+  const sameHeaders = await startReference('reference-http', routes.routes, dir, cpus.server, true);
+  const checks = await checkReferences(routes, http, fastify, sameHeaders);
   for (const c of checks) log(`bench: check: ${c.name}: ${c.ok ? 'ok' : 'FAILED'} (${c.detail})`);
 
   const refs: Target[] = [
@@ -162,7 +166,11 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
   const reports: ScenarioReport[] = [];
   for (const [i, s] of list.filter((x) => run.wants(x.id)).entries()) {
     log(`bench: ${s.title}`);
-    const targets: Target[] = [{ name: 'service', ...service }, ...refsFor(s.compared)];
+    const targets: Target[] = [
+      { name: 'service', ...service },
+      ...refsFor(s.compared),
+      ...(s.sameHeaders ? [{ name: 'node:http, same headers' as const, ...sameHeaders }] : []),
+    ];
     reports.push({
       id: s.id,
       title: s.title,
@@ -188,7 +196,7 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
     checks,
     refsFor,
     latestBody: bodies.get('latest'),
-    stopRefs: () => Promise.all([stop(http.proc), stop(fastify.proc)]),
+    stopRefs: () => Promise.all([stop(http.proc), stop(fastify.proc), stop(sameHeaders.proc)]),
   };
 }
 

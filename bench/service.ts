@@ -60,15 +60,26 @@ export async function startService(
   return { proc, origin };
 }
 
-/** The service's answer to `url`: 200 required, exact bytes kept. */
+/** Headers Node's http module writes itself on every answer (the references' too). */
+const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/**
+ * The service's answer to `url`: 200 required, exact bytes kept, and the
+ * headers it chose, as a flat [name, value, …] list in its order.
+ */
 export async function answer(
   origin: string,
   url: string,
   key: string,
-): Promise<{ body: Buffer; contentType: string }> {
+): Promise<{ body: Buffer; contentType: string; headers: string[] }> {
   const res = await httpGet(`${origin}${url}`, { authorization: `Bearer ${key}` });
   if (res.status !== 200) {
     throw new Error(`GET ${url} answered ${res.status}, not 200: ${res.body.toString().slice(0, 500)}`);
   }
-  return { body: res.body, contentType: String(res.headers['content-type'] ?? 'application/json') };
+  const headers: string[] = [];
+  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+    const name = res.rawHeaders[i]!;
+    if (!NODE_OWN_HEADERS.has(name.toLowerCase())) headers.push(name, res.rawHeaders[i + 1]!);
+  }
+  return { body: res.body, contentType: String(res.headers['content-type'] ?? 'application/json'), headers };
 }
