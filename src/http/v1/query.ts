@@ -90,7 +90,7 @@ export function compileQuery<T>(schema: TObject, refine?: Refinement<T>) {
   // downstream can change what the next request gets.
   let absent: QueryResult<T> | undefined;
   return (raw: Record<string, unknown> | null | undefined): QueryResult<T> => {
-    if (raw && Object.keys(raw).length > 0) return validate(raw);
+    if (raw) for (const _ in raw) return validate(raw);
     if (absent === undefined) {
       const judged = validate(null);
       absent = Object.freeze('value' in judged ? { value: Object.freeze(judged.value) } : judged);
