@@ -2,7 +2,9 @@
  * CLI output: one JSON document on stdout with --json, readable text otherwise;
  * errors on stderr with a non-zero exit code (decisions §11).
  */
+import { microsToNumber } from '../domain/decimal.js';
 import type { ImportSummary } from '../domain/types.js';
+import type { RevisionRecord } from '../storage/store.js';
 
 export class CliError extends Error {
   constructor(
@@ -49,4 +51,27 @@ export function table(headers: string[], rows: string[][]): string[] {
 /** One line for an import's counts. */
 export function summaryLine(s: ImportSummary): string {
   return `${s.kind}: ${s.received} received, ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged`;
+}
+
+/** A revision as the CLI prints it: amounts as decimal numbers, instants as ISO 8601 (decisions 51). */
+export function revisionDoc(r: RevisionRecord) {
+  return {
+    importId: r.importId,
+    kind: r.kind,
+    ...(r.kind === 'rates' ? { currency: r.code, source: r.source } : { purity: r.code }),
+    updatedAt: new Date(r.updatedAt).toISOString(),
+    old: { buy: microsToNumber(r.old.buy), sell: microsToNumber(r.old.sell) },
+    new: { buy: microsToNumber(r.new.buy), sell: microsToNumber(r.new.sell) },
+    revisedAt: new Date(r.revisedAt).toISOString(),
+  };
+}
+
+/** One line for a revision: the series and instant, then each value that changed. */
+export function revisionLine(r: RevisionRecord): string {
+  const what = r.kind === 'rates' ? `${r.code} ${r.source}` : `gold ${r.code}`;
+  const side = (name: 'buy' | 'sell') =>
+    r.old[name] === r.new[name]
+      ? `${name} ${microsToNumber(r.new[name])}`
+      : `${name} ${microsToNumber(r.old[name])} -> ${microsToNumber(r.new[name])}`;
+  return `${what} at ${new Date(r.updatedAt).toISOString()}: ${side('buy')}, ${side('sell')}`;
 }

@@ -5,10 +5,13 @@
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import type { ImportSummary } from '../domain/types.js';
+import { userInfo } from 'node:os';
+import { basename } from 'node:path';
+import { newImportId } from '../storage/import-records.js';
 import { DEFAULT_DATABASE, describeStore, openStore } from '../storage/open.js';
-import type { ImportBatch, Store } from '../storage/store.js';
+import type { ImportBatch, ImportMeta, ImportOutcome, Store } from '../storage/store.js';
 import { detectFormat, type ImportFormat } from './detect.js';
+import { checkChanges, checkSpreads, DEFAULT_MAX_CHANGE_PERCENT } from './guards.js';
 import { type ParseResult, parseImport, parseNdjsonPieces } from './parse.js';
 import type { ImportKind, ImportProblem } from './records.js';
 
@@ -111,16 +114,37 @@ function openInput(file: string, given: ImportFormat | undefined): ImportInput {
   }
 }
 
+/** How an import is checked and recorded (decisions 51). */
+export interface ImportChecks {
+  /** The largest change from the previous observation of a series, in percent. */
+  maxChangePercent: number;
+  /** The file was reviewed: the guards' findings are counted, not refused. */
+  acceptOutliers: boolean;
+  dryRun: boolean;
+  /** Who runs it: `cli:<user>` or an admin token's id. */
+  actor: string;
+  /** The file's base name, or `stdin`. */
+  sourceName: string | null;
+}
+
+/** What the guards found and, with --accept-outliers, let through. */
+export interface ImportReport extends ImportOutcome {
+  outliers: ImportProblem[];
+}
+
 /**
  * All or nothing: the whole input is parsed and checked before the store is
- * touched, then written in one transaction. Every problem is reported.
+ * touched (records, the asset directory, the plausibility guards), then
+ * written in one transaction with its record and revisions. Every problem is
+ * reported.
  */
 async function importInput(
   store: Store,
   kind: ImportKind,
   input: ImportInput,
+  checks: ImportChecks,
   progress?: Progress,
-): Promise<ImportSummary> {
+): Promise<ImportReport> {
   progress?.step(`checking ${input.format} input (${(input.bytes / 1e6).toFixed(1)} MB)`);
   const parsed = input.parse(kind);
   progress?.step(
@@ -139,16 +163,39 @@ async function importInput(
           });
         }
       });
-      problems.sort((a, b) => a.line - b.line);
     }
   }
-  if (problems.length > 0) {
-    throw new ImportError(`import refused: ${problems.length} problem(s), nothing was written`, problems);
+  let outliers: ImportProblem[] = [];
+  if (parsed.kind !== 'assets' && parsed.records.length > 0) {
+    progress?.step('comparing with the stored observations');
+    outliers = [
+      ...checkSpreads(parsed, parsed.lines),
+      ...(await checkChanges(store, parsed, parsed.lines, checks.maxChangePercent)),
+    ].sort((a, b) => a.line - b.line);
+    if (!checks.acceptOutliers) problems.push(...outliers);
   }
-  progress?.step('writing');
-  const summary = await store.import(parsed as ImportBatch, { onProgress: progress?.count });
+  if (problems.length > 0) {
+    problems.sort((a, b) => a.line - b.line);
+    const written = checks.dryRun ? 'a real import would write nothing' : 'nothing was written';
+    throw new ImportError(`import refused: ${problems.length} problem(s), ${written}`, problems);
+  }
+  progress?.step(checks.dryRun ? 'writing, then rolling back (dry run)' : 'writing');
+  const meta: ImportMeta = {
+    id: newImportId(),
+    actor: checks.actor,
+    sourceName: checks.sourceName,
+    format: input.format,
+    acceptedOutliers: checks.acceptOutliers,
+    outliers: outliers.length,
+    maxChangePercent: parsed.kind === 'assets' ? null : checks.maxChangePercent,
+  };
+  const outcome = await store.import(parsed as ImportBatch, {
+    onProgress: progress?.count,
+    meta,
+    dryRun: checks.dryRun,
+  });
   progress?.done();
-  return summary;
+  return { ...outcome, outliers };
 }
 
 /**
@@ -183,10 +230,25 @@ export interface ImportOptions {
   /** The store (migrated first); the embedded default when not given. */
   databaseUrl?: string;
   progress?: Progress;
+  /** Percent; DEFAULT_MAX_CHANGE_PERCENT when not given. */
+  maxChangePercent?: number;
+  acceptOutliers?: boolean;
+  dryRun?: boolean;
+  /** `cli:<user>` when not given. */
+  actor?: string;
+}
+
+/** The operating-system user running the CLI, for the import's record. */
+function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
 }
 
 /** Imports a file into the store; an `ImportError` when nothing was written for a reason the operator can act on. */
-export async function runImport(o: ImportOptions): Promise<ImportSummary> {
+export async function runImport(o: ImportOptions): Promise<ImportReport> {
   let input: ImportInput;
   try {
     input = openInput(o.file, o.format);
@@ -197,7 +259,14 @@ export async function runImport(o: ImportOptions): Promise<ImportSummary> {
     const store = openStore(o.databaseUrl);
     try {
       await store.migrate();
-      return await importInput(store, o.kind, input, o.progress);
+      const checks: ImportChecks = {
+        maxChangePercent: o.maxChangePercent ?? DEFAULT_MAX_CHANGE_PERCENT,
+        acceptOutliers: o.acceptOutliers ?? false,
+        dryRun: o.dryRun ?? false,
+        actor: o.actor ?? cliActor(),
+        sourceName: o.file === '-' ? 'stdin' : basename(o.file),
+      };
+      return await importInput(store, o.kind, input, checks, o.progress);
     } finally {
       await store.close();
     }

@@ -4,7 +4,9 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { ImportSummary } from '../domain/types.js';
+import { metaOf } from './import-records.js';
 import { bump, type Db } from './kysely/database.js';
+import { firstRevisions, insertImport } from './kysely/imports.js';
 import {
   columnNames,
   keyColumns,
@@ -14,15 +16,17 @@ import {
   observationTable,
 } from './observations.js';
 import type { Database } from './schema.js';
-import type { ImportOptions } from './store.js';
+import { DryRunRollback, type ImportMeta, type ImportOptions, type ImportOutcome } from './store.js';
 
 const CHUNK = 20_000;
 
 export async function importObservations(
   db: Db,
   batch: ObservationBatch,
-  { onProgress }: ImportOptions,
-): Promise<ImportSummary> {
+  { onProgress, meta: given, dryRun = false }: ImportOptions,
+): Promise<ImportOutcome> {
+  const meta = metaOf(given);
+  const now = Date.now();
   const summary: ImportSummary = {
     kind: batch.kind,
     received: batch.records.length,
@@ -33,39 +37,55 @@ export async function importObservations(
   const records: readonly Observation[] = batch.records;
   const table = observationTable(batch.kind);
   const encode = (part: readonly Observation[]) => encodeColumns(table, part);
-  await db.transaction().execute(async (trx) => {
-    let columns = encode(records.slice(0, CHUNK));
-    for (let i = 0; i < records.length; i += CHUNK) {
-      const running = upsert(trx, table, columns);
-      // The next chunk is encoded while PostgreSQL works on this one (the query
-      // is on the wire by the time a setImmediate callback runs): the client's
-      // share of the import no longer adds to the server's (issue #5).
-      const following =
-        i + CHUNK < records.length
-          ? new Promise<string[]>((resolve, reject) =>
-              setImmediate(() => {
-                try {
-                  resolve(encode(records.slice(i + CHUNK, i + 2 * CHUNK)));
-                } catch (err) {
-                  reject(err);
-                }
-              }),
-            )
-          : Promise.resolve([]);
-      // A failed chunk fails the import; the encoding then in progress is dropped with it.
-      following.catch(() => {});
-      const counted = await running;
-      summary.inserted += Number(counted.rows[0]?.inserted ?? 0);
-      summary.updated += Number(counted.rows[0]?.updated ?? 0);
-      onProgress?.(Math.min(i + CHUNK, records.length), records.length);
-      columns = await following;
-    }
-    summary.unchanged = summary.received - summary.inserted - summary.updated;
-    if (summary.inserted + summary.updated > 0) await bump(trx, 'data');
-    // Other instances refresh on the version poll; NOTIFY only shortens the wait.
-    await sql`select pg_notify('mds_changes', 'data')`.execute(trx);
-  });
-  return summary;
+  let outcome: ImportOutcome | undefined;
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      // The record first: the revisions refer to it; its counts are known at the end.
+      await insertImport(trx, meta, summary, now);
+      let columns = encode(records.slice(0, CHUNK));
+      for (let i = 0; i < records.length; i += CHUNK) {
+        const running = upsert(trx, table, columns, { meta, now, seq: summary.updated });
+        // The next chunk is encoded while PostgreSQL works on this one (the query
+        // is on the wire by the time a setImmediate callback runs): the client's
+        // share of the import no longer adds to the server's (issue #5).
+        const following =
+          i + CHUNK < records.length
+            ? new Promise<string[]>((resolve, reject) =>
+                setImmediate(() => {
+                  try {
+                    resolve(encode(records.slice(i + CHUNK, i + 2 * CHUNK)));
+                  } catch (err) {
+                    reject(err);
+                  }
+                }),
+              )
+            : Promise.resolve([]);
+        // A failed chunk fails the import; the encoding then in progress is dropped with it.
+        following.catch(() => {});
+        const counted = await running;
+        summary.inserted += Number(counted.rows[0]?.inserted ?? 0);
+        summary.updated += Number(counted.rows[0]?.updated ?? 0);
+        onProgress?.(Math.min(i + CHUNK, records.length), records.length);
+        columns = await following;
+      }
+      summary.unchanged = summary.received - summary.inserted - summary.updated;
+      await trx
+        .updateTable('imports')
+        .set({ inserted: summary.inserted, updated: summary.updated, unchanged: summary.unchanged })
+        .where('id', '=', meta.id)
+        .execute();
+      if (summary.inserted + summary.updated > 0) await bump(trx, 'data');
+      // Other instances refresh on the version poll; NOTIFY only shortens the wait.
+      await sql`select pg_notify('mds_changes', 'data')`.execute(trx);
+      outcome = { ...summary, importId: meta.id, revisions: await firstRevisions(trx, meta.id), dryRun };
+      // A dry run: everything was checked and counted by the real statements; undo it all.
+      if (dryRun) throw new DryRunRollback(outcome);
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof DryRunRollback)) throw err;
+    });
+  return outcome as ImportOutcome;
 }
 
 type Counted = { rows: Array<{ inserted: number; updated: number }> };
@@ -92,20 +112,51 @@ function encodeColumns(table: ObservationTable, part: readonly Observation[]): s
   );
 }
 
+/** Where a chunk's revisions go: its import, the time, and the revisions before it. */
+interface Revising {
+  meta: ImportMeta;
+  now: number;
+  seq: number;
+}
+
 /**
  * One chunk in one statement: the upsert skips identical rows (its WHERE), and
- * `xmax = 0` tells an inserted row from an updated one.
+ * `xmax = 0` tells an inserted row from an updated one. Every statement of a
+ * WITH sees the table as it was before the statement, so `old` holds the
+ * values the upsert replaces: they become the import's revisions (decisions 51).
  */
-function upsert(trx: Transaction<Database>, table: ObservationTable, columns: string[]): Promise<Counted> {
+function upsert(
+  trx: Transaction<Database>,
+  table: ObservationTable,
+  columns: string[],
+  r: Revising,
+): Promise<Counted> {
   const t = sql.table(table.name);
-  const names = sql.raw(columnNames(table).join(', '));
+  const names = columnNames(table);
+  const keys = keyColumns(table);
+  const list = sql.raw(names.join(', '));
   const arrays = sql.join(columns.map((a, i) => sql`${a}::${sql.raw(table.columns[i]!.type)}[]`));
+  const joined = sql.raw(keys.map((k) => `t.${k} = i.${k}`).join(' and '));
+  const code = sql.raw(table.name === 'rates' ? 'o.currency' : 'o.purity');
+  const source = sql.raw(table.name === 'rates' ? 'o.source' : "'gold'");
+  const order = sql.raw(keys.map((k) => `o.${k}`).join(', '));
   return sql<{ inserted: number; updated: number }>`
-    with up as (
-      insert into ${t} (${names}) select * from unnest(${arrays})
-      on conflict (${sql.raw(keyColumns(table).join(', '))}) do update set buy = excluded.buy, sell = excluded.sell
+    with i as (select * from unnest(${arrays}) as i(${list})),
+    o as (
+      select ${sql.raw(keys.map((k) => `t.${k}`).join(', '))}, t.buy as old_buy, t.sell as old_sell,
+        i.buy as new_buy, i.sell as new_sell
+      from ${t} t join i on ${joined}
+      where t.buy <> i.buy or t.sell <> i.sell),
+    up as (
+      insert into ${t} (${list}) select * from i
+      on conflict (${sql.raw(keys.join(', '))}) do update set buy = excluded.buy, sell = excluded.sell
       where ${t}.buy <> excluded.buy or ${t}.sell <> excluded.sell
-      returning (xmax = 0) as fresh)
+      returning (xmax = 0) as fresh),
+    rev as (
+      insert into revisions (import_id, seq, kind, code, source, updated_at, old_buy, old_sell, new_buy, new_sell, revised_at)
+      select ${r.meta.id}, ${r.seq} + row_number() over (order by ${order}) - 1, ${table.name}, ${code}, ${source},
+        o.updated_at, o.old_buy, o.old_sell, o.new_buy, o.new_sell, ${r.now}::bigint
+      from o)
     select count(*) filter (where fresh) as inserted, count(*) filter (where not fresh) as updated from up`.execute(
     trx,
   );

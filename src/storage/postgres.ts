@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
-import type { ImportSummary, RateObservation } from '../domain/types.js';
+import type { RateObservation } from '../domain/types.js';
 import { errorCode, isNetworkFailure, type UnavailableTest } from './errors.js';
 import * as access from './kysely/access.js';
 import type { Db } from './kysely/database.js';
@@ -21,6 +21,7 @@ import {
   type ConsumeOutcome,
   type ConsumeRequest,
   type ImportOptions,
+  type ImportOutcome,
   type RateHistoryQuery,
   type Store,
   type UsageIncrement,
@@ -62,7 +63,7 @@ class PostgresParts implements BackendParts {
     private readonly pool: Pool,
   ) {}
 
-  importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportSummary> {
+  importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportOutcome> {
     return importObservations(this.db, batch, options);
   }
 

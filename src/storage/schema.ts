@@ -91,6 +91,46 @@ export interface MinuteUsageTable {
   used: number;
 }
 
+/** One row per import that wrote (a dry run leaves none): decisions 51. */
+export interface ImportsTable {
+  id: string;
+  kind: string;
+  /** The file's base name, `stdin`, or what wrote it (`sample`). */
+  source_name: string | null;
+  format: string | null;
+  /** `cli:<operating-system user>`, or an admin token's id. */
+  actor: string;
+  created_at: number;
+  received: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  /** 1 when the file was imported with --accept-outliers. */
+  accepted_outliers: number;
+  /** Records that a guard would have refused (let through by --accept-outliers). */
+  outliers: number;
+  /** The change threshold in percent the import was checked with; null when no guard ran. */
+  max_change_percent: number | null;
+}
+
+/** What a stored observation was before an import changed it: decisions 51. */
+export interface RevisionsTable {
+  import_id: string;
+  /** Position within its import: with import_id, the key. */
+  seq: number;
+  kind: string;
+  /** The currency (rates) or the purity (gold). */
+  code: string;
+  /** The rate source; `gold` for gold. */
+  source: string;
+  updated_at: number;
+  old_buy: number;
+  old_sell: number;
+  new_buy: number;
+  new_sell: number;
+  revised_at: number;
+}
+
 export interface Database {
   assets: AssetsTable;
   rates: RatesTable;
@@ -102,4 +142,6 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage: UsageTable;
   minute_usage: MinuteUsageTable;
+  imports: ImportsTable;
+  revisions: RevisionsTable;
 }

@@ -5,14 +5,30 @@
  */
 import type { ImportSummary, RateObservation } from '../domain/types.js';
 import {
+  IMPORT_COLUMNS,
+  importRow,
+  importValues,
+  metaOf,
+  REVISION_COLUMNS,
+  toRevision,
+} from './import-records.js';
+import {
   columnNames,
   keyColumns,
   type Observation,
   type ObservationBatch,
   observationTable,
 } from './observations.js';
+import type { RevisionsTable } from './schema.js';
 import type { SqliteConnection } from './sqlite-connection.js';
-import { type ImportOptions, UnknownAssetsError } from './store.js';
+import {
+  DryRunRollback,
+  type ImportOptions,
+  type ImportOutcome,
+  REVISIONS_SHOWN,
+  type RevisionRecord,
+  UnknownAssetsError,
+} from './store.js';
 
 const PROGRESS_EVERY = 50_000;
 /** Records per multi-row INSERT of an import (500 bound parameters for rates). */
@@ -29,8 +45,10 @@ function assertKnownCurrencies(conn: SqliteConnection, records: readonly RateObs
 export function importObservations(
   conn: SqliteConnection,
   batch: ObservationBatch,
-  { onProgress }: ImportOptions,
-): ImportSummary {
+  { onProgress, meta: given, dryRun = false }: ImportOptions,
+): ImportOutcome {
+  const meta = metaOf(given);
+  const now = Date.now();
   const summary: ImportSummary = {
     kind: batch.kind,
     received: batch.records.length,
@@ -56,6 +74,34 @@ export function importObservations(
   const savepoint = conn.statement('savepoint chunk');
   const release = conn.statement('release chunk');
   const rollback = conn.statement('rollback to chunk');
+  const insertImport = conn.statement(
+    `insert into imports (${IMPORT_COLUMNS.join(', ')}) values (${IMPORT_COLUMNS.map(() => '?').join(', ')})`,
+  );
+  const countImport = conn.statement(
+    'update imports set inserted = ?, updated = ?, unchanged = ? where id = ?',
+  );
+  const insertRevision = conn.statement(
+    `insert into revisions (${REVISION_COLUMNS.join(', ')}) values (${REVISION_COLUMNS.map(() => '?').join(', ')})`,
+  );
+  const revisions: RevisionRecord[] = [];
+  /** What the stored observation was: a revision of this import (decisions 51). */
+  const revise = (k: Array<string | number>, old: number[], r: Observation) => {
+    const row: RevisionsTable = {
+      import_id: meta.id,
+      seq: summary.updated,
+      kind: batch.kind,
+      code: k[0] as string,
+      source: batch.kind === 'rates' ? (k[1] as string) : 'gold',
+      updated_at: k[table.keyWidth - 1] as number,
+      old_buy: old[0]!,
+      old_sell: old[1]!,
+      new_buy: r.buy,
+      new_sell: r.sell,
+      revised_at: now,
+    };
+    insertRevision.run(REVISION_COLUMNS.map((c) => row[c]));
+    if (revisions.length < REVISIONS_SHOWN) revisions.push(toRevision(row));
+  };
 
   /** One record on its own: insert, or compare with the stored one and update if it differs. */
   const values = new Array<string | number>(width);
@@ -69,6 +115,7 @@ export function importObservations(
     const old = find.get(k) as number[];
     if (old[0] !== r.buy || old[1] !== r.sell) {
       update.run(r.buy, r.sell, ...k);
+      revise(k, old, r);
       summary.updated++;
     } else summary.unchanged++;
   };
@@ -108,14 +155,25 @@ export function importObservations(
     raw
       .transaction(() => {
         if (checkAssetsHere) assertKnownCurrencies(conn, records as readonly RateObservation[]);
+        // The record first: the revisions refer to it; its counts are known at the end.
+        insertImport.run(importValues(importRow(meta, summary, now)));
         run();
+        countImport.run(summary.inserted, summary.updated, summary.unchanged, meta.id);
         if (summary.inserted + summary.updated > 0) {
           conn.statement("update versions set value = value + 1 where name = 'data'").run();
         }
+        // A dry run: everything was checked and counted by the real statements; undo it all.
+        if (dryRun) throw new DryRunRollback(outcome());
       })
       .immediate();
+  } catch (err) {
+    if (!(err instanceof DryRunRollback)) throw err;
   } finally {
     if (checkAssetsHere) raw.exec('pragma foreign_keys = ON');
   }
-  return summary;
+  return outcome();
+
+  function outcome(): ImportOutcome {
+    return { ...summary, importId: meta.id, revisions, dryRun };
+  }
 }

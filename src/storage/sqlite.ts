@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import { setting } from '../config/setting.js';
-import type { ImportSummary, RateObservation } from '../domain/types.js';
+import type { RateObservation } from '../domain/types.js';
 import { classified, errorCode, type UnavailableTest } from './errors.js';
 import type { Db } from './kysely/database.js';
 import { type BackendParts, kyselyStore } from './kysely/store.js';
@@ -30,6 +30,7 @@ import {
   type ConsumeOutcome,
   type ConsumeRequest,
   type ImportOptions,
+  type ImportOutcome,
   type RateHistoryQuery,
   type Store,
   type UsageIncrement,
@@ -122,7 +123,7 @@ class SqliteParts implements BackendParts {
     this.raw = conn.db;
   }
 
-  async importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportSummary> {
+  async importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportOutcome> {
     return importObservations(this.conn, batch, options);
   }
 

@@ -43,7 +43,12 @@ describe.each(backends())('store contract on $name', ({ name }) => {
   });
 
   it('migrates once, then has nothing to apply', async () => {
-    expect(await store.migrate()).toEqual(['0001_market_data', '0002_access', '0003_minute_usage']);
+    expect(await store.migrate()).toEqual([
+      '0001_market_data',
+      '0002_access',
+      '0003_minute_usage',
+      '0004_imports_and_revisions',
+    ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);
   });

@@ -1,15 +1,21 @@
 import { FORMATS, type ImportFormat } from '../../import/detect.js';
 import type { ImportKind } from '../../import/records.js';
 import type { Command } from '../command.js';
-import { CliError, summaryLine } from '../output.js';
+import { CliError, revisionDoc, revisionLine, summaryLine } from '../output.js';
 import { terminalProgress } from '../progress.js';
 
 const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
 
 export const importCommand: Command = {
   name: ['import'],
-  usage: 'import assets|rates|gold <file|-> [--format ndjson|csv|json]',
-  options: { format: { type: 'string' } },
+  usage:
+    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers]',
+  options: {
+    format: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    'max-change': { type: 'string' },
+    'accept-outliers': { type: 'boolean' },
+  },
   positionals: { min: 2, max: 2 },
   async run({ values, positionals, out, databaseUrl }) {
     const [kind, file] = positionals as [string, string];
@@ -19,6 +25,18 @@ export const importCommand: Command = {
     if (format !== undefined && !FORMATS.includes(format as ImportFormat)) {
       throw new CliError(`--format: must be one of ${FORMATS.join(', ')}`, 2);
     }
+    const maxChange = values['max-change'] as string | undefined;
+    const maxChangePercent = maxChange === undefined ? undefined : Number(maxChange);
+    if (
+      maxChange !== undefined &&
+      (!/^\d+(\.\d+)?$/.test(maxChange) || !(maxChangePercent! > 0 && maxChangePercent! <= 10_000))
+    ) {
+      throw new CliError(
+        `--max-change: "${maxChange.slice(0, 40)}" is not a percent; write a number above 0 and at most 10000, such as --max-change 35`,
+        2,
+      );
+    }
+    const dryRun = values['dry-run'] === true;
     const started = performance.now();
     // Loaded here: the parsers and the compiled record rules are for this command only.
     const { ImportError, runImport } = await import('../../import/run.js');
@@ -28,13 +46,36 @@ export const importCommand: Command = {
       format: format as ImportFormat | undefined,
       databaseUrl,
       progress: terminalProgress(!out.json),
+      maxChangePercent,
+      acceptOutliers: values['accept-outliers'] === true,
+      dryRun,
     }).catch((err: unknown) => {
       throw err instanceof ImportError ? new CliError(err.message, 1, err.problems) : err;
     });
     const seconds = (performance.now() - started) / 1000;
+    const { importId, revisions, outliers, dryRun: _, ...counts } = summary;
+    const more = summary.updated - revisions.length;
     out.result(
-      { ...summary, seconds: Math.round(seconds * 1000) / 1000 },
-      `${summaryLine(summary)} in ${seconds.toFixed(2)} s`,
+      {
+        ...counts,
+        seconds: Math.round(seconds * 1000) / 1000,
+        importId: dryRun ? null : importId,
+        dryRun,
+        revisions: revisions.map(revisionDoc),
+        revisionsNotShown: more,
+        acceptedOutliers: outliers,
+      },
+      [
+        `${dryRun ? 'dry run, nothing written: ' : ''}${summaryLine(summary)} in ${seconds.toFixed(2)} s${dryRun ? '' : ` (import ${importId})`}`,
+        ...revisions.map((r) => `  updated ${revisionLine(r)}`),
+        ...(more > 0 ? [`  … and ${more} more updated`] : []),
+        ...(outliers.length > 0
+          ? [
+              `  accepted ${outliers.length} outlier(s) (--accept-outliers):`,
+              ...outliers.map((p) => `    line ${p.line}: ${p.message}`),
+            ]
+          : []),
+      ],
     );
   },
 };

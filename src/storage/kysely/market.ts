@@ -10,8 +10,17 @@ import type {
   RateObservation,
   Source,
 } from '../../domain/types.js';
-import type { DailyRatesQuery, GoldHistoryQuery, RateHistoryQuery } from '../store.js';
+import { metaOf } from '../import-records.js';
+import {
+  type DailyRatesQuery,
+  DryRunRollback,
+  type GoldHistoryQuery,
+  type ImportOptions,
+  type ImportOutcome,
+  type RateHistoryQuery,
+} from '../store.js';
 import { bump, type Db } from './database.js';
+import { insertImport } from './imports.js';
 
 type RateRow = { currency: string; source: string; updated_at: number; buy: number; sell: number };
 type GoldRow = { purity: string; updated_at: number; buy: number; sell: number };
@@ -150,8 +159,17 @@ export async function unknownAssets(db: Db, codes: readonly string[]): Promise<s
   return wanted.filter((c) => !known.has(c)).sort();
 }
 
-/** The asset directory is small: row-by-row upserts in one transaction are plenty. */
-export async function importAssets(db: Db, records: readonly Asset[]): Promise<ImportSummary> {
+/**
+ * The asset directory is small: row-by-row upserts in one transaction are
+ * plenty. The import's record goes in the same transaction; a dry run rolls it
+ * all back after counting (decisions 51).
+ */
+export async function importAssets(
+  db: Db,
+  records: readonly Asset[],
+  options: ImportOptions,
+): Promise<ImportOutcome> {
+  const meta = metaOf(options.meta);
   const summary: ImportSummary = {
     kind: 'assets',
     received: records.length,
@@ -159,35 +177,48 @@ export async function importAssets(db: Db, records: readonly Asset[]): Promise<I
     updated: 0,
     unchanged: 0,
   };
-  await db.transaction().execute(async (trx) => {
-    const existing = new Map((await trx.selectFrom('assets').selectAll().execute()).map((r) => [r.code, r]));
-    for (const a of records) {
-      const row = {
-        code: a.code,
-        symbol: a.symbol,
-        type: a.type,
-        name_en: a.names.en,
-        name_fr: a.names.fr,
-        name_ar: a.names.ar,
-      };
-      const old = existing.get(a.code);
-      if (!old) {
-        await trx.insertInto('assets').values(row).execute();
-        summary.inserted++;
-      } else if (
-        old.symbol !== row.symbol ||
-        old.type !== row.type ||
-        old.name_en !== row.name_en ||
-        old.name_fr !== row.name_fr ||
-        old.name_ar !== row.name_ar
-      ) {
-        await trx.updateTable('assets').set(row).where('code', '=', a.code).execute();
-        summary.updated++;
-      } else {
-        summary.unchanged++;
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      const existing = new Map(
+        (await trx.selectFrom('assets').selectAll().execute()).map((r) => [r.code, r]),
+      );
+      for (const a of records) {
+        const row = {
+          code: a.code,
+          symbol: a.symbol,
+          type: a.type,
+          name_en: a.names.en,
+          name_fr: a.names.fr,
+          name_ar: a.names.ar,
+        };
+        const old = existing.get(a.code);
+        if (!old) {
+          await trx.insertInto('assets').values(row).execute();
+          summary.inserted++;
+        } else if (
+          old.symbol !== row.symbol ||
+          old.type !== row.type ||
+          old.name_en !== row.name_en ||
+          old.name_fr !== row.name_fr ||
+          old.name_ar !== row.name_ar
+        ) {
+          await trx.updateTable('assets').set(row).where('code', '=', a.code).execute();
+          summary.updated++;
+        } else {
+          summary.unchanged++;
+        }
       }
-    }
-    if (summary.inserted + summary.updated > 0) await bump(trx, 'data');
-  });
-  return summary;
+      if (summary.inserted + summary.updated > 0) await bump(trx, 'data');
+      await insertImport(trx, meta, summary, Date.now());
+      if (options.dryRun) throw new DryRunRollback(outcome(true));
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof DryRunRollback)) throw err;
+    });
+  return outcome(options.dryRun === true);
+
+  function outcome(dryRun: boolean): ImportOutcome {
+    return { ...summary, importId: meta.id, revisions: [], dryRun };
+  }
 }

@@ -6,13 +6,14 @@
  * by the backend, never both; every failure the backend's driver reports as
  * an outage leaves as StoreUnavailableError (errors.ts).
  */
-import type { ImportSummary, RateObservation } from '../../domain/types.js';
+import type { RateObservation } from '../../domain/types.js';
 import { guarded, type UnavailableTest } from '../errors.js';
 import type { ObservationBatch } from '../observations.js';
 import type {
   ConsumeOutcome,
   ConsumeRequest,
   ImportOptions,
+  ImportOutcome,
   RateHistoryQuery,
   Store,
   StoreDialect,
@@ -20,12 +21,13 @@ import type {
 } from '../store.js';
 import * as access from './access.js';
 import { type Db, migrate, ping, setting, versions } from './database.js';
+import * as imports from './imports.js';
 import * as market from './market.js';
 import * as usage from './usage.js';
 
 export interface BackendParts {
   /** Rates and gold, in bulk: each dialect has its own fastest way. */
-  importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportSummary>;
+  importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportOutcome>;
   rateHistory(query: RateHistoryQuery): Promise<RateObservation[]>;
   touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void>;
   addUsage(increments: readonly UsageIncrement[], now: number): Promise<void>;
@@ -57,8 +59,11 @@ export function kyselyStore(
     unknownAssets: (codes) => market.unknownAssets(db, codes),
     import: (batch, options = {}) =>
       batch.kind === 'assets'
-        ? market.importAssets(db, batch.records)
+        ? market.importAssets(db, batch.records, options)
         : own.importObservations(batch, options),
+    seriesAround: (series, from, to) => imports.seriesAround(db, series, from, to),
+    listImports: (limit) => imports.listImports(db, limit),
+    listRevisions: (q) => imports.listRevisions(db, q),
 
     createAccount: (a) => access.createAccount(db, a),
     getAccount: (id) => access.getAccount(db, id),
