@@ -11,7 +11,12 @@
  * is used (MDS_SQLITE_MAX_PAGES, when a store opens) goes through
  * config/setting.ts `setting`, against the same schema.
  */
-import { ServeEnvironment, type Variable } from './config/environment.js';
+import {
+  DEFAULT_STALE_AFTER,
+  ServeEnvironment,
+  type StaleFamily,
+  type Variable,
+} from './config/environment.js';
 import { ConfigError, checked } from './config/setting.js';
 
 export {
@@ -19,6 +24,8 @@ export {
   Environment,
   LOG_LEVELS,
   ServeEnvironment,
+  STALE_FAMILIES,
+  type StaleFamily,
   StoreEnvironment,
 } from './config/environment.js';
 export { ConfigError, setting } from './config/setting.js';
@@ -69,6 +76,28 @@ export interface Contact {
 
 export const DEFAULT_CONTACT_NAME = 'Market Data Service (DZD) API support';
 
+/** Seconds after which each family's newest observation is stale (MDS_STALE_AFTER, docs/decisions.md 53). */
+export type StaleAfter = Record<StaleFamily, number>;
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/**
+ * MDS_STALE_AFTER's value (already checked against its schema) over the
+ * defaults: a partial list overrides only the families it names; '' gives the
+ * defaults.
+ */
+export function staleAfterSeconds(text = ''): StaleAfter {
+  const seconds = {} as StaleAfter;
+  for (const list of [DEFAULT_STALE_AFTER, text]) {
+    for (const pair of list.split(',')) {
+      const [family, duration] = pair.trim().split('=') as [StaleFamily, string | undefined];
+      if (!duration) continue;
+      seconds[family] = Number(duration.slice(0, -1)) * UNIT_SECONDS[duration.slice(-1)]!;
+    }
+  }
+  return seconds;
+}
+
 /** What the server takes: the environment turned into values. */
 export interface ServeConfig {
   host: string;
@@ -88,6 +117,8 @@ export interface ServeConfig {
   trustProxy: string;
   /** Undefined when no MDS_CONTACT_* is set: the document's own default (http/openapi.ts). */
   contact?: Contact;
+  /** Undefined when MDS_STALE_AFTER is unset: the defaults (`staleAfterSeconds()`). */
+  staleAfter?: StaleAfter;
 }
 
 const SERVE_VARIABLES = Object.keys(ServeEnvironment.properties) as (keyof ServeEnvironment)[];
@@ -126,6 +157,7 @@ export function readConfig(
             ...(v.MDS_CONTACT_URL ? { url: v.MDS_CONTACT_URL } : {}),
           }
         : undefined,
+    staleAfter: v.MDS_STALE_AFTER ? staleAfterSeconds(v.MDS_STALE_AFTER) : undefined,
   };
   // Rules across variables, once each variable passed its own.
   const problems: string[] = [];

@@ -9,7 +9,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
-import type { Contact } from './config.js';
+import type { Contact, StaleAfter } from './config.js';
 import type { TrustProxy } from './http/client-address.js';
 import { assemble, type Runtime } from './runtime/assemble.js';
 import { lockSqliteFile } from './runtime/single-process.js';
@@ -38,6 +38,8 @@ export interface ServerOptions {
   trustProxy?: TrustProxy;
   /** info.contact of the OpenAPI document (MDS_CONTACT_*); a name only when undefined. */
   contact?: Contact;
+  /** MDS_STALE_AFTER in seconds per family (GET /status, the freshness gauges); the defaults when undefined. */
+  staleAfter?: StaleAfter;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -84,6 +86,7 @@ export async function startServer(
       redisUrl: options.redisUrl,
       redisCluster: options.redisCluster,
       redisPrefix: options.redisPrefix,
+      staleAfter: options.staleAfter,
       onBackgroundError: (err) =>
         logger.error(
           { err },

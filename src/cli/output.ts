@@ -4,7 +4,7 @@
  */
 import { microsToNumber } from '../domain/decimal.js';
 import type { ImportSummary } from '../domain/types.js';
-import type { RevisionRecord } from '../storage/store.js';
+import type { RevisionRecord } from '../storage/import-records.js';
 
 export class CliError extends Error {
   constructor(

@@ -6,6 +6,7 @@ import type { Command } from './command.js';
 import { accessCommands } from './commands/access.js';
 import { importCommand } from './commands/import.js';
 import { importsCommands } from './commands/imports.js';
+import { initCommand } from './commands/init.js';
 import { migrateCommand } from './commands/migrate.js';
 import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
@@ -13,6 +14,7 @@ import { serveCommand } from './commands/serve.js';
 export const COMMANDS: readonly Command[] = [
   serveCommand,
   migrateCommand,
+  initCommand,
   importCommand,
   ...importsCommands,
   seedCommand,

@@ -32,6 +32,19 @@ const oneOf = (
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/**
+ * MDS_STALE_AFTER (docs/decisions.md 53): how old each family's newest
+ * observation may get before /status and the metrics call it stale. The
+ * families are the three rate sources and gold.
+ */
+export const STALE_FAMILIES = ['parallel', 'official', 'transfer', 'gold'] as const;
+export type StaleFamily = (typeof STALE_FAMILIES)[number];
+/** Quotes are taken daily (parallel, transfer, gold); the Bank of Algeria does not publish on weekends and holidays. */
+export const DEFAULT_STALE_AFTER = 'parallel=36h,official=96h,transfer=48h,gold=48h';
+const STALE_PAIR = `(?:${STALE_FAMILIES.join('|')})=[1-9]\\d{0,5}[smhd]`;
+/** family=duration pairs, each family at most once (the lookahead refuses a repeated one). */
+const STALE_AFTER = `^(?!.*\\b(${STALE_FAMILIES.join('|')})=.*\\b\\1=)(?:${STALE_PAIR}(?:\\s*,\\s*${STALE_PAIR})*)?$`;
+
 /** What `mds serve` reads, checked all together before anything starts (src/config.ts readConfig). */
 export const ServeEnvironment = Type.Object({
   MDS_HOST: text({
@@ -107,6 +120,16 @@ export const ServeEnvironment = Type.Object({
     description: 'info.contact.url of the OpenAPI document; empty: none',
     pattern: '^(?:https?://\\S+)?$',
     errorMessage: 'must be an http:// or https:// URL, e.g. https://example.com/support',
+  }),
+  MDS_STALE_AFTER: text({
+    default: '',
+    description:
+      'age after which a family’s newest observation is stale in /status and the metrics, as family=duration ' +
+      `pairs; a partial list overrides only the families it names (default ${DEFAULT_STALE_AFTER})`,
+    pattern: STALE_AFTER,
+    errorMessage:
+      `must be comma-separated family=duration pairs (families ${STALE_FAMILIES.join(', ')}, each at most once; ` +
+      'durations a whole number from 1 to 999999 followed by s, m, h or d), e.g. parallel=36h,gold=2d',
   }),
 });
 

@@ -67,7 +67,7 @@ export async function registerOpenApi(
         {
           name: 'Health',
           description:
-            'Liveness and readiness for load balancers and orchestrators: outside /v1, no key, no quota.',
+            'Liveness and readiness for load balancers and orchestrators, data freshness for monitoring: outside /v1, no key, no quota.',
         },
       ],
       components: {

@@ -12,7 +12,8 @@
  */
 import { microsToNumber, percentChange } from '../domain/decimal.js';
 import type { GoldObservation, RateObservation } from '../domain/types.js';
-import type { Point, SeriesKey, Store } from '../storage/store.js';
+import type { Point, SeriesKey } from '../storage/import-records.js';
+import type { Store } from '../storage/store.js';
 import type { ImportProblem } from './records.js';
 
 export const DEFAULT_MAX_CHANGE_PERCENT = 20;

@@ -3,7 +3,7 @@
  * never on the public one. Label values are route templates, statuses and
  * fixed words: never a key, a grant id or anything a client chose.
  */
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Store } from '../storage/store.js';
 
 /** One labelled count of a hot path; see `Tallies`. */
@@ -119,6 +119,12 @@ class TallyHistogram<L extends string> {
   }
 }
 
+/** One family's freshness as the gauges read it (runtime/freshness.ts gives it). */
+export interface FreshnessSample {
+  ageSeconds: number | null;
+  thresholdSeconds: number;
+}
+
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export class Metrics {
@@ -186,6 +192,43 @@ export class Metrics {
     LATENCY_BUCKETS,
     this.registry,
   ).for({});
+
+  /** What the freshness gauges read when scraped; none until `readFreshness`. */
+  private freshness: () => Record<string, FreshnessSample> = () => ({});
+
+  /**
+   * Computed at scrape time from the snapshot and the clock (docs/decisions.md
+   * 53). A family without any observation has no series here, rather than NaN,
+   * which no comparison alerts on: its threshold series stays, and
+   * docs/operations.md alerts on a threshold without an age.
+   */
+  readonly dataAge: Gauge<'family'> = new Gauge({
+    name: 'mds_data_age_seconds',
+    help: 'Age of the newest observation of each family (parallel, official, transfer, gold), by this instance’s clock',
+    labelNames: ['family'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.dataAge.reset();
+      for (const [family, { ageSeconds }] of Object.entries(this.freshness()))
+        if (ageSeconds !== null) this.dataAge.set({ family }, ageSeconds);
+    },
+  });
+
+  readonly staleThreshold: Gauge<'family'> = new Gauge({
+    name: 'mds_data_stale_threshold_seconds',
+    help: 'Age past which a family’s newest observation is stale (MDS_STALE_AFTER)',
+    labelNames: ['family'] as const,
+    registers: [this.registry],
+    collect: () => {
+      for (const [family, { thresholdSeconds }] of Object.entries(this.freshness()))
+        this.staleThreshold.set({ family }, thresholdSeconds);
+    },
+  });
+
+  /** Where the freshness gauges read from: the instance's own report (runtime/assemble.ts). */
+  readFreshness(read: () => Record<string, FreshnessSample>): void {
+    this.freshness = read;
+  }
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'mds_' });

@@ -5,6 +5,7 @@
  */
 import { Authenticator } from '../access/authenticator.js';
 import { KeyActivity } from '../access/key-activity.js';
+import type { StaleAfter } from '../config.js';
 import { cursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import { MemoryLimiter } from '../limits/memory.js';
@@ -13,6 +14,7 @@ import { UsageRecorder } from '../limits/usage-recorder.js';
 import { instrumentStore, Metrics } from '../observability/metrics.js';
 import { openStore } from '../storage/open.js';
 import type { Store } from '../storage/store.js';
+import { Freshness } from './freshness.js';
 import { MarketData } from './market-data.js';
 import type { Services } from './services.js';
 import { Watcher } from './watcher.js';
@@ -33,6 +35,8 @@ export interface AssembleOptions {
   metrics?: Metrics;
   /** Told of failures of the store's background work (SQLite's checkpoint thread). */
   onBackgroundError?: (err: Error) => void;
+  /** MDS_STALE_AFTER in seconds per family; the defaults when undefined (config.ts staleAfterSeconds). */
+  staleAfter?: StaleAfter;
 }
 
 export interface Runtime {
@@ -90,6 +94,8 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
   const misses = metrics.cacheTallies.for({ cache: 'verified_keys', result: 'miss' });
   const authenticator = new Authenticator(store, undefined, (hit) => (hit ? hits : misses).inc());
   const activity = new KeyActivity(store);
+  const freshness = new Freshness(market, now, options.staleAfter);
+  metrics.readFreshness(() => freshness.report().families);
   const watcher = new Watcher(store, market, authenticator, activity, options.pollMs ?? 500);
   await watcher.start();
 
@@ -98,6 +104,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     limiter,
     authenticator,
     market,
+    freshness,
     cursors: cursorCodec(secret),
     activity,
     now,

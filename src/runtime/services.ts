@@ -8,6 +8,7 @@ import type { CursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../storage/store.js';
+import type { Freshness } from './freshness.js';
 import type { MarketData } from './market-data.js';
 
 export interface Services {
@@ -15,6 +16,8 @@ export interface Services {
   limiter: Limiter;
   authenticator: Authenticator;
   market: MarketData;
+  /** How old each family's newest observation is, against MDS_STALE_AFTER (GET /status, the gauges). */
+  freshness: Freshness;
   cursors: CursorCodec;
   activity: KeyActivity;
   /** Injectable clock: tests move time instead of sleeping. */

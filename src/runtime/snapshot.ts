@@ -43,6 +43,17 @@ export class MarketSnapshot {
   readonly pages = new PageCache();
   /** Premium series of this version of the data, per currency and window (routes/premium.ts). */
   readonly premiumSeries = new Map<string, PremiumSeries>();
+  /**
+   * The newest `updatedAt` (ms) each family serves, null without one: what
+   * /status and the freshness gauges measure ages from (runtime/freshness.ts),
+   * found once per version of the data.
+   */
+  readonly newest: Record<Source | 'gold', number | null> = {
+    parallel: null,
+    official: null,
+    transfer: null,
+    gold: null,
+  };
 
   constructor(
     readonly version: number,
@@ -87,6 +98,7 @@ export class MarketSnapshot {
         );
       }
       const codes = rows.map((r) => r.currency);
+      this.newest[source] = newestOf(rows);
       bySource[source] = {
         codes,
         records,
@@ -106,6 +118,7 @@ export class MarketSnapshot {
     }
 
     const goldRows = PURITIES.flatMap((purity) => gold.filter((g) => g.purity === purity));
+    this.newest.gold = newestOf(goldRows);
     this.goldLatest =
       goldRows.length === 0
         ? null
@@ -123,6 +136,13 @@ export class MarketSnapshot {
   static empty(): MarketSnapshot {
     return new MarketSnapshot(0, [], [], []);
   }
+}
+
+/** The latest `updatedAt` of `rows`, null when there are none. */
+function newestOf(rows: readonly { updatedAt: number }[]): number | null {
+  let newest: number | null = null;
+  for (const r of rows) if (newest === null || r.updatedAt > newest) newest = r.updatedAt;
+  return newest;
 }
 
 export function goldJson(g: GoldObservation): string {

@@ -1,6 +1,6 @@
-/** The answers of /healthz and /readyz: the envelope, outside /v1, without quota headers. */
+/** The answers of /healthz, /readyz and /status: the envelope, outside /v1, without quota headers. */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { RequestId } from './common.js';
+import { RequestId, Timestamp } from './common.js';
 import { ErrorResponses } from './responses.js';
 
 const RID = 'req_3f9k2m1x_1a';
@@ -56,6 +56,89 @@ export const ReadinessResponses = {
       'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds before asking again' }),
     },
     { data: { status: 'not_ready', store: false, limiter: true } },
+  ),
+  414: ErrorResponses[414],
+  500: ErrorResponses[500],
+};
+
+/** One family's freshness on /status (docs/decisions.md 53). */
+const family = (name: string) =>
+  Type.Object(
+    {
+      updatedAt: Type.Union([Timestamp, Type.Null()], {
+        description: 'The newest observation of the family this instance serves; null when it has none',
+      }),
+      ageSeconds: Type.Union([Type.Integer(), Type.Null()], {
+        description:
+          'Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation',
+      }),
+      thresholdSeconds: Type.Integer({
+        minimum: 1,
+        description: 'Age past which the family is stale (MDS_STALE_AFTER)',
+      }),
+      stale: Type.Boolean({
+        description: '`ageSeconds` is past `thresholdSeconds`, or the family has no observation at all',
+      }),
+    },
+    { additionalProperties: false, description: `The ${name}` },
+  );
+
+export const StatusResponses = {
+  200: answer(
+    Type.Object(
+      {
+        status: Type.Union([Type.Literal('ok'), Type.Literal('stale')], {
+          description: '`stale` when any family is stale',
+        }),
+        families: Type.Object(
+          {
+            parallel: family('parallel-market rates'),
+            official: family('Bank of Algeria official rates'),
+            transfer: family('money-transfer operators’ rates'),
+            gold: family('gold references'),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    'How old the newest data of each family is. 200 whether fresh or stale: alert on `status` or on the ' +
+      'metrics, not on the HTTP status',
+    {
+      ...RequestIdHeader,
+      'Cache-Control': Type.Literal('no-store', { description: 'Computed at each request: never cached' }),
+    },
+    {
+      data: {
+        status: 'ok',
+        families: {
+          parallel: {
+            updatedAt: '2026-11-21T09:00:00.000Z',
+            ageSeconds: 10800,
+            thresholdSeconds: 129600,
+            stale: false,
+          },
+          official: {
+            updatedAt: '2026-11-21T10:00:00.000Z',
+            ageSeconds: 7200,
+            thresholdSeconds: 345600,
+            stale: false,
+          },
+          transfer: {
+            updatedAt: '2026-11-21T11:00:00.000Z',
+            ageSeconds: 3600,
+            thresholdSeconds: 172800,
+            stale: false,
+          },
+          gold: {
+            updatedAt: '2026-11-21T09:30:00.000Z',
+            ageSeconds: 9000,
+            thresholdSeconds: 172800,
+            stale: false,
+          },
+        },
+      },
+    },
   ),
   414: ErrorResponses[414],
   500: ErrorResponses[500],

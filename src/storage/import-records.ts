@@ -4,9 +4,8 @@
  * changed, in the import's own transaction.
  */
 import { randomBytes } from 'node:crypto';
-import type { ImportSummary } from '../domain/types.js';
+import type { ImportSummary, Purity, Source } from '../domain/types.js';
 import type { ImportsTable, RevisionsTable } from './schema.js';
-import type { ImportMeta, ImportRecord, RevisionRecord } from './store.js';
 
 export const newImportId = (): string =>
   `imp_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').toLowerCase()}`;
@@ -106,4 +105,81 @@ export function toRevision(r: RevisionsTable): RevisionRecord {
     new: { buy: Number(r.new_buy), sell: Number(r.new_sell) },
     revisedAt: Number(r.revised_at),
   };
+}
+
+/** Who ran an import, on what, and how it was checked: kept as the import's record (decisions 51). */
+export interface ImportMeta {
+  /** `imp_…`, made by the caller so that it can be reported even when nothing was written. */
+  id: string;
+  actor: string;
+  sourceName: string | null;
+  format: string | null;
+  acceptedOutliers: boolean;
+  outliers: number;
+  maxChangePercent: number | null;
+}
+
+/** How many revisions an import's outcome lists (the rest are counted). */
+export const REVISIONS_SHOWN = 20;
+
+/** A stored observation's values before an import changed them (decisions 51). */
+export interface RevisionRecord {
+  importId: string;
+  kind: 'rates' | 'gold';
+  /** The currency, or the purity for gold. */
+  code: string;
+  /** The rate source, or `gold`. */
+  source: Source | 'gold';
+  updatedAt: number;
+  old: { buy: number; sell: number };
+  new: { buy: number; sell: number };
+  revisedAt: number;
+}
+
+/** What an import did (or, dry, would do): its counts, its id and its first revisions. */
+export interface ImportOutcome extends ImportSummary {
+  importId: string;
+  /** The first REVISIONS_SHOWN revisions, in input order; `updated` counts them all. */
+  revisions: RevisionRecord[];
+  dryRun: boolean;
+}
+
+/** An import's record as `mds imports list` shows it. */
+export interface ImportRecord extends ImportSummary {
+  id: string;
+  actor: string;
+  sourceName: string | null;
+  format: string | null;
+  createdAt: number;
+  acceptedOutliers: boolean;
+  outliers: number;
+  maxChangePercent: number | null;
+}
+
+export interface RevisionQuery {
+  kind?: 'rates' | 'gold';
+  code?: string;
+  source?: Source | 'gold';
+  /** Revisions made at or after this instant. */
+  since?: number;
+  limit: number;
+}
+
+/** A series of observations: a currency and source, or a gold purity. */
+export type SeriesKey =
+  | { kind: 'rates'; currency: string; source: Source }
+  | { kind: 'gold'; purity: Purity };
+
+/** An observation's instant and values, as the guards compare them. */
+export interface Point {
+  updatedAt: number;
+  buy: number;
+  sell: number;
+}
+
+/** Thrown inside an import's transaction to roll a dry run back after counting. */
+export class DryRunRollback extends Error {
+  constructor(readonly outcome: ImportOutcome) {
+    super('dry run');
+  }
 }

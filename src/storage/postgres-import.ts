@@ -4,7 +4,7 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { ImportSummary } from '../domain/types.js';
-import { metaOf } from './import-records.js';
+import { DryRunRollback, type ImportMeta, type ImportOutcome, metaOf } from './import-records.js';
 import { bump, type Db } from './kysely/database.js';
 import { firstRevisions, insertImport } from './kysely/imports.js';
 import {
@@ -16,7 +16,7 @@ import {
   observationTable,
 } from './observations.js';
 import type { Database } from './schema.js';
-import { DryRunRollback, type ImportMeta, type ImportOptions, type ImportOutcome } from './store.js';
+import type { ImportOptions } from './store.js';
 
 const CHUNK = 20_000;
 

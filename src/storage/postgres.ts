@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import type { RateObservation } from '../domain/types.js';
 import { errorCode, isNetworkFailure, type UnavailableTest } from './errors.js';
+import type { ImportOutcome } from './import-records.js';
 import * as access from './kysely/access.js';
 import type { Db } from './kysely/database.js';
 import * as market from './kysely/market.js';
@@ -21,7 +22,6 @@ import {
   type ConsumeOutcome,
   type ConsumeRequest,
   type ImportOptions,
-  type ImportOutcome,
   type RateHistoryQuery,
   type Store,
   type UsageIncrement,

@@ -5,11 +5,15 @@
  */
 import type { ImportSummary, RateObservation } from '../domain/types.js';
 import {
+  DryRunRollback,
   IMPORT_COLUMNS,
+  type ImportOutcome,
   importRow,
   importValues,
   metaOf,
   REVISION_COLUMNS,
+  REVISIONS_SHOWN,
+  type RevisionRecord,
   toRevision,
 } from './import-records.js';
 import {
@@ -21,14 +25,7 @@ import {
 } from './observations.js';
 import type { RevisionsTable } from './schema.js';
 import type { SqliteConnection } from './sqlite-connection.js';
-import {
-  DryRunRollback,
-  type ImportOptions,
-  type ImportOutcome,
-  REVISIONS_SHOWN,
-  type RevisionRecord,
-  UnknownAssetsError,
-} from './store.js';
+import { type ImportOptions, UnknownAssetsError } from './store.js';
 
 const PROGRESS_EVERY = 50_000;
 /** Records per multi-row INSERT of an import (500 bound parameters for rates). */

@@ -16,6 +16,7 @@ import type { RateObservation } from '../domain/types.js';
 import { classified, errorCode, type UnavailableTest } from './errors.js';
 import type { Db } from './kysely/database.js';
 import { type BackendParts, kyselyStore } from './kysely/store.js';
+import type { ImportOutcome } from './import-records.js';
 import type { ObservationBatch } from './observations.js';
 import type { Database } from './schema.js';
 import {
@@ -30,7 +31,6 @@ import {
   type ConsumeOutcome,
   type ConsumeRequest,
   type ImportOptions,
-  type ImportOutcome,
   type RateHistoryQuery,
   type Store,
   type UsageIncrement,

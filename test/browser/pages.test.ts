@@ -35,6 +35,7 @@ const SCREENSHOTS = resolve('docs/screenshots');
 const DOC_PATHS = [
   '/healthz',
   '/readyz',
+  '/status',
   '/v1/assets',
   '/v1/rates/latest',
   '/v1/rates/history',

@@ -95,7 +95,8 @@ describe('mds errors and help', () => {
       run(['import', 'assets', 'a.ndjson', 'b.ndjson']),
       run(['migrate', 'now']),
     ]);
-    const importUsage = 'mds: usage: mds import assets|rates|gold <file|-> [--format ndjson|csv|json]\n';
+    const importUsage =
+      'mds: usage: mds import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers]\n';
     expect(failed(tooFew, 2)).toBe(importUsage);
     expect(failed(tooMany, 2)).toBe(importUsage);
     expect(failed(extra, 2)).toBe('mds: usage: mds migrate\n');

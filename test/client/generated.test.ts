@@ -79,6 +79,7 @@ describe('generated client types', () => {
     expect(OPERATIONS.map((o) => o.path)).toEqual([
       '/healthz',
       '/readyz',
+      '/status',
       '/v1/assets',
       '/v1/rates/latest',
       '/v1/rates/history',

@@ -26,6 +26,7 @@ const V1_PATHS = [
 const OPERATION_IDS = {
   '/healthz': 'getHealth',
   '/readyz': 'getReadiness',
+  '/status': 'getStatus',
   '/v1/assets': 'listAssets',
   '/v1/rates/latest': 'getLatestRates',
   '/v1/rates/history': 'getRatesHistory',

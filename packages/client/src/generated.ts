@@ -175,6 +175,85 @@ export interface ReadyzResponse {
   meta: ReadyzMeta;
 }
 
+// ---- GET /status ---------------------------------------------------------------
+
+/** Query parameters of `GET /status`: Data freshness */
+export type StatusQuery = Record<string, never>;
+
+/** `data` of `GET /status`: Data freshness */
+export interface StatusData {
+  /** `stale` when any family is stale */
+  status: 'ok' | 'stale';
+  families: {
+    /** The parallel-market rates */
+    parallel: {
+      /** The newest observation of the family this instance serves; null when it has none */
+      updatedAt: string | null;
+      /**
+       * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
+       */
+      ageSeconds: number | null;
+      /** Age past which the family is stale (MDS_STALE_AFTER) */
+      thresholdSeconds: number;
+      /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
+      stale: boolean;
+    };
+    /** The Bank of Algeria official rates */
+    official: {
+      /** The newest observation of the family this instance serves; null when it has none */
+      updatedAt: string | null;
+      /**
+       * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
+       */
+      ageSeconds: number | null;
+      /** Age past which the family is stale (MDS_STALE_AFTER) */
+      thresholdSeconds: number;
+      /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
+      stale: boolean;
+    };
+    /** The money-transfer operators’ rates */
+    transfer: {
+      /** The newest observation of the family this instance serves; null when it has none */
+      updatedAt: string | null;
+      /**
+       * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
+       */
+      ageSeconds: number | null;
+      /** Age past which the family is stale (MDS_STALE_AFTER) */
+      thresholdSeconds: number;
+      /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
+      stale: boolean;
+    };
+    /** The gold references */
+    gold: {
+      /** The newest observation of the family this instance serves; null when it has none */
+      updatedAt: string | null;
+      /**
+       * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
+       */
+      ageSeconds: number | null;
+      /** Age past which the family is stale (MDS_STALE_AFTER) */
+      thresholdSeconds: number;
+      /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
+      stale: boolean;
+    };
+  };
+}
+
+/** `meta` of `GET /status`: Data freshness */
+export interface StatusMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/**
+ * How old the newest data of each family is. 200 whether fresh or stale: alert on `status` or on the metrics, not on the HTTP status (`GET /status`: Data freshness)
+ */
+export interface StatusResponse {
+  data: StatusData;
+  meta: StatusMeta;
+}
+
 // ---- GET /v1/assets ------------------------------------------------------------
 
 /** Query parameters of `GET /v1/assets`: Asset directory */
@@ -670,6 +749,15 @@ export const OPERATIONS = [
     deprecated: false,
   },
   {
+    name: 'Status',
+    operationId: 'getStatus',
+    method: 'GET',
+    path: '/status',
+    query: [],
+    requiredQuery: [],
+    deprecated: false,
+  },
+  {
     name: 'Assets',
     operationId: 'listAssets',
     method: 'GET',
@@ -764,6 +852,11 @@ export interface Operations {
     query: ReadyzQuery;
     response: ReadyzResponse;
   };
+  '/status': {
+    method: 'GET';
+    query: StatusQuery;
+    response: StatusResponse;
+  };
   '/v1/assets': {
     method: 'GET';
     query: AssetsQuery;
@@ -815,6 +908,7 @@ export interface Operations {
 export interface OperationIds {
   getHealth: '/healthz';
   getReadiness: '/readyz';
+  getStatus: '/status';
   listAssets: '/v1/assets';
   getLatestRates: '/v1/rates/latest';
   getRatesHistory: '/v1/rates/history';

@@ -2,7 +2,7 @@
 
 import { SOURCES, type Source } from '../../domain/types.js';
 import { parseTimestamp } from '../../import/timestamps.js';
-import type { RevisionQuery } from '../../storage/store.js';
+import type { RevisionQuery } from '../../storage/import-records.js';
 import type { Command } from '../command.js';
 import { CliError, revisionDoc, revisionLine, table } from '../output.js';
 import { withStore } from '../with-store.js';

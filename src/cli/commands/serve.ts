@@ -43,6 +43,17 @@ async function firstRun(store: Store): Promise<FirstRun> {
   return result;
 }
 
+/**
+ * What --first-run says on PostgreSQL, where it provisions nothing: what is
+ * true of the store, and the commands that provision it (docs/operations.md,
+ * "The asset directory and mds init").
+ */
+const SHARED_STORE_FIRST_RUN = [
+  'First-run provisioning (sample data, demo key) is only for the embedded SQLite store; this PostgreSQL store was left as it is.',
+  'To provision it: `mds init` (migrations and the asset directory), `mds import rates <file>` (and `mds import gold <file>`),',
+  'then `mds accounts create`, `mds grants create --account <id> --plan <plan>` and `mds keys create --grant <id>`.',
+];
+
 /** MDS_TRUST_PROXY (docs/deployment.md, "Behind a reverse proxy"); loaded here like the HTTP stack. */
 async function trustProxy(text: string) {
   const { MAX_HOPS, parseTrustProxy } = await import('../../http/client-address.js');
@@ -72,10 +83,13 @@ export const serveCommand: Command = {
     const trust = await trustProxy(config.trustProxy);
 
     let setup: FirstRun = { seeded: false };
+    // --first-run on PostgreSQL provisions nothing: the banner says what to run instead.
+    let sharedStore = false;
     if (values['first-run']) {
       const store = openStore(databaseUrl);
       try {
         if (store.dialect === 'sqlite') setup = await firstRun(store);
+        else sharedStore = true;
       } finally {
         await store.close();
       }
@@ -102,6 +116,7 @@ export const serveCommand: Command = {
         adminUrl: server.adminUrl,
         seeded: setup.seeded,
         ...(setup.key ? { key: setup.key } : {}),
+        ...(sharedStore ? { firstRun: SHARED_STORE_FIRST_RUN.join(' ') } : {}),
         example,
       },
       [
@@ -109,13 +124,15 @@ export const serveCommand: Command = {
         ...(setup.seeded ? [`Loaded the sample data set (${SAMPLE_NOTICE}).`] : []),
         ...(setup.key
           ? ['', 'Demo API key (shown once, store it now):', `  ${setup.key}`, '']
-          : values['first-run']
-            ? [
-                '',
-                'The store already has accounts: create a key with `npm run mds -- keys create --grant <id>`.',
-                '',
-              ]
-            : []),
+          : sharedStore
+            ? ['', ...SHARED_STORE_FIRST_RUN, '']
+            : values['first-run']
+              ? [
+                  '',
+                  'The store already has accounts: create a key with `npm run mds -- keys create --grant <id>`.',
+                  '',
+                ]
+              : []),
         'Try:',
         `  ${example}`,
         `Interactive API reference: ${server.url}/docs/`,

@@ -1,4 +1,4 @@
-/** The routes outside /v1 (no key, no quota): health, the documents and the pages. */
+/** The routes outside /v1 (no key, no quota): health, data freshness, the documents and the pages. */
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../runtime/services.js';
 import { encode } from '../compression.js';
@@ -8,6 +8,7 @@ import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { llmsRoutes } from './llms.js';
 import { pagesRoutes } from './pages.js';
+import { statusRoutes } from './status.js';
 
 export function openRoutes(
   app: FastifyInstance,
@@ -15,6 +16,7 @@ export function openRoutes(
   done: () => void,
 ): void {
   healthRoutes(app, services);
+  statusRoutes(app, services);
   pagesRoutes(app);
   let document: string | undefined;
   app.get('/openapi.json', async (request, reply) => {

@@ -1,8 +1,14 @@
 /** Import records, revisions and the guards' view of a series, as Kysely writes them for either dialect. */
 import type { ImportSummary } from '../../domain/types.js';
-import { importRow, toImportRecord, toRevision } from '../import-records.js';
-import type { ImportMeta, ImportRecord, Point, RevisionQuery, RevisionRecord, SeriesKey } from '../store.js';
-import { REVISIONS_SHOWN } from '../store.js';
+import type {
+  ImportMeta,
+  ImportRecord,
+  Point,
+  RevisionQuery,
+  RevisionRecord,
+  SeriesKey,
+} from '../import-records.js';
+import { importRow, REVISIONS_SHOWN, toImportRecord, toRevision } from '../import-records.js';
 import type { Db, Runner } from './database.js';
 
 export async function listImports(db: Db, limit: number): Promise<ImportRecord[]> {

@@ -10,15 +10,8 @@ import type {
   RateObservation,
   Source,
 } from '../../domain/types.js';
-import { metaOf } from '../import-records.js';
-import {
-  type DailyRatesQuery,
-  DryRunRollback,
-  type GoldHistoryQuery,
-  type ImportOptions,
-  type ImportOutcome,
-  type RateHistoryQuery,
-} from '../store.js';
+import { DryRunRollback, type ImportOutcome, metaOf } from '../import-records.js';
+import type { DailyRatesQuery, GoldHistoryQuery, ImportOptions, RateHistoryQuery } from '../store.js';
 import { bump, type Db } from './database.js';
 import { insertImport } from './imports.js';
 

@@ -8,12 +8,12 @@
  */
 import type { RateObservation } from '../../domain/types.js';
 import { guarded, type UnavailableTest } from '../errors.js';
+import type { ImportOutcome } from '../import-records.js';
 import type { ObservationBatch } from '../observations.js';
 import type {
   ConsumeOutcome,
   ConsumeRequest,
   ImportOptions,
-  ImportOutcome,
   RateHistoryQuery,
   Store,
   StoreDialect,

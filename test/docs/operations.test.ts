@@ -1,0 +1,150 @@
+/**
+ * docs/operations.md's "First deploy" sections, run as written: their `sh`
+ * blocks in bash, with `mds` the built CLI on PATH, from a fresh folder that
+ * holds the files of their `csv <name>` blocks. Only the port (a free one)
+ * and, on PostgreSQL, the database address (a fresh database) are the test's
+ * own. The answers the blocks' curl lines print are checked.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { CLI } from '../support/server-process.js';
+
+const DOC = readFileSync('docs/operations.md', 'utf8');
+
+interface Block {
+  info: string;
+  text: string;
+}
+
+/** The fenced blocks of the section headed `## title`. */
+function blocks(title: string): Block[] {
+  const start = DOC.indexOf(`\n## ${title}\n`);
+  if (start === -1) throw new Error(`docs/operations.md has no section "${title}"`);
+  const end = DOC.indexOf('\n## ', start + 1);
+  const section = DOC.slice(start, end === -1 ? undefined : end);
+  return [...section.matchAll(/```([^\n]*)\n([\s\S]*?)```/g)].map((m) => ({
+    info: (m[1] ?? '').trim(),
+    text: m[2] ?? '',
+  }));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as { port: number }).port;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** The parent's environment without any MDS_* setting: the script sets its own. */
+function cleanEnv(bin: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MDS_')) env[k] = v;
+  return { ...env, PATH: `${bin}:${env.PATH}`, MDS_LOG_LEVEL: 'warn' };
+}
+
+/** Runs `script` in bash in `dir`; a deadline kills it and whatever it started (its process group). */
+async function bash(dir: string, script: string, deadlineMs: number) {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'mds'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+  chmodSync(join(bin, 'mds'), 0o755);
+  // Background jobs (the server) are stopped when the script ends, however it ends.
+  const wrapped = `set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT\n${script}`;
+  const child = spawn('bash', ['-c', wrapped], { cwd: dir, env: cleanEnv(bin), detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {}
+  }, deadlineMs);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
+  // Nothing it started outlives it.
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {}
+  return { code, stdout, stderr };
+}
+
+/** The JSON documents the script's curl lines printed. */
+function answers(stdout: string): Array<{ data: unknown }> {
+  const found: Array<{ data: unknown }> = [];
+  for (const m of stdout.matchAll(/\{"data":.*?\}\}(?=\{|\n|$)/g)) found.push(JSON.parse(m[0]));
+  return found;
+}
+
+describe('docs/operations.md, first deploy', () => {
+  const dirs: string[] = [];
+  const dbs: Database[] = [];
+  afterAll(async () => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    for (const db of dbs) await db.drop();
+  });
+
+  /** A fresh folder with the files the first-deploy sections show. */
+  function folder(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'mds-ops-doc-'));
+    dirs.push(dir);
+    for (const b of blocks('First deploy on SQLite')) {
+      const name = /^csv (\S+)$/.exec(b.info)?.[1];
+      if (name) writeFileSync(join(dir, name), b.text);
+    }
+    return dir;
+  }
+
+  function script(title: string, port: number, databaseUrl?: string): string {
+    const sh = blocks(title).filter((b) => b.info === 'sh');
+    expect(sh).toHaveLength(1);
+    let text = sh[0]!.text.replaceAll(':8080', `:${port}`).replaceAll('--port 8080', `--port ${port}`);
+    if (databaseUrl) text = text.replace(/MDS_DATABASE_URL=\S+/, `MDS_DATABASE_URL='${databaseUrl}'`);
+    return text;
+  }
+
+  it('on SQLite: init, a dry run, imports, account, grant, key, serve, and the answers', async () => {
+    const dir = folder();
+    const port = await freePort();
+    const r = await bash(dir, script('First deploy on SQLite', port), 90_000);
+    expect(r.stderr).not.toMatch(/^mds: /m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^dry run, nothing written: rates: 4 received, 4 inserted/m);
+    const [rates, gold] = answers(r.stdout);
+    // The parallel rate is the default source (docs/decisions.md).
+    expect(rates?.data).toEqual([
+      expect.objectContaining({ currency: 'EUR', source: 'parallel', buy: 262.5, sell: 265 }),
+    ]);
+    expect(gold?.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ purity: '18K', buy: 30100, sell: 30600 })]),
+    );
+  });
+
+  const postgres = backends().find((b) => b.name === 'postgres');
+  it.runIf(postgres)('on PostgreSQL: the same sequence against a fresh database', async () => {
+    const db = await freshDatabase('postgres');
+    dbs.push(db);
+    const dir = folder();
+    const port = await freePort();
+    const r = await bash(dir, script('First deploy on PostgreSQL', port, db.url), 90_000);
+    expect(r.stderr).not.toMatch(/^mds: /m);
+    expect(r.code).toBe(0);
+    const [rates] = answers(r.stdout);
+    expect(rates?.data).toEqual([
+      expect.objectContaining({ currency: 'EUR', source: 'parallel', buy: 262.5, sell: 265 }),
+    ]);
+  });
+});
