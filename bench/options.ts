@@ -42,9 +42,18 @@ export const SCENARIO_IDS = [
 
 /**
  * What `--only` can name: an embedded scenario, `pages` (the history pages
- * alternated), `postgres` (both PostgreSQL scenarios), `startup`, `cli`, `import`.
+ * alternated), `postgres` (both PostgreSQL scenarios), `startup`, `cli`, `import`,
+ * `import-beside-serving` (decisions 55: on SQLite, and on PostgreSQL when it answers).
  */
-export const ONLY_PARTS = [...SCENARIO_IDS, 'pages', 'postgres', 'startup', 'cli', 'import'] as const;
+export const ONLY_PARTS = [
+  ...SCENARIO_IDS,
+  'pages',
+  'postgres',
+  'startup',
+  'cli',
+  'import',
+  'import-beside-serving',
+] as const;
 export type OnlyPart = (typeof ONLY_PARTS)[number];
 
 export const USAGE = `usage: npm run bench -- [options]

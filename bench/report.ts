@@ -8,6 +8,7 @@
 import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { CliTiming } from './cli.js';
 import { IMPORT_CURRENCIES, type ImportResult } from './import.js';
+import { BESIDE_TARGETS, type BesideReport, type BesideResult } from './import-beside-serving.js';
 import { median, TARGETS, type TargetName, type TargetSummary } from './load.js';
 import type { Machine, MeasuredCommit, Versions } from './machine.js';
 import type { CommitLatency } from './setup.js';
@@ -79,6 +80,8 @@ export interface BenchReport {
     postgres?: ImportResult;
     skipped?: string;
   };
+  /** An import beside a serving process (decisions 55); absent from reports written before it. */
+  importBesideServing?: BesideReport;
   /** The two history pages alternated on the service (bench/run.ts `alternatePages`), req/s per round. */
   pages: PagePair;
   checks: Check[];
@@ -231,7 +234,51 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
       : `not run${im.skipped ? `: ${im.skipped}` : r.scaleOut.reason ? `: ${r.scaleOut.reason}` : ''}`,
     im.postgres ? im.postgres.perSecond >= 50_000 : undefined,
   );
+  const beside = r.importBesideServing;
+  for (const [label, x] of [
+    ['SQLite', beside?.sqlite],
+    ['PostgreSQL', beside?.postgres],
+  ] as const) {
+    const notRun = `not run${beside?.skipped ? `: ${beside.skipped}` : ''}`;
+    const what = `import of ${int(beside?.records ?? 0)} beside serving, ${label}`;
+    add(
+      `${what}: non-2xx answers (503s included)`,
+      `${BESIDE_TARGETS.status503}`,
+      x
+        ? `${int(x.latest.non2xx + x.healthz.failures)}${x.importError ? ` (import failed: ${x.importError})` : ''}`
+        : notRun,
+      x ? x.latest.non2xx + x.healthz.failures + x.latest.socketErrors === 0 && !x.importError : undefined,
+    );
+    add(
+      `${what}: /healthz p99`,
+      `< ${BESIDE_TARGETS.healthzP99Ms} ms`,
+      x
+        ? `${x.healthz.p99Ms.toFixed(1)} ms (max ${x.healthz.maxMs.toFixed(1)} ms, ${x.healthz.probes} probes)`
+        : notRun,
+      x ? x.healthz.p99Ms < BESIDE_TARGETS.healthzP99Ms : undefined,
+    );
+    add(
+      `${what}: /v1/rates/latest p99 (worst 1-s run)`,
+      `< ${BESIDE_TARGETS.latestP99Ms} ms`,
+      x ? `${x.latest.worstSegmentP99Ms.toFixed(1)} ms (max ${x.latest.maxMs.toFixed(1)} ms)` : notRun,
+      x ? x.latest.worstSegmentP99Ms < BESIDE_TARGETS.latestP99Ms : undefined,
+    );
+  }
   return lines;
+}
+
+function besideLines(r: BenchReport): string[] {
+  const b = r.importBesideServing;
+  if (!b || (b.skipped && !b.sqlite)) return [];
+  const one = (label: string, x: BesideResult | undefined) =>
+    x
+      ? `Import beside serving, ${label}: ${int(x.records)} observations imported in ${x.importSeconds.toFixed(2)} s ` +
+        `(process start to exit${x.importError ? `; FAILED: ${x.importError}` : ''}) while /v1/rates/latest answered ` +
+        `${int(x.latest.requests)} requests (${int(x.latest.non2xx)} non-2xx, ${int(x.latest.socketErrors)} socket errors, ` +
+        `worst 1-s p99 ${x.latest.worstSegmentP99Ms.toFixed(1)} ms, max ${x.latest.maxMs.toFixed(1)} ms); ` +
+        `/healthz every ${20} ms: p99 ${x.healthz.p99Ms.toFixed(1)} ms, max ${x.healthz.maxMs.toFixed(1)} ms, ${x.healthz.failures} failed`
+      : `Import beside serving, ${label}: not run`;
+  return [one('SQLite', b.sqlite), one('PostgreSQL', b.postgres)];
 }
 
 function cliLine(c: CliTiming): string {
@@ -361,6 +408,7 @@ export function consoleReport(r: BenchReport): string {
         ]
       : []),
     ...importLines(r),
+    ...besideLines(r),
     ...commitLines(r),
     ...r.checks.filter((c) => !c.ok).map((c) => `CHECK FAILED: ${c.name}: ${c.detail}`),
     '',
@@ -444,6 +492,7 @@ ${[
       ]
     : []),
   ...importLines(r).map((l) => `- ${l}`),
+  ...besideLines(r).map((l) => `- ${l}`),
   ...commitLines(r).map((l) => `- ${l}`),
   ...(r.scaleOut.included ? [] : [`- PostgreSQL + Redis: not measured (${r.scaleOut.reason})`]),
   ...r.checks.map((c) => `- Check, ${c.name}: ${c.ok ? 'ok' : 'FAILED'} (${c.detail})`),

@@ -13,6 +13,7 @@ import { generateSample } from '../src/sample/generate.js';
 import { cleanUp, defer } from './cleanup.js';
 import { measureCli } from './cli.js';
 import { measureImports } from './import.js';
+import { measureImportBesideServing } from './import-beside-serving.js';
 import { type LoadSettings, loadScenario, type Target, type TargetName } from './load.js';
 import { loadAverage, machine, measuredCommit, versions } from './machine.js';
 import { type BenchOptions, type OnlyPart, parseOptions, type SCENARIO_IDS, USAGE } from './options.js';
@@ -400,6 +401,24 @@ async function main(argv: string[]): Promise<number> {
       })
     : { records: 0, skipped: 'left out (--only)' };
 
+  // Last: it writes a million observations into stores of its own.
+  let besideScaleOut = scaleOut;
+  if ('reason' in scaleOut && o.postgres && !wants('postgres')) besideScaleOut = await detectScaleOut();
+  const importBesideServing = wants('import-beside-serving')
+    ? await measureImportBesideServing({
+        records: o.importRecords,
+        sample,
+        endDate,
+        dir,
+        postgresUrl: 'reason' in besideScaleOut ? undefined : besideScaleOut.postgresUrl,
+        wrk,
+        connections: o.connections,
+        threads: o.threads,
+        cpus,
+        log,
+      })
+    : { records: 0, skipped: 'left out (--only)' };
+
   const partial: Omit<BenchReport, 'targets'> = {
     date,
     commit,
@@ -433,6 +452,7 @@ async function main(argv: string[]): Promise<number> {
     startup,
     cli,
     imports,
+    importBesideServing,
     pages: local.pages,
     checks,
   };

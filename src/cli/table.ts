@@ -4,6 +4,7 @@
  */
 import type { Command } from './command.js';
 import { accessCommands } from './commands/access.js';
+import { backupCommand } from './commands/backup.js';
 import { importCommand } from './commands/import.js';
 import { importsCommands } from './commands/imports.js';
 import { initCommand } from './commands/init.js';
@@ -18,5 +19,6 @@ export const COMMANDS: readonly Command[] = [
   importCommand,
   ...importsCommands,
   seedCommand,
+  backupCommand,
   ...accessCommands,
 ];

@@ -4,8 +4,9 @@
  * twice: identical ones collapse, different ones are a problem).
  */
 import type { CanonicalReader } from './canonical.js';
+import type { Delimiter } from './detect.js';
 import { type ImportProblem, isObject, type KindRule, type RecordSink } from './records.js';
-import { TimestampReader } from './timestamps.js';
+import { TimestampReader, type Zone } from './timestamps.js';
 
 /**
  * Records sharing a (group, subgroup). Imports are usually in time order per
@@ -31,6 +32,8 @@ export interface RecordInput {
   add(value: unknown, line: number): void;
   /** A line read in its canonical form (canonical.ts), or false: it takes the general way. */
   addCanonical(text: string, line: number): boolean;
+  /** The delimiter of the CSV file being read (the decimal marks its amounts may use). */
+  useDelimiter(delimiter: Delimiter): void;
 }
 
 export class Collector<T> implements RecordSink, RecordInput {
@@ -38,14 +41,23 @@ export class Collector<T> implements RecordSink, RecordInput {
   /** The input line of each record, parallel to `records`. */
   readonly lines: number[] = [];
   readonly problems: ImportProblem[] = [];
-  readonly timestamps = new TimestampReader();
+  readonly timestamps: TimestampReader;
+  delimiter: Delimiter | undefined;
   private readonly series = new Map<string, Map<string, Series>>();
 
+  /** @param zone where local times are read (`--timezone`); without it they are refused */
   constructor(
     private readonly rule: KindRule<T>,
     readonly label: (path: string) => string = samePath,
     private readonly canonical?: CanonicalReader<T>,
-  ) {}
+    zone?: Zone,
+  ) {
+    this.timestamps = new TimestampReader(undefined, zone);
+  }
+
+  useDelimiter(delimiter: Delimiter): void {
+    this.delimiter = delimiter;
+  }
 
   problem(line: number, message: string): void {
     this.problems.push({ line, message });

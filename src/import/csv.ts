@@ -2,6 +2,9 @@
  * CSV (RFC 4180), read with csv-parse. A header row names the columns (any
  * order, exactly the listed ones); assets spread `names` over name_en,
  * name_fr and name_ar. Lines end with LF or CRLF; blank lines are skipped.
+ * The fields are separated by `,`, or by `;` or a tab as spreadsheets write
+ * them in some locales: the header row tells which, unless the operator said
+ * (decisions §52).
  *
  * A malformed row is reported with the line where it starts and skipped: the
  * reading starts again on the line after the fault. An unterminated quoted
@@ -9,7 +12,8 @@
  */
 import { CsvError, type InfoRecord, type Options, parse } from 'csv-parse/sync';
 import type { RecordInput } from './collect.js';
-import type { ImportKind } from './records.js';
+import type { Delimiter } from './detect.js';
+import { echo, type ImportKind } from './records.js';
 
 const COLUMNS: Record<ImportKind, readonly string[]> = {
   assets: ['code', 'symbol', 'type', 'name_en', 'name_fr', 'name_ar'],
@@ -51,6 +55,46 @@ function builder(kind: ImportKind, idx: number[]): (f: string[]) => Record<strin
 const STOP = new Error('stop');
 
 const OPTIONS: Options = { record_delimiter: ['\r\n', '\n'], relax_column_count: true };
+const OPTIONS_BY_DELIMITER: Record<Delimiter, Options> = {
+  ',': OPTIONS,
+  ';': { ...OPTIONS, delimiter: ';' },
+  '\t': { ...OPTIONS, delimiter: '\t' },
+};
+
+/** The names of a header row split at `delimiter`, without spaces or quotes around them. */
+function headerNames(row: string, delimiter: Delimiter): string[] {
+  return row.split(delimiter).map((f) => {
+    const name = f.trim();
+    return name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name;
+  });
+}
+
+/**
+ * The delimiter of a file, from its header row (its first non-blank line):
+ * the one that splits it into the expected columns; else `;` or a tab when
+ * the row holds one and no comma (its header problems then name the columns
+ * as split); else `,`. Values are not looked at: a decimal comma in a row
+ * would tell nothing sure.
+ */
+function detectDelimiter(text: string, start: number, expected: readonly string[]): Delimiter {
+  let pos = start;
+  let row = '';
+  while (pos < text.length) {
+    let eol = text.indexOf('\n', pos);
+    if (eol === -1) eol = text.length;
+    row = text.slice(pos, eol);
+    if (row.trim() !== '') break;
+    pos = eol + 1;
+  }
+  const candidates: Delimiter[] = [',', ';', '\t'];
+  for (const d of candidates) {
+    const names = headerNames(row, d);
+    if (names.length === expected.length && expected.every((name) => names.includes(name))) return d;
+  }
+  if (row.includes(',')) return ',';
+  if (row.includes(';')) return ';';
+  return row.includes('\t') ? '\t' : ',';
+}
 const LF = 10;
 /** Whole lines handed to csv-parse at a time: its rows are read in batches, never all at once. */
 const CHUNK_BYTES = 1 << 20;
@@ -75,9 +119,9 @@ const MALFORMED: Partial<Record<string, string>> = {
 };
 
 /** The fault of the text `bytes[from, to)` read alone, or null when it reads (or stops inside a quoted field). */
-function faultIn(bytes: Buffer, from: number, to: number): CsvError | null {
+function faultIn(bytes: Buffer, from: number, to: number, options: Options): CsvError | null {
   try {
-    parse(bytes.subarray(from, to), { ...OPTIONS, on_record: () => null });
+    parse(bytes.subarray(from, to), { ...options, on_record: () => null });
     return null;
   } catch (err) {
     if (!(err instanceof CsvError)) throw err;
@@ -90,7 +134,7 @@ function faultIn(bytes: Buffer, from: number, to: number): CsvError | null {
  * line holding the fault. The row may span lines (a quoted field), so the line
  * is found by reading ever longer runs of whole lines, then halving.
  */
-function resumeAfterFault(bytes: Buffer, from: number): number {
+function resumeAfterFault(bytes: Buffer, from: number, options: Options): number {
   const ends: number[] = [];
   const end = (k: number): number => {
     while (ends.length <= k) {
@@ -101,19 +145,30 @@ function resumeAfterFault(bytes: Buffer, from: number): number {
     return ends[Math.min(k, ends.length - 1)] as number;
   };
   let hi = 0;
-  while (faultIn(bytes, from, end(hi)) === null && end(hi) < bytes.length) hi = hi * 2 + 1;
+  while (faultIn(bytes, from, end(hi), options) === null && end(hi) < bytes.length) hi = hi * 2 + 1;
   let lo = 0;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (faultIn(bytes, from, end(mid)) === null) lo = mid + 1;
+    if (faultIn(bytes, from, end(mid), options) === null) lo = mid + 1;
     else hi = mid;
   }
   return end(hi);
 }
 
-export function readCsv(kind: ImportKind, text: string, start: number, c: RecordInput): void {
+/** Reads a CSV file; `given` is the delimiter the operator named, else it is found from the header row. */
+export function readCsv(
+  kind: ImportKind,
+  text: string,
+  start: number,
+  c: RecordInput,
+  given?: Delimiter,
+): void {
   const expected = COLUMNS[kind];
   const width = expected.length;
+  const delimiter = given ?? detectDelimiter(text, start, expected);
+  c.useDelimiter(delimiter);
+  const options = OPTIONS_BY_DELIMITER[delimiter];
+  const columns = expected.join(delimiter === ';' ? ';' : ',');
   let build: ((fields: string[]) => Record<string, unknown>) | null = null;
   let headerFailed = false;
 
@@ -122,13 +177,13 @@ export function readCsv(kind: ImportKind, text: string, start: number, c: Record
     const problems: string[] = [];
     const seen = new Set<string>();
     for (const name of names) {
-      if (seen.has(name)) problems.push(`duplicate column "${name}"`);
-      else if (!expected.includes(name)) problems.push(`unknown column "${name}"`);
+      if (seen.has(name)) problems.push(`duplicate column ${echo(name)}`);
+      else if (!expected.includes(name)) problems.push(`unknown column ${echo(name)}`);
       seen.add(name);
     }
     for (const name of expected) if (!seen.has(name)) problems.push(`missing column "${name}"`);
     if (problems.length > 0) {
-      c.problem(line, `header: ${problems.join('; ')} (expected ${expected.join(',')})`);
+      c.problem(line, `header: ${problems.join('; ')} (expected ${columns})`);
       headerFailed = true;
       return;
     }
@@ -161,7 +216,7 @@ export function readCsv(kind: ImportKind, text: string, start: number, c: Record
     const end = lineEnd(pos + size);
     let rows: string[][] | undefined;
     try {
-      rows = parse(bytes.subarray(pos, end), OPTIONS);
+      rows = parse(bytes.subarray(pos, end), options);
     } catch (err) {
       if (!(err instanceof CsvError)) throw err;
       // A quoted field runs on past the chunk: read more at once.
@@ -184,7 +239,7 @@ export function readCsv(kind: ImportKind, text: string, start: number, c: Record
     const base = pos;
     try {
       parse(bytes.subarray(base, end), {
-        ...OPTIONS,
+        ...options,
         on_record: (fields: string[], context: InfoRecord) => {
           onRow(fields, line);
           if (headerFailed) throw STOP; // nothing more is read
@@ -200,10 +255,10 @@ export function readCsv(kind: ImportKind, text: string, start: number, c: Record
       if (build === null) headerFailed = true;
       c.problem(line, MALFORMED[err.code] ?? `malformed CSV: ${err.message}`);
       if (err.code === 'CSV_QUOTE_NOT_CLOSED') return;
-      const next = resumeAfterFault(bytes, pos);
+      const next = resumeAfterFault(bytes, pos, options);
       line += countLines(bytes, pos, next);
       pos = next;
     }
   }
-  if (build === null && !headerFailed) c.problem(1, `missing header row (expected ${expected.join(',')})`);
+  if (build === null && !headerFailed) c.problem(1, `missing header row (expected ${columns})`);
 }

@@ -27,3 +27,17 @@ export function detectFormat(text: string, fileName?: string): ImportFormat {
   }
   return 'csv';
 }
+
+/**
+ * The separator of a CSV file's fields: `,`, or `;` (what a spreadsheet in a
+ * locale with a decimal comma writes, French among them), or a tab
+ * (decisions §52).
+ */
+export type Delimiter = ',' | ';' | '\t';
+
+/** The delimiter an operator names (`,`, `;`, `tab` or `\t`), or null for any other text. */
+export function parseDelimiter(text: string): Delimiter | null {
+  if (text === ',' || text === ';' || text === '\t') return text;
+  if (text === 'tab' || text === '\\t') return '\t';
+  return null;
+}

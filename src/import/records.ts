@@ -14,6 +14,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Asset, AssetType, GoldObservation, Purity, RateObservation, Source } from '../domain/types.js';
 import { Asset as AssetEntity, GoldRecord, HistoryRate } from '../schemas/market.js';
 import { MSG_AMOUNT, readAmount } from './amounts.js';
+import type { Delimiter } from './detect.js';
 import { MSG_TIMESTAMP, type TimestampReader } from './timestamps.js';
 
 export type ImportKind = 'assets' | 'rates' | 'gold';
@@ -30,6 +31,37 @@ export interface RecordSink {
   /** The name of a field in messages: its path (`names.en`) or, in CSV, its column (`name_en`). */
   label(path: string): string;
   readonly timestamps: TimestampReader;
+  /** A CSV file's delimiter (the decimal marks its amounts may use); none in JSON and NDJSON. */
+  readonly delimiter: Delimiter | undefined;
+}
+
+/** Characters of a value quoted in a message, at most. */
+const ECHO_MAX = 40;
+
+/** The first `max` characters (code points) of a text, and `…` when it was longer. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = '';
+  let count = 0;
+  for (const ch of text) {
+    if (count === max) return `${out}…`;
+    out += ch;
+    count++;
+  }
+  return out;
+}
+
+/**
+ * A value as a problem quotes it: a string in double quotes (JSON escapes:
+ * no control character reaches the terminal), anything else as JSON; at most
+ * 40 characters, then `…` (decisions §52).
+ */
+export function echo(value: unknown): string {
+  if (typeof value === 'string') {
+    const short = cut(value, ECHO_MAX);
+    return short === value ? JSON.stringify(value) : `${JSON.stringify(short.slice(0, -1))}…`;
+  }
+  return cut(JSON.stringify(value) ?? String(value), ECHO_MAX);
 }
 
 // ---------------------------------------------------------------------------
@@ -42,7 +74,7 @@ const Instant = Type.String({ errorMessage: MSG_TIMESTAMP });
 
 type Reader = (value: unknown, sink: RecordSink) => number | string;
 const READERS = new Map<TSchema, Reader>([
-  [Amount, (value) => readAmount(value)],
+  [Amount, (value, sink) => readAmount(value, sink.delimiter)],
   [Instant, (value, sink) => sink.timestamps.read(value)],
 ]);
 
@@ -156,14 +188,14 @@ function validate(
     if (field.read) {
       result = field.read(value, sink);
       valid = typeof result === 'number';
-      if (!valid) sink.problem(line, `${sink.label(path)}: ${result as string}`);
+      if (!valid) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${result as string}`);
     } else if (field.object) {
       result = isObject(value) ? validate(field.object, value, `${path}.`, line, sink) : null;
       valid = result !== null;
-      if (!isObject(value)) sink.problem(line, `${sink.label(path)}: ${field.message}`);
+      if (!isObject(value)) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${field.message}`);
     } else {
       valid = field.check!(value);
-      if (!valid) sink.problem(line, `${sink.label(path)}: ${field.message}`);
+      if (!valid) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${field.message}`);
     }
     ok &&= valid;
     values.push(result);

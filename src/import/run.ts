@@ -13,7 +13,7 @@ import { DEFAULT_DATABASE, describeStore, openStore } from '../storage/open.js';
 import type { ImportBatch, Store } from '../storage/store.js';
 import { detectFormat, type ImportFormat } from './detect.js';
 import { checkChanges, checkSpreads, DEFAULT_MAX_CHANGE_PERCENT } from './guards.js';
-import { type ParseResult, parseImport, parseNdjsonPieces } from './parse.js';
+import { type ParseOptions, type ParseResult, parseImport, parseNdjsonPieces } from './parse.js';
 import type { ImportKind, ImportProblem } from './records.js';
 
 /** An import that did not happen: nothing was written. `problems` name the lines of a refused input. */
@@ -61,11 +61,16 @@ interface ImportInput {
   close(): void;
 }
 
-function openInput(file: string, given: ImportFormat | undefined): ImportInput {
+function openInput(file: string, given: ImportFormat | undefined, options: ParseOptions): ImportInput {
   const whole = (bytes: Buffer): ImportInput => {
     const text = decode(bytes);
     const format = given ?? detectFormat(text, file === '-' ? undefined : file);
-    return { format, bytes: bytes.length, parse: (kind) => parseImport(kind, text, format), close() {} };
+    return {
+      format,
+      bytes: bytes.length,
+      parse: (kind) => parseImport(kind, text, format, options),
+      close() {},
+    };
   };
   if (file === '-') return whole(readFileSync(0));
   const fd = openSync(file, 'r');
@@ -106,7 +111,7 @@ function openInput(file: string, given: ImportFormat | undefined): ImportInput {
     return {
       format,
       bytes: size,
-      parse: (kind) => parseNdjsonPieces(kind, pieces()),
+      parse: (kind) => parseNdjsonPieces(kind, pieces(), options),
       close: () => closeSync(fd),
     };
   } catch (err) {
@@ -237,6 +242,10 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** `cli:<user>` when not given. */
   actor?: string;
+  /** A CSV file's delimiter; found from its header row when not given (decisions §52). */
+  delimiter?: ParseOptions['delimiter'];
+  /** The IANA zone local times are read in; without it they are refused (decisions §52). */
+  timezone?: string;
 }
 
 /** The operating-system user running the CLI, for the import's record. */
@@ -252,7 +261,7 @@ function cliActor(): string {
 export async function runImport(o: ImportOptions): Promise<ImportReport> {
   let input: ImportInput;
   try {
-    input = openInput(o.file, o.format);
+    input = openInput(o.file, o.format, { delimiter: o.delimiter, timezone: o.timezone });
   } catch (err) {
     throw new ImportError(`cannot read ${o.file}: ${(err as Error).message}`);
   }

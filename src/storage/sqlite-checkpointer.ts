@@ -41,6 +41,8 @@ export interface CheckpointerOptions {
   onCheckpoint?: (result: CheckpointResult) => void;
   /** Told when the thread fails; the serving connection's own checkpoint takes over. */
   onError?: (err: Error) => void;
+  /** The store's usage file (sqlite.ts usageFilePath), checkpointed on the same thread. */
+  usagePath?: string;
 }
 
 // The thread's code. It loads better-sqlite3 from the path the main thread
@@ -61,22 +63,31 @@ const WORKER_SOURCE = `
   const { createRequire } = await import('node:module');
   const Database = createRequire(workerData.driver)(workerData.driver);
   const db = new Database(workerData.path, { fileMustExist: true });
-  const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
-  globalThis.keptUntilExit = [db, checkpoint];
-  let last = -1;
+  // One statement per file; PASSIVE never waits for a writer (an import holding
+  // the store file's lock for seconds) nor calls the busy handler.
+  const checkpoints = [db.prepare('pragma main.wal_checkpoint(PASSIVE)')];
+  const attach = db.prepare('attach database ? as metering');
+  if (workerData.usagePath) {
+    attach.run(workerData.usagePath);
+    checkpoints.push(db.prepare('pragma metering.wal_checkpoint(PASSIVE)'));
+  }
+  globalThis.keptUntilExit = [db, attach, checkpoints];
+  const last = checkpoints.map(() => -1);
   const timer = setInterval(() => {
-    let row;
-    try {
-      row = checkpoint.get();
-    } catch (err) {
-      // Another connection busy with the file (a writer restarting the WAL): the
-      // next tick retries. Any other error ends the thread (its 'error' event).
-      if (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED') return;
-      throw err;
-    }
-    // Report only checkpoints that copied something new.
-    if (row.checkpointed > 0 && row.checkpointed !== last) parentPort.postMessage(row);
-    last = row.checkpointed;
+    checkpoints.forEach((checkpoint, i) => {
+      let row;
+      try {
+        row = checkpoint.get();
+      } catch (err) {
+        // Another connection busy with the file (a writer restarting the WAL): the
+        // next tick retries. Any other error ends the thread (its 'error' event).
+        if (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED') return;
+        throw err;
+      }
+      // Report only checkpoints that copied something new.
+      if (row.checkpointed > 0 && row.checkpointed !== last[i]) parentPort.postMessage(row);
+      last[i] = row.checkpointed;
+    });
   }, workerData.everyMs);
   parentPort.on('message', () => {
     clearInterval(timer);
@@ -95,7 +106,7 @@ export class SqliteCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { path, driver, everyMs: options.everyMs ?? 1000 },
+      workerData: { path, driver, everyMs: options.everyMs ?? 1000, usagePath: options.usagePath },
       // The thread's heap holds one connection and a timer.
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     });

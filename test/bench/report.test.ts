@@ -109,6 +109,11 @@ function fakeRun(k: number, sha = k === 1 ? SHA : SHA.split('').reverse().join('
         inserted: 1,
       },
     },
+    importBesideServing: {
+      records: Math.round(1_000_000 * k),
+      sqlite: beside('sqlite', k),
+      postgres: beside('postgres', k),
+    },
     pages: {
       firstRps: Array.from({ length: Math.round(3 * k) }, (_, i) => (26_971 + i) * k),
       cursorRps: Array.from({ length: Math.round(3 * k) }, (_, i) => (27_278 + i) * k),
@@ -122,6 +127,22 @@ function fakeRun(k: number, sha = k === 1 ? SHA : SHA.split('').reverse().join('
     ],
   };
   return { ...partial, targets: judge(partial) };
+}
+
+function beside(backend: 'sqlite' | 'postgres', k: number) {
+  return {
+    backend,
+    records: Math.round(1_000_000 * k),
+    importSeconds: 4.12 * k,
+    latest: {
+      requests: Math.round(81_234 * k),
+      non2xx: Math.round(3 * k),
+      socketErrors: Math.round(2 * k),
+      worstSegmentP99Ms: 7.3 * k,
+      maxMs: 21.7 * k,
+    },
+    healthz: { probes: Math.round(244 * k), p99Ms: 11.2 * k, maxMs: 13.9 * k, failures: Math.round(4 * k) },
+  };
 }
 
 /**
@@ -146,6 +167,11 @@ const METHOD = [
   '≤ 150 MB',
   '< 1000 ms',
   '≥ 200,000 obs/s',
+  '| 0 |',
+  '< 100 ms',
+  '< 50 ms',
+  'every 20 ms',
+  'worst 1-s',
   '≥ 50,000 obs/s',
   '250-record',
   '250-item',
@@ -216,6 +242,7 @@ describe('bench report', () => {
       startup: undefined,
       cli: undefined,
       imports: { records: 0, skipped: 'left out (--only)' },
+      importBesideServing: { records: 0, skipped: 'left out (--only)' },
       scaleOut: { included: false, reason: 'left out (--only)' },
     };
     const lines = judge(partial);

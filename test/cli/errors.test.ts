@@ -96,7 +96,7 @@ describe('mds errors and help', () => {
       run(['migrate', 'now']),
     ]);
     const importUsage =
-      'mds: usage: mds import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers]\n';
+      'mds: usage: mds import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--delimiter ,|;|tab] [--timezone <IANA zone>]\n';
     expect(failed(tooFew, 2)).toBe(importUsage);
     expect(failed(tooMany, 2)).toBe(importUsage);
     expect(failed(extra, 2)).toBe('mds: usage: mds migrate\n');
@@ -135,8 +135,8 @@ describe('mds errors and help', () => {
     expect(failed(text, 1)).toBe(
       [
         'mds: import refused: 3 problem(s), nothing was written',
-        '  line 3: source: must be one of parallel, official, transfer',
-        '  line 5: updatedAt: must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-21T09:00:00.000Z',
+        '  line 3: source: "black" must be one of parallel, official, transfer',
+        '  line 5: updatedAt: "yesterday" must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-21T09:00:00.000Z',
         '  line 6: expected 5 fields, found 4',
         '',
       ].join('\n'),
@@ -162,7 +162,7 @@ describe('mds errors and help', () => {
       error: {
         message: 'import refused: 2 problem(s), nothing was written',
         problems: [
-          { line: 3, message: 'purity: must be one of 18K, 21K, 24K' },
+          { line: 3, message: 'purity: "22K" must be one of 18K, 21K, 24K' },
           { line: 4, message: 'unknown field "note"' },
         ],
       },
@@ -181,7 +181,7 @@ describe('mds errors and help', () => {
       [
         'mds: import refused: 3 problem(s), nothing was written',
         '  line 1: currency: JPY is not in the asset directory (import it with `mds import assets` first)',
-        '  line 2: buy: must be a positive decimal number with at most 6 decimal places',
+        '  line 2: buy: "-1" must be a positive decimal number with at most 6 decimal places',
         '  line 4: currency: CNY is not in the asset directory (import it with `mds import assets` first)',
         '',
       ].join('\n'),

@@ -260,7 +260,7 @@ export function importFlow(backend: Backend): void {
       expect(refused.stdout).toBe('');
       expect(refused.stderr).toBe(
         'mds: import refused: 1 problem(s), nothing was written\n' +
-          '  line 3: sell: must be a positive decimal number with at most 6 decimal places\n',
+          '  line 3: sell: "abc" must be a positive decimal number with at most 6 decimal places\n',
       );
       // Nothing was written: the good records are all new.
       expect(summary(await run(['import', 'rates', '-', '--json'], good.join('\n')))).toEqual({
@@ -341,7 +341,7 @@ export function importFlow(backend: Backend): void {
       expect(refused.errorJson()).toEqual({
         error: {
           message: 'import refused: 1 problem(s), nothing was written',
-          problems: [{ line: 2500, message: 'type: must be one of currency, metal, crypto' }],
+          problems: [{ line: 2500, message: 'type: "coin" must be one of currency, metal, crypto' }],
         },
       });
     });

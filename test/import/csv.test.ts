@@ -58,7 +58,7 @@ describe('CSV read by csv-parse', () => {
     const longLine = fill.length + 2;
     const badLine = longLine + 24 + 1;
     expect(r.problems).toEqual([
-      { line: badLine, message: 'code: must be an uppercase asset code (2-10 of A-Z, 0-9)' },
+      { line: badLine, message: 'code: "bad" must be an uppercase asset code (2-10 of A-Z, 0-9)' },
     ]);
     expect(r.records).toHaveLength(fill.length + 3);
     expect(r.records[fill.length]).toEqual({ ...asset('LONG', long), symbol: 'L' });
@@ -67,7 +67,7 @@ describe('CSV read by csv-parse', () => {
     const far = parseImport('assets', `${head}bad,x,currency,a,b,c\n`, 'csv');
     expect(far.records).toHaveLength(30_000);
     expect(far.problems).toEqual([
-      { line: 30_002, message: 'code: must be an uppercase asset code (2-10 of A-Z, 0-9)' },
+      { line: 30_002, message: 'code: "bad" must be an uppercase asset code (2-10 of A-Z, 0-9)' },
     ]);
   });
 

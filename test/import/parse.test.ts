@@ -85,13 +85,13 @@ describe('rates', () => {
   });
 
   it('reports every rule for currency, source, buy and sell', () => {
-    expect(rateProblems({ currency: 'eur' })).toEqual([`currency: ${MSG_CODE}`]);
-    expect(rateProblems({ currency: 'E' })).toEqual([`currency: ${MSG_CODE}`]);
-    expect(rateProblems({ currency: 'ABCDEFGHIJK' })).toEqual([`currency: ${MSG_CODE}`]);
-    expect(rateProblems({ currency: 42 })).toEqual([`currency: ${MSG_CODE}`]);
+    expect(rateProblems({ currency: 'eur' })).toEqual([`currency: "eur" ${MSG_CODE}`]);
+    expect(rateProblems({ currency: 'E' })).toEqual([`currency: "E" ${MSG_CODE}`]);
+    expect(rateProblems({ currency: 'ABCDEFGHIJK' })).toEqual([`currency: "ABCDEFGHIJK" ${MSG_CODE}`]);
+    expect(rateProblems({ currency: 42 })).toEqual([`currency: 42 ${MSG_CODE}`]);
     expect(rateProblems({ currency: 'USDT10' })).toEqual([]);
     expect(rateProblems({ source: 'black' })).toEqual([
-      'source: must be one of parallel, official, transfer',
+      'source: "black" must be one of parallel, official, transfer',
     ]);
     expect(rateProblems({ source: 'transfer' })).toEqual([]);
     for (const bad of [
@@ -110,9 +110,11 @@ describe('rates', () => {
       true,
       '01',
     ]) {
-      expect(rateProblems({ buy: bad }), String(bad)).toEqual([`buy: ${MSG_AMOUNT}`]);
+      expect(rateProblems({ buy: bad }), String(bad)).toEqual([`buy: ${JSON.stringify(bad)} ${MSG_AMOUNT}`]);
     }
-    expect(rateProblems({ sell: '1000000000.5' })).toEqual(['sell: must not exceed 1000000000']);
+    expect(rateProblems({ sell: '1000000000.5' })).toEqual([
+      'sell: "1000000000.5" must not exceed 1000000000',
+    ]);
     expect(rateProblems({ sell: '0.000001' })).toEqual([]);
     expect(rateProblems({ sell: '1000000000' })).toEqual([]);
   });
@@ -131,11 +133,11 @@ describe('rates', () => {
   it('reports every problem of a record together', () => {
     expect(rateProblems({ currency: 'x', source: 'y', buy: -1, sell: 'z', updatedAt: '2026-01-01' })).toEqual(
       [
-        `currency: ${MSG_CODE}`,
-        'source: must be one of parallel, official, transfer',
-        `buy: ${MSG_AMOUNT}`,
-        `sell: ${MSG_AMOUNT}`,
-        `updatedAt: ${MSG_TS}`,
+        `currency: "x" ${MSG_CODE}`,
+        'source: "y" must be one of parallel, official, transfer',
+        `buy: -1 ${MSG_AMOUNT}`,
+        `sell: "z" ${MSG_AMOUNT}`,
+        'updatedAt: "2026-01-01" is a date without a time: write 2026-01-01T00:00:00Z or give the time of the quote',
       ],
     );
   });
@@ -152,12 +154,12 @@ describe('rates', () => {
     ].join('\n');
     const r = parseImport('rates', text, 'ndjson');
     expect(r.problems.map((p) => p.line)).toEqual([1, 4, 5, 6, 7]);
-    expect(r.problems[0]?.message).toBe(`currency: ${MSG_CODE}`);
+    expect(r.problems[0]?.message).toBe(`currency: "usd" ${MSG_CODE}`);
     expect(r.problems[1]?.message).toMatch(/^invalid JSON: /);
     expect(r.problems[1]?.message).not.toContain('oops}'); // no echo of the input
     expect(r.problems[2]?.message).toBe('record must be a JSON object');
     expect(r.problems[3]?.message).toBe('record must be a JSON object');
-    expect(r.problems[4]?.message).toBe(`buy: ${MSG_AMOUNT}`);
+    expect(r.problems[4]?.message).toBe(`buy: "1.1234567" ${MSG_AMOUNT}`);
     expect(r.records.map((x) => x.currency)).toEqual(['USD']);
   });
 
@@ -211,7 +213,6 @@ describe('updatedAt', () => {
 
   it('rejects malformed timestamps', () => {
     for (const bad of [
-      '2026-01-10T09:00:00',
       '2026-01-10T09:00Z',
       '2026-01-10 09:00:00Z',
       '2026-01-10t09:00:00z',
@@ -220,49 +221,63 @@ describe('updatedAt', () => {
       '2026-01-10T09:00:00+01',
       '2026-1-10T09:00:00Z',
       '2026-01-10T09:00:00ZZ',
-      '2026-01-10',
       '',
       1768035600000,
       null,
     ]) {
-      expect(tsProblems(bad), String(bad)).toEqual([`updatedAt: ${MSG_TS}`]);
+      expect(tsProblems(bad), String(bad)).toEqual([`updatedAt: ${JSON.stringify(bad)} ${MSG_TS}`]);
     }
+    // A local time and a date alone: refused too, with messages of their own (test/import/spreadsheet.test.ts).
+    expect(tsProblems('2026-01-10T09:00:00')).toEqual([
+      'updatedAt: "2026-01-10T09:00:00" has no time zone: write it with its UTC offset, e.g. 2026-01-10T09:00:00+01:00, or in UTC with Z, or pass the zone of the file, e.g. --timezone Africa/Algiers',
+    ]);
+    expect(tsProblems('2026-01-10')).toEqual([
+      'updatedAt: "2026-01-10" is a date without a time: write 2026-01-10T00:00:00Z or give the time of the quote',
+    ]);
   });
 
   it('rejects more than millisecond precision with its own message', () => {
     expect(tsProblems('2026-01-10T09:00:00.1234Z')).toEqual([
-      'updatedAt: must not be more precise than milliseconds (at most 3 fractional digits)',
+      'updatedAt: "2026-01-10T09:00:00.1234Z" must not be more precise than milliseconds (at most 3 fractional digits)',
     ]);
   });
 
   it('rejects dates and times that do not exist', () => {
     expect(tsProblems('2025-02-30T00:00:00Z')).toEqual([
-      'updatedAt: 2025-02-30 is not a valid calendar date',
+      'updatedAt: "2025-02-30T00:00:00Z" has an invalid calendar date (2025-02-30)',
     ]);
     expect(tsProblems('2023-02-29T00:00:00Z')).toEqual([
-      'updatedAt: 2023-02-29 is not a valid calendar date',
+      'updatedAt: "2023-02-29T00:00:00Z" has an invalid calendar date (2023-02-29)',
     ]);
     expect(tsProblems('2100-02-29T00:00:00Z')).toHaveLength(1);
     expect(tsProblems('2025-04-31T00:00:00Z')).toHaveLength(1);
     expect(tsProblems('2025-13-01T00:00:00Z')).toHaveLength(1);
     expect(tsProblems('2025-00-10T00:00:00Z')).toHaveLength(1);
     expect(tsProblems('2025-01-00T00:00:00Z')).toHaveLength(1);
-    expect(tsProblems('2025-01-10T24:00:00Z')).toEqual(['updatedAt: 24:00:00 is not a valid time of day']);
+    expect(tsProblems('2025-01-10T24:00:00Z')).toEqual([
+      'updatedAt: "2025-01-10T24:00:00Z" has an invalid time of day (24:00:00)',
+    ]);
     expect(tsProblems('2025-01-10T23:60:00Z')).toHaveLength(1);
     expect(tsProblems('2025-01-10T23:59:60Z')).toHaveLength(1);
     expect(tsProblems('2025-01-10T23:59:59+24:00')).toEqual([
-      'updatedAt: +24:00 is not a valid time zone offset',
+      'updatedAt: "2025-01-10T23:59:59+24:00" has an invalid time zone offset (+24:00)',
     ]);
   });
 
   it('rejects years before 1990 and more than one day ahead', () => {
-    expect(tsProblems('1989-12-31T23:59:59.999Z')).toEqual(['updatedAt: must not be before 1990']);
-    expect(tsProblems('1990-01-01T00:30:00+01:00')).toEqual(['updatedAt: must not be before 1990']);
-    expect(tsProblems('0099-01-01T00:00:00Z')).toEqual(['updatedAt: must not be before 1990']);
+    expect(tsProblems('1989-12-31T23:59:59.999Z')).toEqual([
+      'updatedAt: "1989-12-31T23:59:59.999Z" must not be before 1990',
+    ]);
+    expect(tsProblems('1990-01-01T00:30:00+01:00')).toEqual([
+      'updatedAt: "1990-01-01T00:30:00+01:00" must not be before 1990',
+    ]);
+    expect(tsProblems('0099-01-01T00:00:00Z')).toEqual([
+      'updatedAt: "0099-01-01T00:00:00Z" must not be before 1990',
+    ]);
     const soon = new Date(Date.now() + 23 * 3_600_000).toISOString();
     expect(tsProblems(soon)).toEqual([]);
     const later = new Date(Date.now() + 25 * 3_600_000).toISOString();
-    expect(tsProblems(later)).toEqual(['updatedAt: must not be more than 1 day in the future']);
+    expect(tsProblems(later)).toEqual([`updatedAt: "${later}" must not be more than 1 day in the future`]);
   });
 });
 
@@ -306,8 +321,8 @@ describe('gold', () => {
     );
     expect(r.problems).toEqual([
       { line: 1, message: 'unknown field "currency"' },
-      { line: 1, message: 'purity: must be one of 18K, 21K, 24K' },
-      { line: 1, message: `buy: ${MSG_AMOUNT}` },
+      { line: 1, message: 'purity: "22K" must be one of 18K, 21K, 24K' },
+      { line: 1, message: `buy: "0" ${MSG_AMOUNT}` },
       { line: 2, message: 'missing field "sell"' },
       { line: 2, message: 'missing field "updatedAt"' },
     ]);
@@ -374,7 +389,7 @@ describe('assets', () => {
       },
     ]);
     // The quoted newline spans lines 4-5, so the bad row is on line 6.
-    expect(r.problems).toEqual([{ line: 6, message: `code: ${MSG_CODE}` }]);
+    expect(r.problems).toEqual([{ line: 6, message: `code: "bad" ${MSG_CODE}` }]);
   });
 
   it('validates symbol, names and type', () => {
@@ -391,18 +406,24 @@ describe('assets', () => {
       'ndjson',
     );
     expect(r.problems).toEqual([
-      { line: 1, message: 'symbol: must be a non-empty string of at most 16 characters' },
-      { line: 2, message: 'symbol: must be a non-empty string of at most 16 characters' },
-      { line: 2, message: 'type: must be one of currency, metal, crypto' },
+      { line: 1, message: 'symbol: "" must be a non-empty string of at most 16 characters' },
+      {
+        line: 2,
+        message: 'symbol: "xxxxxxxxxxxxxxxxx" must be a non-empty string of at most 16 characters',
+      },
+      { line: 2, message: 'type: "fiat" must be one of currency, metal, crypto' },
       { line: 3, message: 'unknown field "names.de"' },
-      { line: 3, message: 'names.en: must be a non-empty string of at most 200 characters' },
-      { line: 3, message: 'names.fr: must be a non-empty string of at most 200 characters' },
+      { line: 3, message: 'names.en: "" must be a non-empty string of at most 200 characters' },
+      {
+        line: 3,
+        message: `names.fr: "${'y'.repeat(40)}"… must be a non-empty string of at most 200 characters`,
+      },
       { line: 3, message: 'missing field "names.ar"' },
-      { line: 4, message: 'names: must be an object with en, fr and ar' },
+      { line: 4, message: 'names: "Swiss franc" must be an object with en, fr and ar' },
       { line: 5, message: 'missing field "symbol"' },
       { line: 5, message: 'missing field "names"' },
       { line: 5, message: 'missing field "type"' },
-      { line: 6, message: 'names.ar: must be a non-empty string of at most 200 characters' },
+      { line: 6, message: 'names.ar: "  " must be a non-empty string of at most 200 characters' },
     ]);
   });
 
@@ -413,7 +434,7 @@ describe('assets', () => {
       'csv',
     );
     expect(r.problems).toEqual([
-      { line: 2, message: 'name_en: must be a non-empty string of at most 200 characters' },
+      { line: 2, message: 'name_en: "" must be a non-empty string of at most 200 characters' },
     ]);
   });
 
@@ -464,7 +485,11 @@ describe('CSV', () => {
       { line: 2, message: 'expected 5 fields, found 4' },
       { line: 3, message: 'malformed CSV: unexpected character after a closing quote' },
       { line: 4, message: 'malformed CSV: quote inside an unquoted field' },
-      { line: 5, message: `buy: ${MSG_AMOUNT}` },
+      {
+        line: 5,
+        message:
+          'buy: "1,5" uses a decimal comma; in a comma-separated file write 1.5 (or save the file with ; as the separator)',
+      },
       { line: 7, message: 'malformed CSV: unterminated quoted field' },
     ]);
     expect(r.records.map((x) => x.currency)).toEqual(['GBP']);
@@ -477,7 +502,7 @@ describe('CSV', () => {
       'csv',
     );
     expect(r.records).toHaveLength(1);
-    expect(r.problems).toEqual([{ line: 3, message: `currency: ${MSG_CODE}` }]);
+    expect(r.problems).toEqual([{ line: 3, message: `currency: "" ${MSG_CODE}` }]);
   });
 
   it('reports duplicates with their lines', () => {
@@ -516,7 +541,7 @@ describe('JSON array', () => {
     };
     const r = parseImport('rates', text, 'json');
     expect(r.problems).toEqual([
-      { line: startOf(1), message: `currency: ${MSG_CODE}` },
+      { line: startOf(1), message: `currency: "usd" ${MSG_CODE}` },
       { line: startOf(2), message: 'unknown field "note"' },
       { line: startOf(2), message: 'missing field "currency"' },
       { line: startOf(2), message: 'missing field "source"' },
@@ -524,7 +549,7 @@ describe('JSON array', () => {
       { line: startOf(2), message: 'missing field "sell"' },
       { line: startOf(2), message: 'missing field "updatedAt"' },
       { line: startOf(3), message: 'array element must be a JSON object' },
-      { line: startOf(4), message: `buy: ${MSG_AMOUNT}` },
+      { line: startOf(4), message: `buy: "-1" ${MSG_AMOUNT}` },
     ]);
     expect(startOf(1)).toBe(9);
     expect(r.records).toHaveLength(1);
@@ -534,17 +559,17 @@ describe('JSON array', () => {
     const text = `\uFEFF\r\n[\r\n  ${JSON.stringify(rate())}, ${JSON.stringify(rate({ currency: 'x' }))},\r\n\r\n  [1, {"a": [2]}],\r\n  ${JSON.stringify(rate({ source: 's' }))}\r\n]\r\n`;
     const r = parseImport('rates', text, 'json');
     expect(r.problems).toEqual([
-      { line: 3, message: `currency: ${MSG_CODE}` },
+      { line: 3, message: `currency: "x" ${MSG_CODE}` },
       { line: 5, message: 'array element must be a JSON object' },
-      { line: 6, message: 'source: must be one of parallel, official, transfer' },
+      { line: 6, message: 'source: "s" must be one of parallel, official, transfer' },
     ]);
   });
 
   it('reports every element of a single-line array on line 1', () => {
     const r = parseImport('rates', JSON.stringify([rate({ buy: 0 }), rate({ sell: 0 })]), 'json');
     expect(r.problems).toEqual([
-      { line: 1, message: `buy: ${MSG_AMOUNT}` },
-      { line: 1, message: `sell: ${MSG_AMOUNT}` },
+      { line: 1, message: `buy: 0 ${MSG_AMOUNT}` },
+      { line: 1, message: `sell: 0 ${MSG_AMOUNT}` },
     ]);
   });
 

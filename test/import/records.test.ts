@@ -26,17 +26,17 @@ describe('import records from the entity schemas', () => {
   it('reject a bad asset code with the same message in every format', () => {
     const bad = { currency: 'eur', source: 'parallel', buy: '1', sell: '2', updatedAt: T0 };
     expect(parseImport('rates', `${JSON.stringify(bad)}\n`, 'ndjson').problems).toEqual([
-      { line: 1, message: `currency: ${MSG_CODE}` },
+      { line: 1, message: `currency: "eur" ${MSG_CODE}` },
     ]);
     expect(parseImport('rates', JSON.stringify([bad]), 'json').problems).toEqual([
-      { line: 1, message: `currency: ${MSG_CODE}` },
+      { line: 1, message: `currency: "eur" ${MSG_CODE}` },
     ]);
     expect(
       parseImport('rates', `currency,source,buy,sell,updatedAt\neur,parallel,1,2,${T0}\n`, 'csv').problems,
-    ).toEqual([{ line: 2, message: `currency: ${MSG_CODE}` }]);
+    ).toEqual([{ line: 2, message: `currency: "eur" ${MSG_CODE}` }]);
     const asset = { code: 'us$', symbol: '$', names: { en: 'a', fr: 'b', ar: 'c' }, type: 'currency' };
     expect(parseImport('assets', `${JSON.stringify(asset)}\n`, 'ndjson').problems).toEqual([
-      { line: 1, message: `code: ${MSG_CODE}` },
+      { line: 1, message: `code: "us$" ${MSG_CODE}` },
     ]);
   });
 
@@ -49,10 +49,13 @@ describe('import records from the entity schemas', () => {
     });
     expect(parseImport('assets', JSON.stringify([asset('🪙'.repeat(16))]), 'json').problems).toEqual([]);
     expect(parseImport('assets', JSON.stringify([asset('🪙'.repeat(17))]), 'json').problems).toEqual([
-      { line: 1, message: 'symbol: must be a non-empty string of at most 16 characters' },
+      {
+        line: 1,
+        message: `symbol: "${'🪙'.repeat(17)}" must be a non-empty string of at most 16 characters`,
+      },
     ]);
     expect(parseImport('assets', JSON.stringify([asset(' \t\u00a0')]), 'json').problems).toEqual([
-      { line: 1, message: 'symbol: must be a non-empty string of at most 16 characters' },
+      { line: 1, message: 'symbol: " \\t\u00a0" must be a non-empty string of at most 16 characters' },
     ]);
   });
 });

@@ -48,6 +48,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0002_access',
       '0003_minute_usage',
       '0004_imports_and_revisions',
+      '0005_usage_file',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);

@@ -1,5 +1,6 @@
-import { FORMATS, type ImportFormat } from '../../import/detect.js';
+import { FORMATS, type ImportFormat, parseDelimiter } from '../../import/detect.js';
 import type { ImportKind } from '../../import/records.js';
+import { timeZoneProblem } from '../../import/timestamps.js';
 import type { Command } from '../command.js';
 import { CliError, revisionDoc, revisionLine, summaryLine } from '../output.js';
 import { terminalProgress } from '../progress.js';
@@ -9,12 +10,14 @@ const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
 export const importCommand: Command = {
   name: ['import'],
   usage:
-    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers]',
+    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--delimiter ,|;|tab] [--timezone <IANA zone>]',
   options: {
     format: { type: 'string' },
     'dry-run': { type: 'boolean' },
     'max-change': { type: 'string' },
     'accept-outliers': { type: 'boolean' },
+    delimiter: { type: 'string' },
+    timezone: { type: 'string' },
   },
   positionals: { min: 2, max: 2 },
   async run({ values, positionals, out, databaseUrl }) {
@@ -36,6 +39,18 @@ export const importCommand: Command = {
         2,
       );
     }
+    // A spreadsheet's CSV (decisions §52): its delimiter, and the zone of its local times.
+    const delimiterText = values.delimiter as string | undefined;
+    const delimiter = delimiterText === undefined ? undefined : parseDelimiter(delimiterText);
+    if (delimiter === null) {
+      throw new CliError(
+        `--delimiter: "${delimiterText!.slice(0, 40)}" is not a delimiter; write , or ; or tab, such as --delimiter ';'`,
+        2,
+      );
+    }
+    const timezone = values.timezone as string | undefined;
+    const zoneProblem = timezone === undefined ? null : timeZoneProblem(timezone);
+    if (zoneProblem !== null) throw new CliError(`--timezone: ${zoneProblem}`, 2);
     const dryRun = values['dry-run'] === true;
     const started = performance.now();
     // Loaded here: the parsers and the compiled record rules are for this command only.
@@ -49,6 +64,8 @@ export const importCommand: Command = {
       maxChangePercent,
       acceptOutliers: values['accept-outliers'] === true,
       dryRun,
+      delimiter,
+      timezone,
     }).catch((err: unknown) => {
       throw err instanceof ImportError ? new CliError(err.message, 1, err.problems) : err;
     });

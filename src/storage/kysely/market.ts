@@ -1,14 +1,16 @@
 /** Market data queries, as Kysely writes them for either dialect. */
 import { sql } from 'kysely';
 import { DAY_MS } from '../../domain/dates.js';
-import type {
-  Asset,
-  AssetType,
-  GoldObservation,
-  ImportSummary,
-  Purity,
-  RateObservation,
-  Source,
+import {
+  type Asset,
+  type AssetType,
+  type GoldObservation,
+  type ImportSummary,
+  PURITIES,
+  type Purity,
+  type RateObservation,
+  SOURCES,
+  type Source,
 } from '../../domain/types.js';
 import { DryRunRollback, type ImportOutcome, metaOf } from '../import-records.js';
 import type { DailyRatesQuery, GoldHistoryQuery, ImportOptions, RateHistoryQuery } from '../store.js';
@@ -42,26 +44,27 @@ export async function listAssets(db: Db): Promise<Asset[]> {
   }));
 }
 
+/** A one-column table of constants, written as both dialects read it (SQLite has no VALUES aliases). */
+const oneColumn = (name: string, values: readonly string[]) =>
+  sql.join(
+    values.map((v) => sql`select ${sql.lit(v)} as ${sql.ref(name)}`),
+    sql` union all `,
+  );
+
+/**
+ * The newest observation of every (currency, source) series: one primary-key
+ * seek per series of the directory, not a GROUP BY over the whole table. The
+ * GROUP BY took about 105 ms per million stored rows on SQLite, on the serving
+ * process's main thread, each time an import changed the data (decisions 55).
+ */
 export async function latestRates(db: Db): Promise<RateObservation[]> {
-  const rows = await db
-    .selectFrom('rates as r')
-    .innerJoin(
-      (eb) =>
-        eb
-          .selectFrom('rates')
-          .select(['currency', 'source', (e) => e.fn.max('updated_at').as('latest')])
-          .groupBy(['currency', 'source'])
-          .as('l'),
-      (join) =>
-        join
-          .onRef('l.currency', '=', 'r.currency')
-          .onRef('l.source', '=', 'r.source')
-          .onRef('l.latest', '=', 'r.updated_at'),
-    )
-    .select(['r.currency', 'r.source', 'r.updated_at', 'r.buy', 'r.sell'])
-    .orderBy('r.currency')
-    .orderBy('r.source')
-    .execute();
+  const { rows } = await sql<RateRow>`
+    select r.currency, r.source, r.updated_at, r.buy, r.sell
+    from assets a
+    cross join (${oneColumn('source', SOURCES)}) s
+    join rates r on r.currency = a.code and r.source = s.source
+      and r.updated_at = (select max(m.updated_at) from rates m where m.currency = a.code and m.source = s.source)
+    order by r.currency, r.source`.execute(db);
   return rows.map(toRate);
 }
 
@@ -108,21 +111,14 @@ export async function dailyRates(db: Db, q: DailyRatesQuery): Promise<RateObserv
   return rows.map(toRate);
 }
 
+/** The newest record of every purity: a primary-key seek each, as latestRates. */
 export async function latestGold(db: Db): Promise<GoldObservation[]> {
-  const rows = await db
-    .selectFrom('gold as g')
-    .innerJoin(
-      (eb) =>
-        eb
-          .selectFrom('gold')
-          .select(['purity', (e) => e.fn.max('updated_at').as('latest')])
-          .groupBy('purity')
-          .as('l'),
-      (join) => join.onRef('l.purity', '=', 'g.purity').onRef('l.latest', '=', 'g.updated_at'),
-    )
-    .select(['g.purity', 'g.updated_at', 'g.buy', 'g.sell'])
-    .orderBy('g.purity')
-    .execute();
+  const { rows } = await sql<GoldRow>`
+    select g.purity, g.updated_at, g.buy, g.sell
+    from (${oneColumn('purity', PURITIES)}) p
+    join gold g on g.purity = p.purity
+      and g.updated_at = (select max(m.updated_at) from gold m where m.purity = p.purity)
+    order by g.purity`.execute(db);
   return rows.map(toGold);
 }
 
