@@ -12,6 +12,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import pg from 'pg';
 import { seedSample } from '../src/import/seed.js';
 import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { generateSample } from '../src/sample/generate.js';
@@ -42,6 +43,12 @@ export interface BesideResult {
     maxMs: number;
   };
   healthz: { probes: number; p99Ms: number; maxMs: number; failures: number };
+  /**
+   * PostgreSQL only: a one-row UPDATE committed in a loop on the same database
+   * during the import. Every /v1 answer waits for its tick's usage commit, so
+   * this is the floor of the answers' tail while the import writes.
+   */
+  commit?: { commits: number; p99Ms: number; maxMs: number };
 }
 
 export interface BesideReport {
@@ -57,6 +64,31 @@ interface Settings {
   threads: number;
   cpus: CpuPlan;
   log: (line: string) => void;
+}
+
+/** Commits a one-row UPDATE in a loop until `running()` is false; keeps the durations while `recording()`. */
+async function probeCommits(
+  url: string,
+  running: () => boolean,
+  recording: () => boolean,
+): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const times: number[] = [];
+  try {
+    await client.query(
+      'create table if not exists bench_commit_probe (id int primary key, n bigint not null)',
+    );
+    await client.query('insert into bench_commit_probe values (1, 0) on conflict do nothing');
+    while (running()) {
+      const started = performance.now();
+      await client.query('update bench_commit_probe set n = n + 1 where id = 1');
+      if (recording()) times.push(performance.now() - started);
+    }
+  } finally {
+    await client.end();
+  }
+  return times;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -86,6 +118,14 @@ async function one(
   const service = await startService(url, key, s.cpus.server);
   const origin = service.origin;
 
+  const commitProber =
+    backend === 'postgres'
+      ? probeCommits(
+          url,
+          () => probing,
+          () => recording,
+        )
+      : undefined;
   // The /healthz prober: one request at a time, every 20 ms.
   const probes: number[] = [];
   let failures = 0;
@@ -131,8 +171,9 @@ async function one(
   await new Promise((r) => setTimeout(r, 1500)); // the load settles
   recording = true;
   const args = [...NODE_FLAGS, CLI, 'import', 'rates', file, '--db', url, '--json'];
-  const [command, argv] = s.cpus.server
-    ? ['taskset', ['-c', s.cpus.server, process.execPath, ...args]]
+  const importCpu = backend === 'sqlite' ? s.cpus.server : s.cpus.generator;
+  const [command, argv] = importCpu
+    ? ['taskset', ['-c', importCpu, process.execPath, ...args]]
     : [process.execPath, args];
   const started = performance.now();
   const child: ChildProcess = spawn(command, argv as string[], {
@@ -154,6 +195,7 @@ async function one(
   recording = false;
   probing = false;
   await prober;
+  const commits = (await commitProber)?.sort((a, b) => a - b);
   await stop(service.proc);
 
   let importError: string | undefined;
@@ -183,6 +225,15 @@ async function one(
       maxMs: sorted.at(-1) ?? Number.NaN,
       failures,
     },
+    ...(commits
+      ? {
+          commit: {
+            commits: commits.length,
+            p99Ms: percentile(commits, 99),
+            maxMs: commits.at(-1) ?? Number.NaN,
+          },
+        }
+      : {}),
   };
 }
 
