@@ -43,7 +43,7 @@ export interface JsonSchema {
   [k: string]: unknown;
 }
 
-interface Parameter {
+export interface Parameter {
   name: string;
   in: string;
   required?: boolean;
@@ -52,7 +52,7 @@ interface Parameter {
   schema?: JsonSchema;
 }
 
-interface Operation {
+export interface Operation {
   operationId?: string;
   summary?: string;
   description?: string;
@@ -97,7 +97,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** A string literal as Biome prints it: single quotes unless that needs more escapes. */
-function str(value: string): string {
+export function str(value: string): string {
   const escaped = value.replaceAll('\\', '\\\\').replaceAll('\n', '\\n');
   if (value.includes("'") && !value.includes('"')) return `"${escaped}"`;
   return `'${escaped.replaceAll("'", "\\'")}'`;
@@ -109,7 +109,7 @@ function literal(value: unknown): string {
   throw new Error(`unsupported literal ${JSON.stringify(value)}`);
 }
 
-const propertyKey = (name: string) => (IDENTIFIER.test(name) ? name : str(name));
+export const propertyKey = (name: string) => (IDENTIFIER.test(name) ? name : str(name));
 
 /** `/v1/rates/history` → `RatesHistory`. */
 export function operationName(path: string): string {
@@ -121,7 +121,7 @@ export function operationName(path: string): string {
     .join('');
 }
 
-const pascal = (text: string) =>
+export const pascal = (text: string) =>
   text
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
@@ -137,7 +137,7 @@ function property(head: string, members: string[], indent: string): string {
 }
 
 /** A JSDoc block at `indent`, or nothing. */
-function jsdoc(lines: string[], indent: string): string[] {
+export function jsdoc(lines: string[], indent: string): string[] {
   const text = lines
     .flatMap((l) => l.split('\n'))
     .map((l) => l.trimEnd().replaceAll('*/', '*\\/'))
@@ -154,7 +154,7 @@ function jsdoc(lines: string[], indent: string): string[] {
 }
 
 /** The documentation of a schema: its description and, for parameters, its rules. */
-function describe(schema: JsonSchema | undefined, description?: string): string[] {
+export function describe(schema: JsonSchema | undefined, description?: string): string[] {
   const out: string[] = [];
   const text = description ?? schema?.description;
   if (text) out.push(text);
@@ -169,7 +169,7 @@ function describe(schema: JsonSchema | undefined, description?: string): string[
   return out;
 }
 
-class Generator {
+export class Generator {
   /** Component schema reference → type name. */
   private readonly refs = new Map<string, string>();
 
@@ -248,7 +248,12 @@ class Generator {
     const properties = Object.entries(schema.properties ?? {});
     const extra = schema.additionalProperties;
     if (properties.length === 0) {
-      if (typeof extra === 'object') return `Record<string, ${this.type(extra, indent)}>`;
+      if (typeof extra === 'object') {
+        const flat = this.type(extra, indent);
+        if (!flat.includes('\n')) return `Record<string, ${flat}>`;
+        // An object's members: one a line, as Biome prints it.
+        return `Record<\n${indent}  string,\n${indent}  ${this.type(extra, `${indent}  `)}\n${indent}>`;
+      }
       return 'Record<string, unknown>';
     }
     const inner = `${indent}  `;
@@ -433,7 +438,7 @@ interface OperationSummary {
 }
 
 /** A string array literal at `indent`, on one line when it fits. */
-function stringArray(prefix: string, values: string[], indent: string): string {
+export function stringArray(prefix: string, values: string[], indent: string): string {
   const flat = `${indent}${prefix}[${values.map(str).join(', ')}],`;
   if (flat.length <= LINE_WIDTH) return flat;
   return [`${indent}${prefix}[`, ...values.map((v) => `${indent}  ${str(v)},`), `${indent}],`].join('\n');

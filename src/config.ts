@@ -112,6 +112,11 @@ export interface ServeConfig {
   requestTimeoutMs?: number;
   adminPort?: number;
   adminHost?: string;
+  /** PEM files of the admin listener's HTTPS (MDS_ADMIN_TLS_CERT, MDS_ADMIN_TLS_KEY). */
+  adminTlsCert?: string;
+  adminTlsKey?: string;
+  /** MDS_ADMIN_ALLOW_PLAINTEXT=1: plain HTTP off the loopback is the operator's choice. */
+  adminAllowPlaintext?: boolean;
   drainMs?: number;
   /** Checked by the caller (its parser lives with the HTTP stack, loaded only to serve). */
   trustProxy: string;
@@ -147,6 +152,10 @@ export function readConfig(
     requestTimeoutMs: number(v.MDS_REQUEST_TIMEOUT_MS),
     adminPort: v.MDS_ADMIN_PORT === 'off' ? undefined : number(v.MDS_ADMIN_PORT),
     adminHost: v.MDS_ADMIN_HOST || undefined,
+    adminTlsCert: v.MDS_ADMIN_TLS_CERT || undefined,
+    adminTlsKey: v.MDS_ADMIN_TLS_KEY || undefined,
+    adminAllowPlaintext:
+      v.MDS_ADMIN_ALLOW_PLAINTEXT === '1' || v.MDS_ADMIN_ALLOW_PLAINTEXT === 'true' ? true : undefined,
     drainMs: number(v.MDS_DRAIN_MS),
     trustProxy: v.MDS_TRUST_PROXY,
     contact:
@@ -169,6 +178,44 @@ export function readConfig(
     );
   if (Boolean(config.tlsCert) !== Boolean(config.tlsKey))
     problems.push('MDS_TLS_CERT and MDS_TLS_KEY: set both (HTTPS) or neither (HTTP)');
+  if (Boolean(config.adminTlsCert) !== Boolean(config.adminTlsKey))
+    problems.push('MDS_ADMIN_TLS_CERT and MDS_ADMIN_TLS_KEY: set both (HTTPS) or neither (HTTP)');
+  else if (config.adminPort !== undefined) {
+    const problem = adminListenerProblem(
+      config.adminHost ?? DEFAULT_ADMIN_HOST,
+      Boolean(config.adminTlsCert),
+      config.adminAllowPlaintext === true,
+    );
+    if (problem) problems.push(problem);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+export const DEFAULT_ADMIN_HOST = '127.0.0.1';
+
+/** Whether `host` names this machine only: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return (
+    h === 'localhost' || h === '::1' || h === '::ffff:127.0.0.1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+  );
+}
+
+/**
+ * The admin listener carries admin tokens and every change to the service:
+ * off the loopback it serves HTTPS, unless the operator says TLS ends at a
+ * proxy in front (docs/decisions.md 58). The problem, or undefined.
+ */
+export function adminListenerProblem(
+  host: string,
+  tls: boolean,
+  allowPlaintext: boolean,
+): string | undefined {
+  if (tls || allowPlaintext || isLoopback(host)) return undefined;
+  return (
+    `MDS_ADMIN_HOST: the admin listener would serve admin tokens over plain HTTP on ${host}, which is not a ` +
+    'loopback address; set MDS_ADMIN_TLS_CERT and MDS_ADMIN_TLS_KEY (PEM files) to serve HTTPS, or ' +
+    'MDS_ADMIN_ALLOW_PLAINTEXT=1 when TLS ends at a proxy in front of it'
+  );
 }

@@ -4,15 +4,22 @@
  * flushes usage and closes the store, all within a bounded time.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { buildAdminApp } from './admin-app.js';
 import { buildApp } from './app.js';
-import type { Contact, StaleAfter } from './config.js';
+import {
+  adminListenerProblem,
+  ConfigError,
+  type Contact,
+  DEFAULT_ADMIN_HOST,
+  type StaleAfter,
+} from './config.js';
 import type { TrustProxy } from './http/client-address.js';
 import { assemble, type Runtime } from './runtime/assemble.js';
 import { lockSqliteFile } from './runtime/single-process.js';
+import { CLOSE_MS, startWatchdog, WATCHDOG_GRACE_MS } from './runtime/stop-deadline.js';
 import { sqlitePath } from './storage/open.js';
 
 export interface ServerOptions {
@@ -26,9 +33,13 @@ export interface ServerOptions {
   tlsCert?: string;
   tlsKey?: string;
   logLevel?: string;
-  /** Admin listener for /metrics; off when undefined. Never the public port. */
+  /** Admin listener (/metrics, /admin/v1, docs/decisions.md 58); off when undefined. Never the public port. */
   adminPort?: number;
   adminHost?: string;
+  /** PEM files: the admin listener serves HTTPS. Needed off the loopback unless `adminAllowPlaintext`. */
+  adminTlsCert?: string;
+  adminTlsKey?: string;
+  adminAllowPlaintext?: boolean;
   /** How long to keep answering (with Connection: close) after SIGTERM. */
   drainMs?: number;
   /** Header and whole-request timeouts; the app's defaults (10 s, 15 s) when undefined. */
@@ -42,25 +53,54 @@ export interface ServerOptions {
   staleAfter?: StaleAfter;
 }
 
-const SHUTDOWN_GRACE_MS = 10_000;
 const DRAIN_MS = 1_000;
+/**
+ * Log lines held while stdout is not read before new ones are dropped, and how
+ * long the exit waits for such a stdout (docs/decisions.md 60): a reader that
+ * stopped reading must never hold the process, before its exit or in it.
+ */
+const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
+const EXIT_FLUSH_MS = 1_000;
 
 /** `level`: MDS_LOG_LEVEL, checked by src/config.ts (`mds serve` passes it). */
 export function createLogger(level = 'info'): Logger {
-  return pino({
-    level,
-    // Keys must never reach a log line, whatever a future change decides to log.
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers["x-api-key"]',
-        'headers.authorization',
-        'headers["x-api-key"]',
-        'key',
-      ],
-      censor: '[redacted]',
-    },
+  // Written asynchronously, as pino's default, but bounded: lines beyond the
+  // buffer are dropped, and the flush at exit gives up after EXIT_FLUSH_MS
+  // (pino's own retries a full pipe forever, and the process never ends).
+  let exitDeadline = Number.POSITIVE_INFINITY;
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: 0,
+    maxLength: LOG_BUFFER_BYTES,
+    retryEAGAIN: () => Date.now() < exitDeadline,
   });
+  process.prependListener('exit', () => {
+    exitDeadline = Date.now() + EXIT_FLUSH_MS;
+    try {
+      destination.flushSync();
+    } catch {
+      // stdout is not being read: what is left is dropped.
+    }
+    destination.flushSync = () => {};
+  });
+  return pino(
+    {
+      level,
+      // Keys must never reach a log line, whatever a future change decides to log.
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers["x-api-key"]',
+          'headers.authorization',
+          'headers["x-api-key"]',
+          'key',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  );
 }
 
 export interface RunningServer {
@@ -70,6 +110,10 @@ export interface RunningServer {
   /** The admin (metrics) URL, when enabled. */
   adminUrl?: string;
   stop(): Promise<void>;
+  /** How long `stop` keeps answering before it closes (MDS_DRAIN_MS). */
+  drainMs: number;
+  /** What `stop` is doing now, for the line logged when the deadline gives up on it. */
+  stopStage(): string;
 }
 
 export async function startServer(
@@ -114,70 +158,92 @@ export async function startServer(
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `${tls ? 'https' : 'http'}://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
 
-  let admin: Server | undefined;
+  let admin: FastifyInstance | undefined;
   let adminUrl: string | undefined;
   if (options.adminPort !== undefined) {
-    admin = await startAdmin(runtime, options.adminHost ?? '127.0.0.1', options.adminPort);
-    const a = admin.address();
-    adminUrl = `http://${options.adminHost ?? '127.0.0.1'}:${typeof a === 'object' && a ? a.port : options.adminPort}`;
+    try {
+      ({ admin, adminUrl } = await startAdmin(runtime, options, logger));
+    } catch (err) {
+      await app.close();
+      await runtime.close();
+      lock?.release();
+      throw err;
+    }
   }
 
   let stopping: Promise<void> | null = null;
-  // Unbounded here: the process bounds it (stopOnSignals, SHUTDOWN_GRACE_MS).
+  const drainMs = options.drainMs ?? DRAIN_MS;
+  let stage = 'serving';
+  // Unbounded here: the process bounds it (stopOnSignals, drainMs + CLOSE_MS).
   const stop = () => {
     stopping ??= (async () => {
       // Drain: keep answering for a moment, each response closing its connection and
       // /readyz failing, so clients and the load balancer move away before the
       // listener closes and no request is cut off mid-flight.
+      stage = 'draining';
       runtime.services.lifecycle.draining = true;
-      await new Promise((resolve) => setTimeout(resolve, options.drainMs ?? DRAIN_MS));
+      await new Promise((resolve) => setTimeout(resolve, drainMs));
+      stage = 'closing the listener (requests still in flight)';
       await app.close();
-      await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
+      stage = 'closing the admin listener';
+      await admin?.close();
+      stage = 'closing the store (writing the usage still pending)';
       await runtime.close();
       lock?.release();
+      stage = 'stopped';
     })();
     return stopping;
   };
-  return { app, runtime, url, adminUrl, stop };
+  return { app, runtime, url, adminUrl, stop, drainMs, stopStage: () => stage };
 }
 
-/** The admin listener: Prometheus text on GET /metrics, nothing else. */
-async function startAdmin(runtime: Runtime, host: string, port: number): Promise<Server> {
-  const { registry } = runtime.services.metrics;
-  const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/metrics') {
-      registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': registry.contentType });
-          res.end(text);
-        },
-        () => {
-          res.writeHead(500).end();
-        },
-      );
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+/**
+ * The admin listener (docs/decisions.md 58): GET /metrics, the admin API and
+ * its document, on its own port and Fastify instance. It refuses a
+ * non-loopback address without TLS unless plain HTTP is allowed (readConfig
+ * says so first, with the fixes; this holds for every caller).
+ */
+async function startAdmin(
+  runtime: Runtime,
+  options: ServerOptions,
+  logger: Logger,
+): Promise<{ admin: FastifyInstance; adminUrl: string }> {
+  const host = options.adminHost ?? DEFAULT_ADMIN_HOST;
+  const tls =
+    options.adminTlsCert && options.adminTlsKey
+      ? { cert: readFileSync(options.adminTlsCert), key: readFileSync(options.adminTlsKey) }
+      : undefined;
+  const problem = adminListenerProblem(host, tls !== undefined, options.adminAllowPlaintext === true);
+  if (problem) throw new ConfigError([problem]);
+  const admin = await buildAdminApp(runtime.services, {
+    logger,
+    tls,
+    trustProxy: options.trustProxy,
+    contact: options.contact,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  return server;
+  await admin.listen({ host, port: options.adminPort });
+  const a = admin.server.address();
+  const port = typeof a === 'object' && a ? a.port : options.adminPort;
+  return {
+    admin,
+    adminUrl: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+  };
 }
 
 /**
  * The process's end (close-with-grace, issue 15: a maintained library for it).
  * SIGTERM or SIGINT stops the server gracefully and exits 0, or 1 when stopping
- * fails. A second signal while stopping, or stopping for longer than
- * SHUTDOWN_GRACE_MS, exits 1 at once. An uncaught exception or unhandled
+ * fails. A second signal while stopping, or stopping for longer than the
+ * drain plus CLOSE_MS, exits 1 at once, logging what it gave up; a watchdog
+ * thread kills the process if even that cannot run (runtime/stop-deadline.ts,
+ * docs/decisions.md 60). An uncaught exception or unhandled
  * rejection stops gracefully too (the usage still pending is written), then
  * exits 1. Other signals keep Node's default action.
  */
 export function stopOnSignals(server: RunningServer, logger: Logger): void {
   closeWithGrace(
     {
-      delay: SHUTDOWN_GRACE_MS,
+      delay: server.drainMs + CLOSE_MS,
       logger,
       skip: [
         'SIGHUP',
@@ -193,9 +259,14 @@ export function stopOnSignals(server: RunningServer, logger: Logger): void {
       ],
       onSecondSignal: (signal) => logger.error({ signal }, 'second signal while stopping; exiting'),
       onSecondError: (err) => logger.error({ err }, 'error while stopping; exiting'),
-      onTimeout: () => logger.error('shutdown took too long; exiting'),
+      onTimeout: (ms) =>
+        logger.error(
+          { gaveUp: server.stopStage(), deadlineMs: ms },
+          'stopping took longer than the drain plus the bounded close; exiting without finishing',
+        ),
     },
     async ({ signal, err }) => {
+      startWatchdog(server.drainMs + CLOSE_MS + WATCHDOG_GRACE_MS);
       if (err) logger.error({ err }, 'uncaught error; stopping');
       else logger.info({ signal }, 'stopping');
       await server.stop(); // a failure is logged by close-with-grace, and exits 1

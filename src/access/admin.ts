@@ -1,64 +1,42 @@
 /**
- * Operator actions on accounts, grants and keys (decisions §3, §11), shared by
- * the CLI and the first-run set-up. Every rule is checked before anything is
- * written; a broken rule is an AdminError with a sentence for the operator.
+ * Accounts, grants and keys for code that provisions as the service itself
+ * (tests, scripts): the operations of src/operations/, which hold every rule
+ * (docs/decisions.md, 57), by the `system` actor, with a refusal thrown as an
+ * AdminError and instants given as epoch milliseconds. The CLI and the admin
+ * API call the operations directly.
  */
-import { randomBytes } from 'node:crypto';
-import { generateKey, KEY_ENVIRONMENTS, type KeyEnvironment } from '../domain/keys.js';
-import { parseScopeList } from '../domain/scopes.js';
-import type { GrantRecord, GrantStatus, KeyRecord, Store } from '../storage/store.js';
-import { GRANT_STATUSES } from '../storage/store.js';
 
-export class AdminError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AdminError';
-  }
-}
+import { isKnownScope } from '../domain/scopes.js';
+import { createAccount as createAccountOperation } from '../operations/accounts.js';
+import type { Actor, Result } from '../operations/contract.js';
+import {
+  createGrant as createGrantOperation,
+  updateGrant as updateGrantOperation,
+} from '../operations/grants.js';
+import { createKey as createKeyOperation, revokeKey as revokeKeyOperation } from '../operations/keys.js';
+import { SYSTEM_ACTOR } from '../storage/admin-records.js';
+import type { GrantRecord, KeyRecord, Store } from '../storage/store.js';
+import { AdminError } from './admin-error.js';
 
-/** Far enough to mean "no end" while staying a valid timestamp for /v1/me. */
-export const NO_END = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export { NO_END } from '../operations/rules.js';
+export { AdminError } from './admin-error.js';
 
-const newId = (prefix: string) =>
-  `${prefix}_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').toLowerCase()}`;
+const SYSTEM: Actor = SYSTEM_ACTOR;
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
-export function parseInstant(text: string, option: string): number {
-  // Full ISO 8601 date-times with a zone, or a bare date (midnight UTC).
-  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)) {
-    throw new AdminError(`${option}: must be an ISO 8601 timestamp such as 2027-01-01T00:00:00Z`);
-  }
-  const ms = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
-  // Date.parse rolls 2030-02-30 over to 2030-03-02: the calendar day must exist.
-  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  if (Number.isNaN(ms) || new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d) {
-    throw new AdminError(`${option}: ${text} is not a real date`);
-  }
-  return ms;
-}
-
-export function parsePositiveInt(text: string | undefined, option: string): number {
-  if (text === undefined || !/^[1-9]\d{0,11}$/.test(text)) {
-    throw new AdminError(`${option}: must be a whole number of at least 1`);
-  }
-  return Number(text);
-}
-
-export function parseScopes(text: string, option = '--scopes'): string[] {
-  const { scopes, unknown } = parseScopeList(text);
-  if (unknown.length > 0)
-    throw new AdminError(`${option}: unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}`);
-  if (scopes.length === 0) throw new AdminError(`${option}: list at least one scope`);
-  return scopes;
+function value<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  const e = result.error;
+  throw new AdminError(e.kind === 'invalid' ? `${e.field}: ${e.message}` : e.message);
 }
 
 export async function createAccount(
   store: Store,
-  input: { name?: string; email?: string },
+  input: { name?: string; email?: string; externalId?: string },
   now = Date.now(),
-) {
-  const id = newId('acc');
-  await store.createAccount({ id, name: input.name ?? null, email: input.email ?? null, createdAt: now });
-  return { id };
+): Promise<{ id: string }> {
+  const account = value(await createAccountOperation(store, SYSTEM, input, { now }));
+  return { id: account.id };
 }
 
 export interface GrantInput {
@@ -68,43 +46,34 @@ export interface GrantInput {
   monthlyRequestLimit: number;
   requestsPerMinute: number;
   provider?: string;
+  externalId?: string;
   validFrom?: number;
   validUntil?: number;
 }
 
+/**
+ * Scopes are stored as given, unknown strings included, as older writers
+ * stored them: the access tests make such grants to check that an unknown
+ * scope found in the store is ignored (decisions §4). Every other rule holds.
+ */
 export async function createGrant(store: Store, input: GrantInput, now = Date.now()): Promise<GrantRecord> {
-  if (!(await store.getAccount(input.accountId)))
-    throw new AdminError(`--account: no account ${input.accountId}`);
-  if (input.plan.trim() === '') throw new AdminError('--plan: must not be empty');
-  const validFrom = input.validFrom ?? now;
-  const validUntil = input.validUntil ?? NO_END;
-  if (validUntil <= validFrom) throw new AdminError('--valid-until: must be after --valid-from');
-  const grant: GrantRecord = {
-    id: newId('grt'),
-    accountId: input.accountId,
-    provider: input.provider ?? 'manual',
-    plan: input.plan,
-    status: 'active',
-    scopes: input.scopes,
-    validFrom,
-    validUntil,
-    monthlyRequestLimit: input.monthlyRequestLimit,
-    requestsPerMinute: input.requestsPerMinute,
-    createdAt: now,
-    updatedAt: now,
-  };
-  await store.createGrant(grant);
-  return grant;
-}
-
-/** Grant transitions: active ⇄ suspended, either → cancelled (final). */
-export function checkTransition(from: GrantStatus, to: string): GrantStatus {
-  if (!(GRANT_STATUSES as readonly string[]).includes(to)) {
-    throw new AdminError(`--status: must be one of ${GRANT_STATUSES.join(', ')}`);
-  }
-  if (from === 'cancelled' && to !== 'cancelled')
-    throw new AdminError('a cancelled grant cannot be reopened');
-  return to as GrantStatus;
+  const { validFrom, validUntil, scopes, ...rest } = input;
+  const known = scopes.filter(isKnownScope);
+  const view = value(
+    await createGrantOperation(
+      store,
+      SYSTEM,
+      {
+        ...rest,
+        scopes: known.length > 0 ? known : scopes,
+        validFrom: iso(validFrom),
+        validUntil: iso(validUntil),
+      },
+      { now },
+    ),
+  );
+  if (known.length !== scopes.length) return (await store.updateGrant(view.id, { scopes }, now, SYSTEM))!;
+  return (await store.getGrant(view.id))!;
 }
 
 export async function updateGrant(
@@ -119,49 +88,29 @@ export async function updateGrant(
   },
   now = Date.now(),
 ): Promise<GrantRecord> {
-  const grant = await store.getGrant(id);
-  if (!grant) throw new AdminError(`no grant ${id}`);
-  const status = patch.status === undefined ? undefined : checkTransition(grant.status, patch.status);
-  if (patch.validUntil !== undefined && patch.validUntil <= grant.validFrom) {
-    throw new AdminError('--valid-until: must be after the grant starts');
-  }
-  const updated = await store.updateGrant(id, { ...patch, status }, now);
-  if (!updated) throw new AdminError(`no grant ${id}`);
-  return updated;
+  const { validUntil, ...rest } = patch;
+  value(await updateGrantOperation(store, SYSTEM, { id, ...rest, validUntil: iso(validUntil) }, { now }));
+  return (await store.getGrant(id))!;
 }
 
 export async function createKey(
   store: Store,
   input: { grantId: string; label?: string; environment?: string; scopes?: string[]; expiresAt?: number },
   now = Date.now(),
-) {
-  const grant = await store.getGrant(input.grantId);
-  if (!grant) throw new AdminError(`--grant: no grant ${input.grantId}`);
-  if (grant.status === 'cancelled') throw new AdminError('--grant: the grant is cancelled');
-  const environment = (input.environment ?? 'live') as KeyEnvironment;
-  if (!KEY_ENVIRONMENTS.includes(environment)) throw new AdminError('--environment: must be live or test');
-  if (input.expiresAt !== undefined && input.expiresAt <= now)
-    throw new AdminError('--expires-at: must be in the future');
-  const generated = generateKey(environment);
-  const record: KeyRecord = {
-    publicId: generated.publicId,
-    grantId: grant.id,
-    environment,
-    digest: generated.digest,
-    label: input.label ?? '',
-    scopes: input.scopes ?? null,
-    status: 'active',
-    expiresAt: input.expiresAt ?? null,
-    lastUsedAt: null,
-    createdAt: now,
-    revokedAt: null,
+): Promise<{ key: string; publicId: string; prefix: string; record: KeyRecord }> {
+  const { expiresAt, ...rest } = input;
+  const created = value(
+    await createKeyOperation(store, SYSTEM, { ...rest, expiresAt: iso(expiresAt) }, { now }),
+  );
+  return {
+    key: created.key,
+    publicId: created.publicId,
+    prefix: created.prefix,
+    record: (await store.getKey(created.publicId))!,
   };
-  await store.createKey(record);
-  return { key: generated.key, publicId: generated.publicId, prefix: generated.prefix, record };
 }
 
 export async function revokeKey(store: Store, publicId: string, now = Date.now()): Promise<KeyRecord> {
-  const key = await store.revokeKey(publicId, now);
-  if (!key) throw new AdminError(`no key ${publicId}`);
-  return key;
+  value(await revokeKeyOperation(store, SYSTEM, { publicId }, { now }));
+  return (await store.getKey(publicId))!;
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isKnownScope } from '../domain/scopes.js';
 import { PROJECT_ROOT } from '../paths.js';
-import { AdminError } from './admin.js';
+import { AdminError } from './admin-error.js';
 
 export interface PlanDefaults {
   monthlyRequestLimit: number;

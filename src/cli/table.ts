@@ -4,10 +4,13 @@
  */
 import type { Command } from './command.js';
 import { accessCommands } from './commands/access.js';
+import { adminTokenCommands } from './commands/admin-tokens.js';
+import { auditCommand } from './commands/audit.js';
 import { backupCommand } from './commands/backup.js';
 import { importCommand } from './commands/import.js';
 import { importsCommands } from './commands/imports.js';
 import { initCommand } from './commands/init.js';
+import { keyCommands } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
@@ -21,4 +24,7 @@ export const COMMANDS: readonly Command[] = [
   seedCommand,
   backupCommand,
   ...accessCommands,
+  ...keyCommands,
+  ...adminTokenCommands,
+  auditCommand,
 ];

@@ -92,11 +92,26 @@ export const ServeEnvironment = Type.Object({
   }),
   MDS_ADMIN_PORT: text({
     default: '',
-    description: 'metrics listener port; empty or off: none',
+    description: 'admin listener port (GET /metrics, the admin API under /admin/v1); empty or off: none',
     pattern: `^(?:off|${PORT.slice(1, -1)})?$`,
     errorMessage: 'must be 0 to 65535 or off',
   }),
-  MDS_ADMIN_HOST: text({ default: '', description: 'metrics listener address (default 127.0.0.1)' }),
+  MDS_ADMIN_HOST: text({ default: '', description: 'admin listener address (default 127.0.0.1)' }),
+  // The admin listener carries admin tokens: off the loopback only over TLS (docs/decisions.md 58).
+  MDS_ADMIN_TLS_CERT: text({
+    default: '',
+    description: 'PEM certificate: the admin listener serves HTTPS (needed off the loopback)',
+  }),
+  MDS_ADMIN_TLS_KEY: text({
+    default: '',
+    description: 'PEM private key: the admin listener serves HTTPS (needed off the loopback)',
+  }),
+  MDS_ADMIN_ALLOW_PLAINTEXT: oneOf(['', '0', '1', 'false', 'true'], {
+    default: '',
+    description:
+      '1: the admin listener may serve plain HTTP on a non-loopback address (TLS ends at a proxy in front)',
+    errorMessage: 'must be 1 (allow plain HTTP off the loopback) or 0',
+  }),
   MDS_DRAIN_MS: text({
     default: '',
     description: 'how long a stopping server keeps answering before it closes (default 1000)',

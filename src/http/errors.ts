@@ -33,6 +33,15 @@ const MESSAGES: Record<ErrorCode, string> = {
   request_timeout: 'The request was not received in time.',
   bad_request: 'The request is not valid HTTP.',
   too_many_requests: 'Too many invalid attempts from this address.',
+  missing_admin_token: 'An admin token is required: send Authorization: Bearer mdsadm_….',
+  invalid_admin_token: 'The admin token is not valid.',
+  insufficient_admin_scope: 'The admin token lacks the scope this operation requires.',
+  invalid_request: 'The request is not valid.',
+  conflict: 'The request conflicts with the current state of the resource.',
+  idempotency_key_reused: 'This Idempotency-Key was used with a different request.',
+  idempotency_key_in_progress: 'A request with this Idempotency-Key is still being processed. Retry later.',
+  payload_too_large: 'The request body is too large.',
+  unsupported_media_type: 'The request body has an unsupported Content-Type.',
 };
 
 export class ApiError extends Error {
@@ -94,7 +103,7 @@ export function accessRefused(refusal: AccessRefused): ApiError {
     refusal.retryAfter !== undefined
       ? { ...headers, 'retry-after': refusal.retryAfter }
       : headers && { ...headers };
-  return new ApiError(status, refusal.reason, undefined, sent);
+  return new ApiError(status, refusal.reason, undefined, sent, refusal.message);
 }
 
 /** Serialised by hand: error bodies are hot under attack and have one shape. */

@@ -204,6 +204,18 @@ async function importInput(
   return { ...outcome, outliers };
 }
 
+/** `runImport` over a text in memory (the admin API's body, docs/decisions.md 58), into an open store. */
+export function importText(
+  store: Store,
+  kind: ImportKind,
+  text: string,
+  format: ImportFormat,
+  checks: ImportChecks,
+) {
+  const parse = (k: ImportKind) => parseImport(k, text, format, {});
+  return importInput(store, kind, { format, bytes: Buffer.byteLength(text), parse, close() {} }, checks);
+}
+
 /**
  * Store failures an operator can act on, as a clear error. The import is one
  * transaction (or failed before it began), so nothing was written.

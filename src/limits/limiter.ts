@@ -84,9 +84,10 @@ export interface Limiter {
   readonly kind: 'memory' | 'redis' | 'store';
   /**
    * Checks both limits and, if both allow, consumes one unit of each in one
-   * atomic step. Resolves only once the monthly unit is durable.
+   * atomic step. Resolves only once the monthly unit is durable, counted on
+   * its UTC day for `keyId` (the key's public id) too.
    */
-  consume(grant: GrantLimits, now: number): Promise<LimitDecision>;
+  consume(grant: GrantLimits, now: number, keyId?: string): Promise<LimitDecision>;
   /** Current values without consuming (for the headers of a 400). */
   peek(grant: GrantLimits, now: number): Promise<LimitState>;
   /**
@@ -95,7 +96,7 @@ export interface Limiter {
    * as durably as it was taken. Resolves once the give-back is committed; if
    * the store refuses it, it stays queued and is retried (UsageRecorder).
    */
-  refund(grant: GrantLimits, consumed: LimitState): Promise<void>;
+  refund(grant: GrantLimits, consumed: LimitState, keyId?: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

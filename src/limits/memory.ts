@@ -6,6 +6,7 @@
  */
 import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
+import { utcDay } from '../storage/usage-records.js';
 import {
   type GrantLimits,
   type LimitDecision,
@@ -68,15 +69,15 @@ export class MemoryLimiter implements Limiter {
     return limitState(grant, now, minuteUsed, c.monthUsed);
   }
 
-  consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
+  consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
     const c = this.counters.get(grant.id);
     // Counters of this month in memory (every request but a grant's first of the month
     // and after a restart): no await before the check, one promise in all.
-    if (c && c.period === monthPeriod(now).key) return this.consumeFrom(grant, c, now);
-    return this.counters_(grant.id, now).then((loaded) => this.consumeFrom(grant, loaded, now));
+    if (c && c.period === monthPeriod(now).key) return this.consumeFrom(grant, c, now, keyId);
+    return this.counters_(grant.id, now).then((loaded) => this.consumeFrom(grant, loaded, now, keyId));
   }
 
-  private consumeFrom(grant: GrantLimits, c: Counters, now: number): Promise<LimitDecision> {
+  private consumeFrom(grant: GrantLimits, c: Counters, now: number, keyId: string): Promise<LimitDecision> {
     // From here to the recorder call there is no await: check and consume are one step.
     const windowStart = minuteStart(now);
     if (c.windowStart !== windowStart) {
@@ -97,7 +98,7 @@ export class MemoryLimiter implements Limiter {
     // consumed while it is pending must not show up in this one's headers.
     const after = this.state(grant, c, now) as LimitDecision;
     after.allowed = true;
-    return this.recorder.record(grant.id, period).then(
+    return this.recorder.record(grant.id, period, utcDay(now), keyId).then(
       () => after,
       (err: unknown) => {
         // Not durable, so not counted: give the unit back and let the caller answer 503.
@@ -112,13 +113,15 @@ export class MemoryLimiter implements Limiter {
     return this.state(grant, await this.counters_(grant.id, now), now);
   }
 
-  async refund(grant: GrantLimits, consumed: LimitState): Promise<void> {
+  async refund(grant: GrantLimits, consumed: LimitState, keyId = ''): Promise<void> {
     const c = this.counters.get(grant.id);
     if (c) {
       if (c.windowStart === consumed.window && c.minuteUsed > 0) c.minuteUsed--;
       if (c.period === consumed.period && c.monthUsed > 0) c.monthUsed--;
     }
-    await this.recorder.giveBack(grant.id, consumed.period).catch(rethrowLimiterFailure);
+    await this.recorder
+      .giveBack(grant.id, consumed.period, utcDay(consumed.at), keyId)
+      .catch(rethrowLimiterFailure);
   }
 
   async ping(): Promise<void> {}

@@ -105,6 +105,22 @@ if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then redis.call('HINCRBY', KEYS[
 return 0
 `;
 
+/**
+ * Sets a month counter to the store's count (docs/decisions.md, 59): ARGV[1]
+ * the period, ARGV[2] the counter as read before the store was (R1), ARGV[3]
+ * the stored usage. Units counted since R1 are kept on top. A missing counter
+ * is left missing (the next use seeds it). Returns {counter before, after},
+ * or {-1} when missing.
+ */
+const RECONCILE = `
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if not cur then return {-1} end
+cur = tonumber(cur)
+local target = tonumber(ARGV[3]) + (cur - tonumber(ARGV[2]))
+if target ~= cur then redis.call('HSET', KEYS[1], ARGV[1], target) end
+return {cur, target}
+`;
+
 export type Commands = {
   mdsConsumeBatch(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<unknown[]>;
   mdsPeek(
@@ -113,6 +129,7 @@ export type Commands = {
     clock: string,
   ): Promise<[number, string, number, string | null]>;
   mdsSeed(monthKey: string, period: string, used: number, ttlMs: number): Promise<number>;
+  mdsReconcile(monthKey: string, period: string, before: string, used: number): Promise<[number, number?]>;
   mdsGiveBack(
     minuteKey: string,
     monthKey: string,
@@ -167,5 +184,6 @@ export function openRedis(url: string, cluster: boolean): LimiterRedis {
   redis.defineCommand('mdsPeek', { numberOfKeys: 2, lua: PEEK });
   redis.defineCommand('mdsSeed', { numberOfKeys: 1, lua: SEED });
   redis.defineCommand('mdsGiveBack', { numberOfKeys: 2, lua: GIVE_BACK });
+  redis.defineCommand('mdsReconcile', { numberOfKeys: 1, lua: RECONCILE });
   return redis;
 }

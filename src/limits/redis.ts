@@ -26,6 +26,7 @@ import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import { MINUTE_MS, monthPeriod } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
+import { utcDay } from '../storage/usage-records.js';
 import {
   type GrantLimits,
   type LimitDecision,
@@ -36,6 +37,7 @@ import {
   refused,
   rethrowLimiterFailure,
 } from './limiter.js';
+import { MonthReconciler } from './redis-reconcile.js';
 import { type LimiterRedis, openRedis } from './redis-scripts.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -51,6 +53,8 @@ interface Waiter {
   now: number;
   /** Its grant's month was just seeded for it: missing again means Redis cannot keep it. */
   seeded: boolean;
+  /** The key's public id: the day's count is per key. */
+  keyId: string;
   resolve: (decision: LimitDecision) => void;
   reject: (err: unknown) => void;
 }
@@ -92,6 +96,8 @@ export class RedisLimiter implements Limiter {
   private queue = new Map<string, Group>();
   private readonly keyCache = new Map<string, Keys>();
   private readonly callerClock: boolean;
+  /** Month counters set back to the store after failures (redis-reconcile.ts). */
+  readonly reconciler: MonthReconciler;
 
   private constructor(
     private readonly redis: LimiterRedis,
@@ -103,6 +109,7 @@ export class RedisLimiter implements Limiter {
     private readonly onRoundTrip?: (seconds: number) => void,
   ) {
     this.callerClock = clock === 'caller';
+    this.reconciler = new MonthReconciler(redis, store, () => this.clockArg(Date.now()));
   }
 
   static connect(
@@ -165,9 +172,9 @@ export class RedisLimiter implements Limiter {
    * (one round trip, one script run) carries every request of the tick, where a
    * call per request would cost Redis and this process a command each.
    */
-  consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
+  consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
     return new Promise((resolve, reject) => {
-      this.enqueue(grant, { now, seeded: false, resolve, reject });
+      this.enqueue(grant, { now, seeded: false, keyId, resolve, reject });
     });
   }
 
@@ -215,8 +222,13 @@ export class RedisLimiter implements Limiter {
       out = await this.redis.mdsConsumeBatch(keys.length, ...keys, ...args);
       this.onRoundTrip?.((performance.now() - started) / 1000);
     } catch (err) {
+      // A timeout may come after the script ran (a stalled Redis runs it when it
+      // resumes): its units would stay counted, so these months are reconciled.
       const unavailable = new LimiterUnavailableError(err);
-      for (const g of batch) for (const w of g.waiting) w.reject(unavailable);
+      for (const g of batch) {
+        this.reconciler.mark(g.grant.id, g.keys);
+        for (const w of g.waiting) w.reject(unavailable);
+      }
       return;
     }
     const at = Number(out[0]);
@@ -287,8 +299,14 @@ export class RedisLimiter implements Limiter {
       for (let i = allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
     }
     if (allowed === 0) return;
-    this.recorder.record(grant.id, period, allowed).then(
+    const day = utcDay(at);
+    let recorded!: Promise<void>;
+    for (let i = 0; i < allowed; i++)
+      recorded = this.recorder.record(grant.id, period, day, waiting[i]!.keyId);
+    this.reconciler.inFlight(grant.id, allowed);
+    recorded.then(
       () => {
+        this.reconciler.inFlight(grant.id, -allowed);
         for (let i = 0; i < allowed; i++) {
           // The counts after *this* request: the i-th of the group saw i before it.
           const decision = limitState(grant, at, m + i + 1, q + i + 1) as LimitDecision;
@@ -303,6 +321,9 @@ export class RedisLimiter implements Limiter {
           .mdsGiveBack(k.minuteKey, k.monthKey, String(at - (at % MINUTE_MS)), period, allowed)
           .catch(() => {})
           .then(() => {
+            // A failure on either side: the month is set back to the store's count.
+            this.reconciler.mark(grant.id, k);
+            this.reconciler.inFlight(grant.id, -allowed);
             for (let i = 0; i < allowed; i++) waiting[i]!.reject(unavailable);
           });
       },
@@ -329,12 +350,12 @@ export class RedisLimiter implements Limiter {
    * Gives the unit back to the Redis counters it was taken from, then to the
    * durable month (retried until committed: UsageRecorder.giveBack).
    */
-  async refund(grant: GrantLimits, consumed: LimitState): Promise<void> {
+  async refund(grant: GrantLimits, consumed: LimitState, keyId = ''): Promise<void> {
     const k = this.keys(grant.id);
-    const durable = this.recorder.giveBack(grant.id, consumed.period);
+    const durable = this.recorder.giveBack(grant.id, consumed.period, utcDay(consumed.at), keyId);
     await this.redis
       .mdsGiveBack(k.minuteKey, k.monthKey, String(consumed.window), consumed.period, 1)
-      .catch(() => {});
+      .catch(() => this.reconciler.mark(grant.id, k));
     await durable.catch(rethrowLimiterFailure);
   }
 
@@ -357,6 +378,7 @@ export class RedisLimiter implements Limiter {
   }
 
   async close(): Promise<void> {
+    this.reconciler.close();
     await this.recorder.flush().catch(() => {});
     this.redis.disconnect();
   }

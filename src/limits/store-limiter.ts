@@ -13,8 +13,12 @@
  * another instance already opened. Keep the instances' clocks in sync (NTP),
  * as the Redis limiter does not need (it takes Redis's time).
  */
+
+import { randomBytes } from 'node:crypto';
 import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
-import type { ConsumeRequest, Store, UsageStore } from '../storage/store.js';
+import type { ConsumeOutcome, ConsumeRequest, Store, UsageStore } from '../storage/store.js';
+import { utcDay, wasNotSent } from '../storage/usage-records.js';
+import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
 import {
   type GrantLimits,
   type LimitDecision,
@@ -28,6 +32,7 @@ import {
 import type { UsageRecorder } from './usage-recorder.js';
 
 interface Waiter {
+  keyId: string;
   resolve: (decision: LimitDecision) => void;
   reject: (err: unknown) => void;
 }
@@ -52,14 +57,17 @@ export class StoreLimiter implements Limiter {
   private queueNow = 0;
   private scheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Batch ids: this limiter's random prefix and a sequence. */
+  private readonly instance = randomBytes(8).toString('hex');
+  private seq = 0;
 
   constructor(
-    private readonly store: UsageStore & Pick<Store, 'ping'>,
+    private readonly store: UsageStore & Pick<Store, 'ping' | 'usageBatchOutcome'>,
     /** Carries give-backs (refunds) durably; consumption is committed here directly. */
     private readonly recorder: UsageRecorder,
   ) {}
 
-  consume(grant: GrantLimits, now: number): Promise<LimitDecision> {
+  consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
     return new Promise((resolve, reject) => {
       let group = this.queue.get(grant.id);
       if (!group) {
@@ -70,7 +78,7 @@ export class StoreLimiter implements Limiter {
         group = { grant, waiting: [] };
         this.queue.set(grant.id, group);
       }
-      group.waiting.push({ resolve, reject });
+      group.waiting.push({ keyId, resolve, reject });
     });
   }
 
@@ -99,39 +107,37 @@ export class StoreLimiter implements Limiter {
       requestsPerMinute: g.grant.requestsPerMinute,
       monthlyRequestLimit: g.grant.monthlyRequestLimit,
       count: g.waiting.length,
+      keyIds: g.waiting.map((w) => w.keyId),
     }));
-    const done = this.store.consumeUsage(requests, now).then(
-      (outcomes) => {
-        for (let j = 0; j < groups.length; j++) {
-          const { grant, waiting } = groups[j]!;
-          const o = outcomes[j]!;
-          // The window counted may be a later one another instance opened.
-          const at = Math.max(now, o.window);
-          const mAfter = o.minuteUsed + o.allowed;
-          for (let i = 0; i < o.allowed; i++) {
-            const decision = limitState(
-              grant,
-              at,
-              o.minuteUsed + i + 1,
-              o.monthUsed + i + 1,
-            ) as LimitDecision;
-            decision.allowed = true;
-            waiting[i]!.resolve(decision);
-          }
-          if (o.allowed < waiting.length) {
-            const state = limitState(grant, at, mAfter, o.monthUsed + o.allowed);
-            const refusal =
-              mAfter >= grant.requestsPerMinute
-                ? refused(state, 'rate_limited', o.window + MINUTE_MS)
-                : refused(state, 'quota_exceeded', state.monthResetAt);
-            for (let i = o.allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
-          }
-        }
-      },
+    const batchId = `${this.instance}.${++this.seq}`;
+    const sentAt = performance.now();
+    const done = this.store.consumeUsage(requests, now, batchId).then(
+      (outcomes) => this.settle(groups, outcomes, now),
       (err: unknown) => {
-        // Nothing was committed, so nothing was counted.
-        const unavailable = new LimiterUnavailableError(err);
-        for (const g of groups) for (const w of g.waiting) w.reject(unavailable);
+        const fail = () => {
+          const unavailable = new LimiterUnavailableError(err);
+          for (const g of groups) for (const w of g.waiting) w.reject(unavailable);
+        };
+        // Never sent: nothing was committed, so nothing was counted.
+        if (wasNotSent(err)) return fail();
+        // Sent, and its reply lost: the store says whether it was applied, and
+        // how each grant's requests were decided (docs/decisions.md, 59).
+        const answer = askOutcome(this.store, batchId, Date.now, sentAt);
+        void within(answer, ANSWER_DEADLINE_MS, 'late' as const).then((outcome) => {
+          if (outcome !== 'late' && outcome.applied && outcome.detail !== null) {
+            return this.settle(groups, JSON.parse(outcome.detail) as ConsumeOutcome[], now);
+          }
+          fail();
+          if (outcome !== 'late') return;
+          // Answered 503 before the store could say: if it was applied, the units come off again.
+          answer.then(
+            (late) => {
+              if (late.applied && late.detail !== null)
+                this.giveBackAll(groups, JSON.parse(late.detail) as ConsumeOutcome[], period, now);
+            },
+            () => {},
+          );
+        }, fail);
       },
     );
     this.inFlight.add(done);
@@ -140,6 +146,48 @@ export class StoreLimiter implements Limiter {
       // What queued up meanwhile goes as the next batch, however many requests it holds.
       if (this.queue.size > 0) this.schedule();
     });
+  }
+
+  /** Each grant's requests answered as the store decided them. */
+  private settle(groups: readonly Group[], outcomes: readonly ConsumeOutcome[], now: number): void {
+    for (let j = 0; j < groups.length; j++) {
+      const { grant, waiting } = groups[j]!;
+      const o = outcomes[j]!;
+      // The window counted may be a later one another instance opened.
+      const at = Math.max(now, o.window);
+      const mAfter = o.minuteUsed + o.allowed;
+      for (let i = 0; i < o.allowed; i++) {
+        const decision = limitState(grant, at, o.minuteUsed + i + 1, o.monthUsed + i + 1) as LimitDecision;
+        decision.allowed = true;
+        waiting[i]!.resolve(decision);
+      }
+      if (o.allowed < waiting.length) {
+        const state = limitState(grant, at, mAfter, o.monthUsed + o.allowed);
+        const refusal =
+          mAfter >= grant.requestsPerMinute
+            ? refused(state, 'rate_limited', o.window + MINUTE_MS)
+            : refused(state, 'quota_exceeded', state.monthResetAt);
+        for (let i = o.allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
+      }
+    }
+  }
+
+  /** A batch applied after its requests were answered 503: every unit it took goes back. */
+  private giveBackAll(
+    groups: readonly Group[],
+    outcomes: readonly ConsumeOutcome[],
+    period: string,
+    now: number,
+  ): void {
+    const day = utcDay(now);
+    for (let j = 0; j < groups.length; j++) {
+      const { grant, waiting } = groups[j]!;
+      const o = outcomes[j]!;
+      if (o.allowed === 0) continue;
+      for (let i = 0; i < o.allowed; i++)
+        this.recorder.giveBack(grant.id, period, day, waiting[i]!.keyId).catch(() => {});
+      this.store.releaseMinute(grant.id, o.window, o.allowed).catch(() => {});
+    }
   }
 
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {
@@ -155,8 +203,8 @@ export class StoreLimiter implements Limiter {
     }
   }
 
-  async refund(grant: GrantLimits, consumed: LimitState): Promise<void> {
-    const durable = this.recorder.giveBack(grant.id, consumed.period);
+  async refund(grant: GrantLimits, consumed: LimitState, keyId = ''): Promise<void> {
+    const durable = this.recorder.giveBack(grant.id, consumed.period, utcDay(consumed.at), keyId);
     // The minute unit is worth less than a round trip's wait: best effort.
     await this.store.releaseMinute(grant.id, consumed.window, 1).catch(() => {});
     await durable.catch(rethrowLimiterFailure);

@@ -1,55 +1,50 @@
 /**
- * Durable monthly usage by group commit. Every consumed unit is added to the
- * batch of the current tick; one transaction writes the whole batch and every
- * request in it is answered only after that commit. A crash therefore loses no
- * unit that was answered, and the cost of the write is shared by the batch
- * (issue #5: one transaction per request costs as much as the request).
+ * Durable usage by group commit. Every consumed unit is added to the batch of
+ * the current tick; one transaction writes the whole batch (the months, and
+ * the same units by key and UTC day) and every request in it is answered only
+ * after that commit. A crash therefore loses no unit that was answered, and
+ * the cost of the write is shared by the batch (decisions §5).
+ *
+ * A commit that fails after it was sent may still have been applied (its reply
+ * was lost). Each batch carries an id written in its transaction; the store is
+ * asked about it before the requests are answered: applied, they are answered
+ * as consumed; not applied, they get a 503 and their units go back. If no
+ * answer comes within ANSWER_DEADLINE_MS they get the 503 anyway, and when the
+ * answer does come, an applied batch's units are given back in the store, so
+ * the store never counts a unit that was answered 503 (docs/decisions.md, 59).
  */
+import { randomBytes } from 'node:crypto';
 import type { Store, UsageIncrement, UsageStore } from '../storage/store.js';
-
-/** The batch being filled: one promise shared by every unit in it. */
-interface Batch {
-  done: Promise<void>;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
-
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (err: unknown) => void;
-  const done = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // A failed batch is reported to every caller through `done`; this keeps the
-  // promise itself from counting as an unhandled rejection.
-  done.catch(() => {});
-  return { done, resolve, reject };
-}
+import { type DailyIncrement, wasNotSent } from '../storage/usage-records.js';
+import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
+import { add, addAll, type Batch, byText, newBatch, type Tally } from './usage-tally.js';
 
 /** Pause before a failed give-back is tried again when no other commit carries it. */
 const RETRY_MS = 1_000;
 
 export class UsageRecorder {
-  /** By grant, then period: both keys are long-lived strings, so no key is built per unit. */
-  private pending = new Map<string, Map<string, UsageIncrement>>();
+  private pending: Tally = new Map();
   /**
-   * Units given back (refunds), by `grant|period`. Unlike consumption, a
-   * give-back whose commit fails is not dropped: the request it belongs to was
-   * already answered with an error, so the unit must come off the count
-   * eventually. It stays here and rides along with every later commit until
-   * one succeeds (issue #13).
+   * Units given back (refunds). Unlike consumption, a give-back whose commit
+   * fails is not dropped: the request it belongs to was already answered with
+   * an error, so the unit must come off the count eventually. It stays here and
+   * rides along with every later commit until one succeeds.
    */
-  private refunds = new Map<string, UsageIncrement>();
+  private refunds: Tally = new Map();
   private refundBatch: Batch | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private batch: Batch | null = null;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Failed commits whose outcome is being asked, until it is known and acted on. */
+  private readonly asking = new Set<Promise<unknown>>();
   private scheduled = false;
   private firstAt = 0;
+  /** Batch ids: this recorder's random prefix and a sequence. */
+  private readonly instance = randomBytes(8).toString('hex');
+  private seq = 0;
 
   constructor(
-    private readonly store: UsageStore & Pick<Store, 'dialect'>,
+    private readonly store: UsageStore & Pick<Store, 'dialect' | 'usageBatchOutcome'>,
     private readonly now: () => number = Date.now,
     /** Told how long the oldest unit of each committed batch waited. */
     private readonly onFlush?: (lagMs: number) => void,
@@ -63,37 +58,30 @@ export class UsageRecorder {
      * one is enough.
      */
     private readonly maxInFlight = store.dialect === 'postgres' ? 2 : 1,
+    /** How long requests wait for the store's answer about a failed commit. */
+    private readonly answerDeadlineMs = ANSWER_DEADLINE_MS,
   ) {}
 
   /**
-   * Resolves once the unit is committed; rejects if the commit failed (nothing
-   * was counted). Every unit of a batch gets the same promise: no allocation per unit.
+   * Resolves once the unit is committed; rejects if it was not (nothing is
+   * counted). `day` is the UTC day of the decision (`YYYY-MM-DD`), in `period`;
+   * `keyId` the key that spent it. Every unit of a batch gets the same promise.
    */
-  record(grantId: string, period: string, count = 1): Promise<void> {
+  record(grantId: string, period: string, day: string, keyId: string, count = 1): Promise<void> {
     if (this.pending.size === 0) this.firstAt = performance.now();
-    let periods = this.pending.get(grantId);
-    if (!periods) {
-      periods = new Map();
-      this.pending.set(grantId, periods);
-    }
-    const entry = periods.get(period);
-    if (entry) entry.count += count;
-    else periods.set(period, { grantId, period, count });
+    add(this.pending, grantId, period, day, keyId, count);
     this.batch ??= newBatch();
     this.schedule();
     return this.batch.done;
   }
 
   /**
-   * Takes `count` units off a grant's month. Resolves once that is committed;
-   * rejects if this attempt failed, but the give-back stays queued and is
-   * retried with every later commit (and at `flush`) until it is.
+   * Takes `count` units off a grant's month and the key's day. Resolves once
+   * that is committed; rejects if this attempt failed, but the give-back stays
+   * queued and is retried with every later commit (and at `flush`) until it is.
    */
-  giveBack(grantId: string, period: string, count = 1): Promise<void> {
-    const key = `${grantId}|${period}`;
-    const entry = this.refunds.get(key);
-    if (entry) entry.count -= count;
-    else this.refunds.set(key, { grantId, period, count: -count });
+  giveBack(grantId: string, period: string, day: string, keyId: string, count = 1): Promise<void> {
+    add(this.refunds, grantId, period, day, keyId, -count);
     this.refundBatch ??= newBatch();
     this.schedule();
     return this.refundBatch.done;
@@ -102,7 +90,7 @@ export class UsageRecorder {
   /** Give-backs not yet committed (a gauge for operators, and for tests). */
   get refundsPending(): number {
     let n = 0;
-    for (const r of this.refunds.values()) n -= r.count;
+    for (const periods of this.refunds.values()) for (const m of periods.values()) n -= m.month.count;
     return n;
   }
 
@@ -118,20 +106,21 @@ export class UsageRecorder {
   /** Starts committing what is pending as one batch. */
   private commitPending(): void {
     if (this.pending.size === 0 && this.refunds.size === 0) return;
-    const refunds = [...this.refunds.values()];
-    const merged = new Map<string, UsageIncrement>();
-    for (const periods of this.pending.values())
-      for (const inc of periods.values()) merged.set(`${inc.grantId}|${inc.period}`, { ...inc });
-    for (const r of refunds) {
-      const key = `${r.grantId}|${r.period}`;
-      const inc = merged.get(key);
-      if (inc) inc.count += r.count;
-      else merged.set(key, { ...r });
-    }
+    const consumed = this.pending;
+    const refunds = this.refunds;
+    const merged: Tally = new Map();
+    addAll(merged, consumed);
+    addAll(merged, refunds);
+    const months: UsageIncrement[] = [];
+    const daily: DailyIncrement[] = [];
+    for (const periods of merged.values())
+      for (const m of periods.values()) {
+        months.push(m.month);
+        for (const keys of m.days.values()) for (const d of keys.values()) daily.push(d);
+      }
     // A fixed row order: overlapping commits then lock rows in the same order and cannot deadlock.
-    const batch = [...merged.values()].sort((a, b) =>
-      a.grantId === b.grantId ? (a.period < b.period ? -1 : 1) : a.grantId < b.grantId ? -1 : 1,
-    );
+    months.sort((a, b) => byText(a.grantId, b.grantId) || byText(a.period, b.period));
+    daily.sort((a, b) => byText(a.grantId, b.grantId) || byText(a.day, b.day) || byText(a.keyId, b.keyId));
     const waiting = this.batch;
     const waitingRefunds = this.refundBatch;
     const firstAt = this.firstAt;
@@ -139,24 +128,25 @@ export class UsageRecorder {
     this.refunds = new Map();
     this.batch = null;
     this.refundBatch = null;
-    const commit = this.store.addUsage(batch, this.now()).then(
+    const batchId = `${this.instance}.${++this.seq}`;
+    const sentAt = performance.now();
+    const commit = this.store.addUsage(months, this.now(), { batchId, daily }).then(
       () => {
         if (waiting) this.onFlush?.(performance.now() - firstAt);
         waiting?.resolve();
         waitingRefunds?.resolve();
       },
       (err: unknown) => {
-        waiting?.reject(err);
-        // Consumption that failed was never answered with success: it is dropped (its
-        // requests get a 503). Give-backs go back in the queue for the next commit.
-        for (const r of refunds) {
-          const key = `${r.grantId}|${r.period}`;
-          const queued = this.refunds.get(key);
-          if (queued) queued.count += r.count;
-          else this.refunds.set(key, r);
-        }
-        waitingRefunds?.reject(err);
-        this.retryLater();
+        const notApplied = () => {
+          waiting?.reject(err);
+          // Consumption that failed was never answered with success: it is dropped (its
+          // requests get a 503). Give-backs go back in the queue for the next commit.
+          addAll(this.refunds, refunds);
+          waitingRefunds?.reject(err);
+          this.retryLater();
+        };
+        if (wasNotSent(err)) return notApplied();
+        this.askAbout(batchId, sentAt, consumed, err, waiting, waitingRefunds, notApplied);
       },
     );
     this.inFlight.add(commit);
@@ -167,13 +157,71 @@ export class UsageRecorder {
     });
   }
 
-  /** Writes everything recorded so far and waits for every commit. Safe at any time (shutdown). */
+  /**
+   * A sent commit failed: was it applied? The requests wait for the answer up
+   * to the deadline; an answer after it is still acted on.
+   */
+  private askAbout(
+    batchId: string,
+    sentAt: number,
+    consumed: Tally,
+    err: unknown,
+    waiting: Batch | null,
+    waitingRefunds: Batch | null,
+    notApplied: () => void,
+  ): void {
+    const answer = askOutcome(this.store, batchId, this.now, sentAt);
+    let answered = false;
+    void within(answer, this.answerDeadlineMs, 'late' as const).then(
+      (outcome) => {
+        if (outcome !== 'late') return;
+        answered = true;
+        waiting?.reject(err);
+        waitingRefunds?.reject(err);
+      },
+      () => {},
+    );
+    const acted = answer.then(
+      (outcome) => {
+        // Not applied (and now never will be): as any failure. Rejecting again after the deadline is a no-op.
+        if (!outcome.applied) return notApplied();
+        if (!answered) {
+          waiting?.resolve();
+          waitingRefunds?.resolve();
+          return;
+        }
+        // Applied, but its requests were answered 503: their units come off again.
+        addAll(this.refunds, consumed, -1);
+        this.refundBatch ??= newBatch();
+        this.schedule();
+      },
+      () => {
+        // No answer for good (USAGE_LOOKUP_GIVE_UP_MS): whatever that batch held stays as it is.
+        if (!answered) {
+          waiting?.reject(err);
+          waitingRefunds?.reject(err);
+        }
+      },
+    );
+    this.asking.add(acted);
+    void acted.finally(() => this.asking.delete(acted));
+  }
+
+  /**
+   * Writes everything recorded so far and waits for every commit, and for the
+   * answers about failed ones up to ANSWER_DEADLINE_MS (a store that does not
+   * answer must not hold a shutdown). Safe at any time.
+   */
   async flush(): Promise<void> {
     this.commitPending();
-    while (this.inFlight.size > 0) {
-      await Promise.all(this.inFlight);
-      // Give-backs that failed again are left queued, not retried in a loop here.
-      if (this.pending.size > 0) this.commitPending();
+    const until = performance.now() + this.answerDeadlineMs;
+    while (this.inFlight.size > 0 || this.asking.size > 0) {
+      const left = until - performance.now();
+      if (this.inFlight.size === 0 && left <= 0) break;
+      await Promise.all([...this.inFlight, within(Promise.all(this.asking), Math.max(0, left), null)]);
+      // Units recorded meanwhile, and give-backs of a batch found applied late, are
+      // written too; give-backs that failed again stay queued (no loop here).
+      if (this.pending.size > 0 || this.refundBatch !== null) this.commitPending();
     }
     if (this.retryTimer) {
       clearTimeout(this.retryTimer);

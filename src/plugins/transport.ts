@@ -47,7 +47,7 @@ const rejected = new WeakSet<Socket>();
  * Request ids: a random per-process prefix and a counter. Unique across
  * instances and restarts, and far cheaper than a UUID per request.
  */
-function requestIds(): () => string {
+export function requestIds(): () => string {
   const prefix = `req_${randomBytes(6).toString('base64url')}_`;
   let n = 0;
   return () => prefix + (n++).toString(36);

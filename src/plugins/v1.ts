@@ -113,6 +113,7 @@ export const v1Plugin = fp(
                 : { value: request.query };
               const input = {
                 headers: request.headers,
+                rawHeaders: request.raw.rawHeaders,
                 query,
                 url: request.url,
                 requestId: request.id,

@@ -37,6 +37,16 @@ export const ErrorCode = StringEnum(
     'request_timeout',
     'bad_request',
     'too_many_requests',
+    // The admin API's (docs/decisions.md 58); documented in its own document (schemas/admin.ts).
+    'missing_admin_token',
+    'invalid_admin_token',
+    'insufficient_admin_scope',
+    'invalid_request',
+    'conflict',
+    'idempotency_key_reused',
+    'idempotency_key_in_progress',
+    'payload_too_large',
+    'unsupported_media_type',
   ],
   CODE_DESCRIPTION,
 );

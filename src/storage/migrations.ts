@@ -5,6 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Kysely, type Migration, type MigrationProvider, SqliteAdapter, sql } from 'kysely';
+import { operatorMigration } from './migration-operator.js';
+import { usageMigration } from './migration-usage.js';
+import { MINUTE_USAGE_TABLE, USAGE_TABLE } from './usage-file.js';
 
 /**
  * SQLite only: store observation tables in primary-key order (WITHOUT ROWID), so
@@ -186,11 +189,8 @@ const migrations: Record<string, Migration> = {
     // transaction over two files is atomic in each file, not across them.
     async up(db: Kysely<unknown>) {
       if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
-      await sql`create table if not exists metering.usage (
-        grant_id text not null, period text not null, used bigint not null, updated_at bigint not null,
-        constraint usage_pk primary key (grant_id, period))`.execute(db);
-      await sql`create table if not exists metering.minute_usage (
-        grant_id text primary key, window_start bigint not null, used bigint not null)`.execute(db);
+      await USAGE_TABLE.execute(db);
+      await MINUTE_USAGE_TABLE.execute(db);
       for (const table of ['usage', 'minute_usage']) {
         const inMain = await sql<{ n: number }>`select count(*) as n from main.sqlite_master
           where type = 'table' and name = ${table}`.execute(db);
@@ -203,6 +203,10 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  // The operator's side (docs/decisions.md, 57): its own file, for its size.
+  '0006_operator': operatorMigration,
+  // Usage by day and the ids of usage commits (docs/decisions.md, 59).
+  '0007_usage_batches_daily': usageMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,6 +5,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { ImportSummary } from '../domain/types.js';
 import { DryRunRollback, type ImportMeta, type ImportOutcome, metaOf } from './import-records.js';
+import { appendImportAudit } from './kysely/audit.js';
 import { bump, type Db } from './kysely/database.js';
 import { firstRevisions, insertImport } from './kysely/imports.js';
 import {
@@ -75,6 +76,8 @@ export async function importObservations(
         .set({ inserted: summary.inserted, updated: summary.updated, unchanged: summary.unchanged })
         .where('id', '=', meta.id)
         .execute();
+      // Its audit record, beside its own (docs/decisions.md, 57).
+      await appendImportAudit(trx, meta, summary, now);
       if (summary.inserted + summary.updated > 0) await bump(trx, 'data');
       // Other instances refresh on the version poll; NOTIFY only shortens the wait.
       await sql`select pg_notify('mds_changes', 'data')`.execute(trx);

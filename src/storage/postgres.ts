@@ -5,7 +5,7 @@
  */
 
 import { createRequire } from 'node:module';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import type { RateObservation } from '../domain/types.js';
 import { errorCode, isNetworkFailure, type UnavailableTest } from './errors.js';
@@ -14,18 +14,20 @@ import * as access from './kysely/access.js';
 import type { Db } from './kysely/database.js';
 import * as market from './kysely/market.js';
 import { type BackendParts, kyselyStore } from './kysely/store.js';
+import { claimBatch } from './kysely/usage.js';
 import type { ObservationBatch } from './observations.js';
 import { importObservations } from './postgres-import.js';
+import { addUsageText, consumeIn, PRUNE_EVERY } from './postgres-usage.js';
 import type { Database } from './schema.js';
-import {
-  allowedOf,
-  type ConsumeOutcome,
-  type ConsumeRequest,
-  type ImportOptions,
-  type RateHistoryQuery,
-  type Store,
-  type UsageIncrement,
+import type {
+  ConsumeOutcome,
+  ConsumeRequest,
+  ImportOptions,
+  RateHistoryQuery,
+  Store,
+  UsageIncrement,
 } from './store.js';
+import { type BatchOutcome, markNotSent, type UsageCommit } from './usage-records.js';
 
 const INT8_OID = 20;
 
@@ -92,20 +94,37 @@ class PostgresParts implements BackendParts {
    * survive a crash of any process, PostgreSQL's included, so the commit waits
    * for its WAL flush.
    */
-  async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
+  async addUsage(
+    increments: readonly UsageIncrement[],
+    now: number,
+    commit: UsageCommit = {},
+  ): Promise<void> {
     if (increments.length === 0) return;
-    const held = this.idleUsageClients.pop() ?? (await this.holdClient());
+    let held: HeldClient;
+    try {
+      held = this.idleUsageClients.pop() ?? (await this.holdClient());
+    } catch (err) {
+      // No connection, so nothing was sent: the recorder need not ask.
+      throw markNotSent(err);
+    }
+    const daily = commit.daily ?? [];
+    // Every PRUNE_EVERY-th commit also deletes a bounded number of expired batch
+    // ids, skipping rows another instance's prune holds (no waits, no deadlock).
+    const prune = ++this.commits % PRUNE_EVERY === 0;
     try {
       await held.client.query({
-        name: 'mds_add_usage',
-        text: `insert into usage (grant_id, period, used, updated_at)
-        select g, p, c, $4 from unnest($1::text[], $2::text[], $3::bigint[]) as t(g, p, c)
-        on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
+        name: prune ? 'mds_add_usage_prune' : 'mds_add_usage',
+        text: addUsageText(prune),
         values: [
           increments.map((i) => i.grantId),
           increments.map((i) => i.period),
           increments.map((i) => i.count),
           now,
+          commit.batchId ?? null,
+          daily.map((d) => d.grantId),
+          daily.map((d) => d.day),
+          daily.map((d) => d.keyId),
+          daily.map((d) => d.count),
         ],
       });
     } catch (err) {
@@ -117,6 +136,12 @@ class PostgresParts implements BackendParts {
     else this.idleUsageClients.push(held);
   }
 
+  private commits = 0;
+
+  usageBatchOutcome(batchId: string, now: number): Promise<BatchOutcome> {
+    return claimBatch(this.db, batchId, now);
+  }
+
   /**
    * The store limiter's check-and-consume (PostgreSQL without Redis). The two
    * upserts lock each grant's month row and minute row, in grant order (no
@@ -125,50 +150,25 @@ class PostgresParts implements BackendParts {
    * instance's batch for the same grant waits on those row locks, so every
    * batch sees the counts of the one before it: exact across instances.
    */
-  async consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]> {
+  async consumeUsage(
+    requests: readonly ConsumeRequest[],
+    now: number,
+    batchId?: string,
+  ): Promise<ConsumeOutcome[]> {
     if (requests.length === 0) return [];
     const sorted = [...requests].sort((a, b) => (a.grantId < b.grantId ? -1 : a.grantId > b.grantId ? 1 : 0));
     const ids = sorted.map((r) => r.grantId);
-    return this.db.transaction().execute(async (trx) => {
-      const months = await sql<{ grant_id: string; used: number }>`
-        insert into usage (grant_id, period, used, updated_at)
-        select g, p, 0, ${now} from unnest(${ids}::text[], ${sorted.map((r) => r.period)}::text[]) with ordinality as t(g, p, o) order by o
-        on conflict (grant_id, period) do update set updated_at = usage.updated_at
-        returning grant_id, used`.execute(trx);
-      // A window older than the stored one (an instance whose clock is behind) counts
-      // in the stored one: the window never moves backwards.
-      const minutes = await sql<{ grant_id: string; window_start: number; used: number }>`
-        insert into minute_usage (grant_id, window_start, used)
-        select g, w, 0 from unnest(${ids}::text[], ${sorted.map((r) => r.window)}::bigint[]) with ordinality as t(g, w, o) order by o
-        on conflict (grant_id) do update set
-          used = case when excluded.window_start > minute_usage.window_start then 0 else minute_usage.used end,
-          window_start = greatest(minute_usage.window_start, excluded.window_start)
-        returning grant_id, window_start, used`.execute(trx);
-      const month = new Map(months.rows.map((r) => [r.grant_id, Number(r.used)]));
-      const minute = new Map(minutes.rows.map((r) => [r.grant_id, r]));
-      const outcomes = new Map<string, ConsumeOutcome>();
-      for (const r of sorted) {
-        const m = minute.get(r.grantId)!;
-        const minuteUsed = Number(m.used);
-        const monthUsed = month.get(r.grantId)!;
-        const allowed = allowedOf(r.count, r.requestsPerMinute, minuteUsed, r.monthlyRequestLimit, monthUsed);
-        outcomes.set(r.grantId, { window: Number(m.window_start), minuteUsed, monthUsed, allowed });
-      }
-      const taken = sorted.filter((r) => outcomes.get(r.grantId)!.allowed > 0);
-      if (taken.length > 0) {
-        const counts = taken.map((r) => outcomes.get(r.grantId)!.allowed);
-        const takenIds = taken.map((r) => r.grantId);
-        await sql`
-          update usage set used = usage.used + d.n, updated_at = ${now}
-          from unnest(${takenIds}::text[], ${taken.map((r) => r.period)}::text[], ${counts}::bigint[]) as d(g, p, n)
-          where usage.grant_id = d.g and usage.period = d.p`.execute(trx);
-        await sql`
-          update minute_usage set used = minute_usage.used + d.n
-          from unnest(${takenIds}::text[], ${counts}::bigint[]) as d(g, n)
-          where minute_usage.grant_id = d.g`.execute(trx);
-      }
-      return requests.map((r) => outcomes.get(r.grantId)!);
-    });
+    // Failing before the first statement (no connection): nothing was sent.
+    let sent = false;
+    return this.db
+      .transaction()
+      .execute(async (trx) => {
+        sent = true;
+        return consumeIn(trx, requests, sorted, ids, now, batchId);
+      })
+      .catch((err: unknown) => {
+        throw sent ? err : markNotSent(err);
+      });
   }
 
   private async holdClient(): Promise<HeldClient> {

@@ -44,13 +44,19 @@ export interface AccountsTable {
   id: string;
   name: string | null;
   email: string | null;
+  /** The billing system's customer id (0006): unique when not null. */
+  external_id: string | null;
   created_at: number;
+  /** 0006: the creation time for accounts made before it. */
+  updated_at: number;
 }
 
 export interface GrantsTable {
   id: string;
   account_id: string;
   provider: string;
+  /** The provider's id for the grant (0006): unique per provider when not null. */
+  external_id: string | null;
   plan: string;
   status: string;
   /** Comma-separated, as given to the CLI (legacy umbrellas included). */
@@ -131,6 +137,45 @@ export interface RevisionsTable {
   revised_at: number;
 }
 
+/** The admin API's bearer tokens (0006): a digest, never the token. */
+export interface AdminTokensTable {
+  id: string;
+  digest: string;
+  label: string;
+  /** Comma-separated. */
+  scopes: string;
+  status: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** Append-only (0006; triggers refuse an update or a delete): docs/decisions.md, 57. */
+export interface AuditLogTable {
+  id: string;
+  at: number;
+  actor_id: string;
+  actor_label: string;
+  action: string;
+  target_id: string;
+  /** JSON: `{ field: { before, after } }`. */
+  changes: string;
+  request_id: string | null;
+}
+
+/** The admin API's Idempotency-Key claims and the answers they replay (0006). */
+export interface IdempotencyKeysTable {
+  /** The admin token's public id. */
+  actor: string;
+  key: string;
+  fingerprint: string;
+  /** Null while the first request runs. */
+  status: number | null;
+  body: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   assets: AssetsTable;
   rates: RatesTable;
@@ -144,4 +189,7 @@ export interface Database {
   minute_usage: MinuteUsageTable;
   imports: ImportsTable;
   revisions: RevisionsTable;
+  admin_tokens: AdminTokensTable;
+  audit_log: AuditLogTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

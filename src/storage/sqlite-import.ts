@@ -16,6 +16,7 @@ import {
   type RevisionRecord,
   toRevision,
 } from './import-records.js';
+import { AUDIT_INSERT_SQL, importAuditRow } from './kysely/audit.js';
 import {
   columnNames,
   keyColumns,
@@ -156,6 +157,9 @@ export function importObservations(
         insertImport.run(importValues(importRow(meta, summary, now)));
         run();
         countImport.run(summary.inserted, summary.updated, summary.unchanged, meta.id);
+        // Its audit record, beside its own (docs/decisions.md, 57).
+        const label = conn.statement('select label from admin_tokens where id = ?', 'pluck').get(meta.actor);
+        conn.statement(AUDIT_INSERT_SQL).run(importAuditRow(meta, summary, now, label as string | undefined));
         if (summary.inserted + summary.updated > 0) {
           conn.statement("update versions set value = value + 1 where name = 'data'").run();
         }

@@ -50,6 +50,13 @@ import {
   type Store,
   type UsageIncrement,
 } from './store.js';
+import {
+  type BatchOutcome,
+  type DailyIncrement,
+  dailyOfTaken,
+  type UsageCommit,
+  utcDay,
+} from './usage-records.js';
 
 /**
  * SQLite's codes for a store that cannot serve now: locked past the busy
@@ -274,20 +281,49 @@ class SqliteParts implements BackendParts {
   }
 
   // Prepared once: the usage commit runs on every tick that served a request.
-  private usageTx?: (increments: readonly UsageIncrement[], now: number) => void;
+  private usageTx?: (
+    increments: readonly UsageIncrement[],
+    daily: readonly DailyIncrement[],
+    now: number,
+  ) => void;
+  private dailyUpsert?: BetterSqlite3.Statement;
 
-  async addUsage(increments: readonly UsageIncrement[], now: number): Promise<void> {
+  private addDaily(inc: DailyIncrement): void {
+    this.dailyUpsert ??= this.usageStatement(
+      `insert into usage_daily (grant_id, day, key_id, used) values (?, ?, ?, ?)
+       on conflict (grant_id, day, key_id) do update set used = usage_daily.used + excluded.used`,
+    );
+    this.dailyUpsert.run(inc.grantId, inc.day, inc.keyId, inc.count);
+  }
+
+  /**
+   * The batch id is not written here (usage-records.ts, usageBatchOutcome):
+   * the commit runs in this process, so its failure is known to have rolled back.
+   */
+  async addUsage(
+    increments: readonly UsageIncrement[],
+    now: number,
+    commit: UsageCommit = {},
+  ): Promise<void> {
     if (increments.length === 0) return;
     if (!this.usageTx) {
       const upsert = this.usageStatement(
         `insert into usage (grant_id, period, used, updated_at) values (?, ?, ?, ?)
          on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`,
       );
-      this.usageTx = this.usageDb.transaction((list: readonly UsageIncrement[], at: number) => {
-        for (const inc of list) upsert.run(inc.grantId, inc.period, inc.count, at);
-      });
+      this.usageTx = this.usageDb.transaction(
+        (list: readonly UsageIncrement[], daily: readonly DailyIncrement[], at: number) => {
+          for (const inc of list) upsert.run(inc.grantId, inc.period, inc.count, at);
+          for (const inc of daily) this.addDaily(inc);
+        },
+      );
     }
-    this.usageTx(increments, now);
+    this.usageTx(increments, commit.daily ?? [], now);
+  }
+
+  /** A SQLite commit that threw was rolled back in this process: never applied. */
+  async usageBatchOutcome(): Promise<BatchOutcome> {
+    return { applied: false, detail: null };
   }
 
   private consumeTx?: (requests: readonly ConsumeRequest[], now: number) => ConsumeOutcome[];
@@ -327,6 +363,7 @@ class SqliteParts implements BackendParts {
           if (allowed > 0) {
             addMonth.run(r.grantId, r.period, allowed, at);
             setMinute.run(r.grantId, window, minuteUsed + allowed);
+            for (const inc of dailyOfTaken([r], [allowed], utcDay(at))) this.addDaily(inc);
           }
           return { window, minuteUsed, monthUsed, allowed };
         }),

@@ -3,15 +3,18 @@
  * default, PostgreSQL for scale-out) and one contract suite tests both
  * (test/storage/contract.test.ts).
  */
-import type {
-  Asset,
-  GoldObservation,
-  ImportSummary,
-  Purity,
-  RateObservation,
-  Source,
-} from '../domain/types.js';
+import type { Asset, GoldObservation, Purity, RateObservation, Source } from '../domain/types.js';
 
+import type {
+  AccountRecord,
+  AdminStore,
+  AuditActor,
+  GrantPatch,
+  GrantRecord,
+  KeyRecord,
+  NewAccount,
+  NewGrant,
+} from './admin-records.js';
 import type {
   ImportMeta,
   ImportOutcome,
@@ -21,51 +24,34 @@ import type {
   RevisionRecord,
   SeriesKey,
 } from './import-records.js';
+import type { UsageCommit, UsageRecordsStore } from './usage-records.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
-export const GRANT_STATUSES = ['active', 'suspended', 'cancelled'] as const;
-export type GrantStatus = (typeof GRANT_STATUSES)[number];
-export const KEY_STATUSES = ['active', 'revoked'] as const;
-export type KeyStatus = (typeof KEY_STATUSES)[number];
-
-export interface AccountRecord {
-  id: string;
-  name: string | null;
-  email: string | null;
-  createdAt: number;
-}
-
-export interface GrantRecord {
-  id: string;
-  accountId: string;
-  provider: string;
-  plan: string;
-  status: GrantStatus;
-  /** As stored: may hold legacy umbrellas and, from older writers, unknown strings. */
-  scopes: string[];
-  validFrom: number;
-  validUntil: number;
-  monthlyRequestLimit: number;
-  requestsPerMinute: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface KeyRecord {
-  publicId: string;
-  grantId: string;
-  environment: 'live' | 'test';
-  digest: string;
-  label: string;
-  /** Null: the key follows its grant's scopes. */
-  scopes: string[] | null;
-  status: KeyStatus;
-  expiresAt: number | null;
-  lastUsedAt: number | null;
-  createdAt: number;
-  revokedAt: number | null;
-}
+// The operator's records live in admin-records.ts (with the AdminStore part of the interface).
+export type {
+  AccountPatch,
+  AccountRecord,
+  AdminTokenRecord,
+  AuditActor,
+  AuditRecord,
+  GrantPatch,
+  GrantRecord,
+  GrantStatus,
+  IdempotencyClaim,
+  KeyListItem,
+  KeyRecord,
+  KeyStatus,
+  NewAccount,
+  NewGrant,
+} from './admin-records.js';
+export {
+  DuplicateError,
+  GRANT_STATUSES,
+  GrantCancelledError,
+  KEY_STATUSES,
+  SYSTEM_ACTOR,
+} from './admin-records.js';
 
 export interface RateHistoryQuery {
   currency: string;
@@ -137,6 +123,8 @@ export interface ConsumeRequest {
   monthlyRequestLimit: number;
   /** Requests waiting, in arrival order. */
   count: number;
+  /** The key of each waiting request, in the same order: the day's counts are per key. */
+  keyIds?: readonly string[];
 }
 
 export interface ConsumeOutcome {
@@ -169,14 +157,6 @@ export interface Versions {
   access: number;
 }
 
-export interface GrantPatch {
-  status?: GrantStatus;
-  scopes?: string[];
-  monthlyRequestLimit?: number;
-  requestsPerMinute?: number;
-  validUntil?: number;
-}
-
 /** Market data: the asset directory, rates and gold (kysely/market.ts, the bulk imports). */
 export interface MarketStore {
   listAssets(): Promise<Asset[]>;
@@ -207,17 +187,28 @@ export interface MarketStore {
   listRevisions(query: RevisionQuery): Promise<RevisionRecord[]>;
 }
 
-/** Accounts, grants and keys (kysely/access.ts). */
+/**
+ * Accounts, grants and keys (kysely/access.ts). Each change appends its audit
+ * record in its transaction, by `actor` (SYSTEM_ACTOR when not given).
+ */
 export interface AccessStore {
-  createAccount(account: AccountRecord): Promise<void>;
+  /** DuplicateError when another account has its externalId. */
+  createAccount(account: NewAccount, actor?: AuditActor): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | undefined>;
-  createGrant(grant: GrantRecord): Promise<void>;
+  /** DuplicateError when another grant of its provider has its externalId. */
+  createGrant(grant: NewGrant, actor?: AuditActor): Promise<void>;
   getGrant(id: string): Promise<GrantRecord | undefined>;
-  updateGrant(id: string, patch: GrantPatch, now: number): Promise<GrantRecord | undefined>;
-  createKey(key: KeyRecord): Promise<void>;
+  /** GrantCancelledError when it would reopen a cancelled grant. */
+  updateGrant(
+    id: string,
+    patch: GrantPatch,
+    now: number,
+    actor?: AuditActor,
+  ): Promise<GrantRecord | undefined>;
+  createKey(key: KeyRecord, actor?: AuditActor): Promise<void>;
   getKey(publicId: string): Promise<KeyRecord | undefined>;
   listKeys(grantId?: string): Promise<KeyRecord[]>;
-  revokeKey(publicId: string, now: number): Promise<KeyRecord | undefined>;
+  revokeKey(publicId: string, now: number, actor?: AuditActor): Promise<KeyRecord | undefined>;
   /** Best-effort `lastUsedAt` updates; never moves a timestamp backwards. */
   touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void>;
   countAccounts(): Promise<number>;
@@ -225,7 +216,8 @@ export interface AccessStore {
 
 /** Durable usage, and the store limiter's counts (kysely/usage.ts, each backend's commits). */
 export interface UsageStore {
-  addUsage(increments: readonly UsageIncrement[], now: number): Promise<void>;
+  /** One transaction: the months, and the days and batch id of `commit` (usage-records.ts). */
+  addUsage(increments: readonly UsageIncrement[], now: number, commit?: UsageCommit): Promise<void>;
   getUsage(grantId: string, period: string): Promise<number>;
   /**
    * Checks both limits and consumes, in one transaction that serialises with
@@ -233,7 +225,7 @@ export interface UsageStore {
    * per request, `allowed = min(count, rpm - minuteUsed, monthly - monthUsed)`,
    * and both counts grow by it. One entry per grant; outcomes in input order.
    */
-  consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]>;
+  consumeUsage(requests: readonly ConsumeRequest[], now: number, batchId?: string): Promise<ConsumeOutcome[]>;
   /** The store limiter's minute count for `window` (0 when the stored window is another). */
   getMinuteUsage(grantId: string, window: number): Promise<number>;
   /** Takes `count` back from the minute count, if it still counts `window`. */
@@ -242,9 +234,9 @@ export interface UsageStore {
 
 /**
  * Every method fails with StoreUnavailableError (errors.ts) when the backend
- * cannot serve now; other errors are bugs or refusals (UnknownAssetsError).
+ * cannot serve now; other errors are bugs or refusals (UnknownAssetsError, DuplicateError).
  */
-export interface Store extends MarketStore, AccessStore, UsageStore {
+export interface Store extends MarketStore, AccessStore, AdminStore, UsageStore, UsageRecordsStore {
   readonly dialect: StoreDialect;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;

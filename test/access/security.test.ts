@@ -8,9 +8,10 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/keys.js';
 import { ENTITLEMENTS, type Entitlement } from '../../src/domain/scopes.js';
+import { type AdminHarness, servedAdminOpenApi, startAdminHarness } from '../support/admin.js';
 import { backends } from '../support/backends.js';
 import { DAY, type Harness, servedOpenApi, startHarness } from '../support/harness.js';
-import { securedRequests } from '../support/openapi.js';
+import { adminRequests, securedRequests } from '../support/openapi.js';
 import { waitFor } from '../support/wait.js';
 
 const QUOTA_HEADERS = [
@@ -471,5 +472,113 @@ describe.each(backends())('access control on $name', (backend) => {
       expect((await call('/v1/gold/latest?x=1&x=2', bearer(valid.key))).statusCode).toBe(200);
       expect((await call('/v1/me?limit=abc', bearer(valid.key))).statusCode).toBe(200);
     });
+  });
+});
+
+/**
+ * Every admin operation of /admin/openapi.json (openapi.ts, `adminRequests`),
+ * with the scope it requires (docs/decisions.md 58): refused without a token,
+ * with a wrong, malformed or revoked one, with an API key (401), with a token
+ * lacking its scope (403); let through with a token that has only that scope.
+ */
+const servedAdmin = await servedAdminOpenApi();
+const ADMIN_ROUTES = adminRequests(servedAdmin);
+const ADMIN_SCOPES = [
+  'accounts:read',
+  'accounts:write',
+  'keys:write',
+  'usage:read',
+  'data:write',
+  'audit:read',
+];
+
+describe('the admin routes under this suite', () => {
+  it('are every operation of the admin document, each with one of the admin scopes', () => {
+    const paths = Object.keys(servedAdmin.paths).filter((p) => p.startsWith('/admin/v1/'));
+    expect(paths.length).toBeGreaterThan(0);
+    expect(new Set(ADMIN_ROUTES.map((r) => r.path))).toEqual(new Set(paths));
+    for (const r of ADMIN_ROUTES) expect(ADMIN_SCOPES, r.operationId).toContain(r.scope);
+  });
+});
+
+describe.each(backends())('admin access control on $name', (backend) => {
+  let h: AdminHarness;
+  let address = 0;
+  const tokens: Record<string, string> = {};
+  const only = new Map<string, string>();
+  const lacking = new Map<string, string>();
+  let apiKey: string;
+
+  beforeAll(async () => {
+    h = await startAdminHarness(backend);
+    expect(h.adminDoc).toEqual(servedAdmin);
+    const revoked = await h.token();
+    await h.revokeToken(revoked.publicId);
+    tokens.revoked = revoked.token;
+    const forged = await h.token();
+    // Well formed, and the checksum of another: never a token the store knows.
+    tokens.wrong = `${forged.token.slice(0, -1)}${forged.token.endsWith('A') ? 'B' : 'A'}`;
+    for (const scope of ADMIN_SCOPES) {
+      only.set(scope, (await h.token([scope])).token);
+      lacking.set(scope, (await h.token(ADMIN_SCOPES.filter((s) => s !== scope))).token);
+    }
+    apiKey = (await h.newKey()).key;
+  });
+  afterAll(async () => h?.close());
+
+  const call = (method: string, url: string, authorization?: string) => {
+    address++;
+    return h.admin.inject({
+      method: method as InjectOptions['method'],
+      url,
+      headers: authorization === undefined ? {} : { authorization },
+      remoteAddress: `10.200.${(address >> 8) & 255}.${address & 255}`,
+    });
+  };
+  const refused = (res: LightMyRequestResponse, status: number, code: string) => {
+    expect({ status: res.statusCode, body: res.body }).toMatchObject({ status });
+    const body = res.json();
+    expect(body.error).toMatchObject({ status, code });
+    expect(body.data).toBeNull();
+    expect(body.meta.requestId).toBe(res.headers['x-request-id']);
+    return res;
+  };
+
+  describe.each(ADMIN_ROUTES)('$operationId $method $url', ({ method, url, scope }) => {
+    it('refuses no token: 401 missing_admin_token with WWW-Authenticate: Bearer', async () => {
+      const res = refused(await call(method, url), 401, 'missing_admin_token');
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+    });
+
+    it('refuses a wrong, a malformed and a revoked token: 401 invalid_admin_token', async () => {
+      for (const presented of [tokens.wrong!, 'mdsadm_', 'garbage', tokens.revoked!]) {
+        refused(await call(method, url, `Bearer ${presented}`), 401, 'invalid_admin_token');
+      }
+      refused(await call(method, url, `Basic ${tokens.revoked}`), 401, 'invalid_admin_token');
+    });
+
+    it('refuses an API key: 401 invalid_admin_token', async () => {
+      refused(await call(method, url, `Bearer ${apiKey}`), 401, 'invalid_admin_token');
+    });
+
+    it(`refuses a token without ${scope}: 403 insufficient_admin_scope naming it`, async () => {
+      const res = refused(
+        await call(method, url, `Bearer ${lacking.get(scope)}`),
+        403,
+        'insufficient_admin_scope',
+      );
+      expect(res.json().error.message).toContain(scope);
+    });
+
+    it(`lets a token with only ${scope} through`, async () => {
+      const res = await call(method, url, `Bearer ${only.get(scope)}`);
+      expect([401, 403, 429], res.body).not.toContain(res.statusCode);
+    });
+  });
+
+  it('an admin token on /v1 is 401 invalid_api_key', async () => {
+    const res = await h.get('/v1/assets', only.get('accounts:read'));
+    expect(res.statusCode).toBe(401);
+    expect(res.json().error.code).toBe('invalid_api_key');
   });
 });

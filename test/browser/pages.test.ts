@@ -45,6 +45,7 @@ const DOC_PATHS = [
   '/v1/gold/latest',
   '/v1/gold/history',
   '/v1/me',
+  '/v1/usage/daily',
 ];
 
 /** Debian's chromium, installed with apt-get when absent and possible; null when neither. */

@@ -13,6 +13,7 @@ import { type CliResult, mds } from '../support/cli.js';
 
 const KEY = /^mds_(live|test)_([a-z0-9]{12})_[0-9A-Za-z]{49}$/;
 const HEX64 = /[0-9a-f]{64}/i;
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const RATES = ENTITLEMENTS.filter((e) => e.startsWith('rates:'));
 
 function ok(r: CliResult) {
@@ -90,6 +91,9 @@ export function accessFlow(backend: Backend): void {
         validUntil: '2030-01-01T00:00:00.000Z',
         monthlyRequestLimit: 5000,
         requestsPerMinute: 30,
+        externalId: null,
+        createdAt: expect.stringMatching(ISO),
+        updatedAt: expect.stringMatching(ISO),
       });
       grant = doc.id;
       // Without --json: the id alone.
@@ -234,7 +238,7 @@ export function accessFlow(backend: Backend): void {
       expect(text.status).toBe(0);
       expect(text.stdout).toBe(`${grant}: active\n`);
       const after = ok(await run('grants', 'update', grant, '--rpm', '45', '--json')).grant;
-      expect(after).toEqual({ ...g, requestsPerMinute: 45 });
+      expect(after).toEqual({ ...g, requestsPerMinute: 45, updatedAt: expect.stringMatching(ISO) });
     });
 
     it('keys create prints the full key once: live by default, test on request', async () => {
@@ -337,13 +341,19 @@ export function accessFlow(backend: Backend): void {
       check(json.stdout);
       check(all.stdout);
       const rows = text.stdout.trimEnd().split('\n');
-      expect(rows[0]).toMatch(/^PUBLIC ID\s+PREFIX\s+GRANT\s+LABEL\s+STATUS\s+EXPIRES\s+LAST USED$/);
+      expect(rows[0]).toMatch(
+        /^PUBLIC ID\s+PREFIX\s+GRANT\s+ACCOUNT\s+PLAN\s+LABEL\s+STATUS\s+EXPIRES\s+LAST USED$/,
+      );
       expect(rows).toHaveLength(4);
       expect(rows[2]).toMatch(
-        new RegExp(`^${a.publicId}\\s+${a.prefix}\\s+${other}\\s+first\\s+active\\s+-\\s+-$`),
+        new RegExp(
+          `^${a.publicId}\\s+${a.prefix}\\s+${other}\\s+${account}\\s+custom\\s+first\\s+active\\s+-\\s+-$`,
+        ),
       );
       expect(rows[3]).toMatch(
-        new RegExp(`^${b.publicId}\\s+${b.prefix}\\s+${other}\\s+second\\s+active\\s+-\\s+-$`),
+        new RegExp(
+          `^${b.publicId}\\s+${b.prefix}\\s+${other}\\s+${account}\\s+custom\\s+second\\s+active\\s+-\\s+-$`,
+        ),
       );
 
       const keys = ok(json).keys;
@@ -352,6 +362,8 @@ export function accessFlow(backend: Backend): void {
         publicId: a.publicId,
         prefix: a.prefix,
         grantId: other,
+        accountId: account,
+        plan: 'custom',
         label: 'first',
         environment: 'live',
         scopes: null,

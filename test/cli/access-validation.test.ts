@@ -154,6 +154,9 @@ describe('mds refuses bad access options', () => {
     refused(results[0]!, 'no key nosuchkey000');
     refused(results[1]!, 'usage: mds keys revoke PUBLIC_ID');
     refused(results[2]!, 'no grant grt_nothing');
-    refused(results[3]!, 'usage: mds usage GRANT_ID');
+    refused(
+      results[3]!,
+      'usage: mds usage GRANT_ID [--daily [--from YYYY-MM-DD] [--to YYYY-MM-DD]]   (--daily: per UTC day and key; default the current month)',
+    );
   });
 });

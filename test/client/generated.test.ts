@@ -23,6 +23,7 @@ import {
 import type { ErrorBody } from '../../src/schemas/errors.js';
 import type * as M from '../../src/schemas/market.js';
 import type { MeResponse } from '../../src/schemas/me.js';
+import type { DailyUsageQuery, DailyUsageResponse } from '../../src/schemas/usage.js';
 
 // ---- Compile-time: the generated types are exactly the server's types -------
 
@@ -39,6 +40,8 @@ const sameTypes: [
   Equal<G.GoldLatestResponse, Static<typeof M.GoldLatestResponse>>,
   Equal<G.GoldHistoryResponse, Static<typeof M.GoldHistoryResponse>>,
   Equal<G.MeResponse, Static<typeof MeResponse>>,
+  Equal<G.UsageDailyResponse, Static<typeof DailyUsageResponse>>,
+  Equal<G.UsageDailyQuery, Static<typeof DailyUsageQuery>>,
   Equal<G.ErrorResponse, Static<typeof ErrorBody>>,
   Equal<G.RatesLatestQuery, Static<typeof M.RatesLatestQuery>>,
   Equal<G.RatesHistoryQuery, Static<typeof M.RatesHistoryQuery>>,
@@ -47,7 +50,7 @@ const sameTypes: [
   Equal<G.GoldHistoryQuery, Static<typeof M.GoldHistoryQuery>>,
   // The server types `type` as string; the document (and so the client) names the three values.
   Extends<G.AssetsQuery, Static<typeof M.AssetsQuery>>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 describe('generated client types', () => {
   let doc: OpenApiDocument;
@@ -89,6 +92,7 @@ describe('generated client types', () => {
       '/v1/gold/latest',
       '/v1/gold/history',
       '/v1/me',
+      '/v1/usage/daily',
     ]);
     expect(OPERATIONS.filter((o) => o.deprecated).map((o) => o.path)).toEqual(['/v1/rates/historical']);
   });
@@ -121,6 +125,7 @@ describe('generated client types', () => {
     await client.getLatestGold();
     await client.getGoldHistory({ limit: 5 });
     await client.getMe();
+    await client.getDailyUsage({ from: '2026-01-01', to: '2026-01-31' });
     expect(calls.map((c) => c.url.pathname.replace('/prefix', ''))).toEqual(exposed.map((o) => o.path));
     expect(calls.map((c) => c.url.search)).toEqual([
       '?type=metal',
@@ -131,6 +136,7 @@ describe('generated client types', () => {
       '',
       '?limit=5',
       '',
+      '?from=2026-01-01&to=2026-01-31',
     ]);
     expect(new Set(calls.map((c) => c.auth))).toEqual(new Set(['Bearer mds_test_key']));
     expect('ratesHistorical' in client).toBe(false);
@@ -145,9 +151,11 @@ describe('generated client types', () => {
     await client.goldLatest();
     await client.goldHistory({ limit: 5 });
     await client.me();
-    // (The premium history came after client 1.0: it has no old name.)
+    // (The premium history and daily usage came after client 1.0: they have no old name.)
     expect(calls.map((c) => c.url.pathname.replace('/prefix', ''))).toEqual(
-      exposed.filter((o) => o.operationId !== 'getPremiumHistory').map((o) => o.path),
+      exposed
+        .filter((o) => o.operationId !== 'getPremiumHistory' && o.operationId !== 'getDailyUsage')
+        .map((o) => o.path),
     );
   });
 });

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { track } from '../support/children.js';
 import { CLI } from '../support/server-process.js';
 
 const DOC = readFileSync('docs/operations.md', 'utf8');
@@ -60,6 +61,7 @@ async function bash(dir: string, script: string, deadlineMs: number) {
   // Background jobs (the server) are stopped when the script ends, however it ends.
   const wrapped = `set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT\n${script}`;
   const child = spawn('bash', ['-c', wrapped], { cwd: dir, env: cleanEnv(bin), detached: true });
+  track(child, 'bash (docs/operations.md script)');
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {

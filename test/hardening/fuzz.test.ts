@@ -509,6 +509,7 @@ describe.each(backends())('fuzzing every /v1 route on $name', (backend) => {
       '/v1/rates/historical',
       '/v1/rates/history',
       '/v1/rates/latest',
+      '/v1/usage/daily',
     ]);
   });
 

@@ -20,6 +20,7 @@ const V1_PATHS = [
   '/v1/gold/latest',
   '/v1/gold/history',
   '/v1/me',
+  '/v1/usage/daily',
 ];
 
 /** Stable: generated clients name their methods after these (issue #14). */
@@ -36,6 +37,7 @@ const OPERATION_IDS = {
   '/v1/gold/latest': 'getLatestGold',
   '/v1/gold/history': 'getGoldHistory',
   '/v1/me': 'getMe',
+  '/v1/usage/daily': 'getDailyUsage',
 };
 
 describe.each(backends())('OpenAPI document on $name', (backend) => {

@@ -13,6 +13,7 @@ import { buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
+import { track } from '../support/children.js';
 import { injectThroughServer } from '../support/dispatch.js';
 import { validateResponses } from '../support/openapi.js';
 import { startProxy, type TcpProxy } from '../support/proxy.js';
@@ -53,6 +54,7 @@ describe.runIf(SCALE_OUT)('dependency outages', () => {
         stdio: 'ignore',
       },
     );
+    track(redis, `redis-server --port ${redisPort}`);
     await until(
       () =>
         new Promise((resolve) => {

@@ -49,6 +49,8 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0003_minute_usage',
       '0004_imports_and_revisions',
       '0005_usage_file',
+      '0006_operator',
+      '0007_usage_batches_daily',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);

@@ -18,6 +18,7 @@ import { createAccount, createGrant, createKey } from '../../src/access/admin.js
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { type BackendName, type Database, freshDatabase, POSTGRES_URL } from '../support/backends.js';
+import { track } from '../support/children.js';
 import { type CliServer, mds, serve } from '../support/cli.js';
 import { CLI } from '../support/server-process.js';
 
@@ -156,6 +157,7 @@ describe.each(cases)('an import beside a serving process (%s)', (backend) => {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       errText += d;
     });
+    track(child, 'mds import rates');
     const exited = once(child, 'close');
     // Watch for the import's write lock while it runs (SQLite).
     const watching = (async () => {

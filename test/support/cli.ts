@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { stopChild, track } from './children.js';
 import { CLI } from './server-process.js';
 
 /** A parsed JSON document: tests read whatever fields they assert on. */
@@ -52,6 +53,7 @@ export async function mds(args: string[], options: CliOptions = {}): Promise<Cli
     env: childEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  track(child, `mds ${args.join(' ')}`);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -77,7 +79,7 @@ export interface CliServer {
   /** Everything printed on stdout up to the end of the start-up banner. */
   stdout: string;
   proc: ChildProcess;
-  /** SIGTERM and wait for exit (idempotent). */
+  /** SIGTERM and wait for exit (idempotent); SIGKILL after a deadline (children.ts). */
   stop(): Promise<void>;
 }
 
@@ -90,17 +92,20 @@ export async function serve(args: string[], options: CliOptions & { db: string }
     env: childEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  track(proc, `mds serve ${args.join(' ')} --db ${options.db}`);
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;
   });
   let stdout = '';
-  const started = await new Promise<string>((resolve, reject) => {
+  const json = args.includes('--json');
+  const starting = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 25_000);
     proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
-      // The text banner ends with the OpenAPI document line; --json prints one line.
-      if (/^OpenAPI document: .*\n/m.test(stdout) || (stdout.startsWith('{') && stdout.endsWith('\n'))) {
+      // The text banner ends with the OpenAPI document line; --json prints one line. Log
+      // lines (MDS_LOG_LEVEL=info) may come before either.
+      if (json ? /^\{"url".*\n/m.test(stdout) : /^OpenAPI document: .*\n/m.test(stdout)) {
         clearTimeout(timer);
         resolve(stdout);
       }
@@ -110,19 +115,22 @@ export async function serve(args: string[], options: CliOptions & { db: string }
       reject(new Error(`server exited with ${code}: ${stderr}`));
     });
   });
-  const url = started.startsWith('{')
-    ? (JSON.parse(started) as { url: string }).url
-    : /^Market Data Service listening on (http:\/\/\S+)$/m.exec(started)?.[1];
-  if (!url) throw new Error(`no URL in the banner: ${started}`);
+  let started: string;
+  let url: string | undefined;
+  try {
+    started = await starting;
+    url = json
+      ? (JSON.parse(/^\{"url".*$/m.exec(started)![0]) as { url: string }).url
+      : /^Market Data Service listening on (http:\/\/\S+)$/m.exec(started)?.[1];
+    if (!url) throw new Error(`no URL in the banner: ${started}`);
+  } catch (err) {
+    await stopChild(proc, 'SIGKILL'); // a server that failed to start is not left behind
+    throw err;
+  }
   return {
     url,
     stdout: started,
     proc,
-    async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      const exited = once(proc, 'exit');
-      proc.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => stopChild(proc, 'SIGTERM'),
   };
 }

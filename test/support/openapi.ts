@@ -65,12 +65,15 @@ const documents = new WeakMap<FastifyInstance, Promise<OpenApiDocument>>();
 const validators = new WeakMap<OpenApiDocument, { ajv: Ajv; compiled: Map<string, ValidateFn> }>();
 type ValidateFn = ReturnType<Ajv['compile']>;
 
-/** GET /openapi.json from the app, once per app. */
-export function loadOpenApi(app: FastifyInstance): Promise<OpenApiDocument> {
+/**
+ * GET /openapi.json from the app, once per app; `documentUrl` names another
+ * document (the admin listener's `/admin/openapi.json`).
+ */
+export function loadOpenApi(app: FastifyInstance, documentUrl = '/openapi.json'): Promise<OpenApiDocument> {
   let doc = documents.get(app);
   if (!doc) {
-    doc = app.inject({ method: 'GET', url: '/openapi.json' }).then((res) => {
-      if (res.statusCode !== 200) throw new Error(`GET /openapi.json answered ${res.statusCode}`);
+    doc = app.inject({ method: 'GET', url: documentUrl }).then((res) => {
+      if (res.statusCode !== 200) throw new Error(`GET ${documentUrl} answered ${res.statusCode}`);
       return res.json() as OpenApiDocument;
     });
     documents.set(app, doc);
@@ -353,8 +356,11 @@ type InjectOptions = string | { method?: string; url?: string | { pathname?: str
  * undocumented status, header or body whatever else it asserts. Promise style
  * only: the tests await `app.inject(options)`.
  */
-export async function validateResponses(app: FastifyInstance): Promise<OpenApiDocument> {
-  const doc = await loadOpenApi(app);
+export async function validateResponses(
+  app: FastifyInstance,
+  documentUrl = '/openapi.json',
+): Promise<OpenApiDocument> {
+  const doc = await loadOpenApi(app, documentUrl);
   const inject = app.inject.bind(app) as unknown as (
     opts: InjectOptions,
   ) => PromiseLike<LightMyRequestResponse>;
@@ -372,15 +378,15 @@ export async function validateResponses(app: FastifyInstance): Promise<OpenApiDo
 
 const fetchedDocuments = new Map<string, Promise<OpenApiDocument>>();
 
-/** GET <origin>/openapi.json from a running server, once per origin. */
-export function fetchOpenApi(origin: string): Promise<OpenApiDocument> {
-  let doc = fetchedDocuments.get(origin);
+/** GET <origin>/openapi.json (or `documentPath`) from a running server, once per origin. */
+export function fetchOpenApi(origin: string, documentPath = '/openapi.json'): Promise<OpenApiDocument> {
+  let doc = fetchedDocuments.get(origin + documentPath);
   if (!doc) {
-    doc = fetch(`${origin}/openapi.json`).then(async (res) => {
-      if (res.status !== 200) throw new Error(`GET ${origin}/openapi.json answered ${res.status}`);
+    doc = fetch(`${origin}${documentPath}`).then(async (res) => {
+      if (res.status !== 200) throw new Error(`GET ${origin}${documentPath} answered ${res.status}`);
       return (await res.json()) as OpenApiDocument;
     });
-    fetchedDocuments.set(origin, doc);
+    fetchedDocuments.set(origin + documentPath, doc);
   }
   return doc;
 }
@@ -393,9 +399,10 @@ export function fetchOpenApi(origin: string): Promise<OpenApiDocument> {
 export async function conformingFetch(
   url: string,
   init: RequestInit = {},
+  documentPath = '/openapi.json',
 ): Promise<{ res: Response; text: string }> {
   const target = new URL(url);
-  const doc = await fetchOpenApi(target.origin);
+  const doc = await fetchOpenApi(target.origin, documentPath);
   const res = await fetch(url, init);
   const text = await res.text();
   expectServedConforms(doc, init.method ?? 'GET', target.pathname, observedFetch(res, text));
@@ -581,6 +588,45 @@ export function securedRequests(doc: OpenApiDocument): SecuredRequest[] {
           entitlement: entitlement.replace(`<${placeholder}>`, value),
         });
       }
+    }
+  }
+  return requests;
+}
+
+/** One request to an admin operation, as the security suite sends it. */
+export interface AdminRequest {
+  method: string;
+  /** The documented path template. */
+  path: string;
+  operationId: string;
+  /** The path with each path parameter set from its example. */
+  url: string;
+  /** The admin token scope the operation requires (`x-scope`). */
+  scope: string;
+}
+
+/**
+ * Every operation of the admin document (`/admin/v1/…`), with the scope it
+ * requires: so that an admin route added to the API is under the security
+ * suite without anyone editing a list.
+ */
+export function adminRequests(doc: OpenApiDocument): AdminRequest[] {
+  const requests: AdminRequest[] = [];
+  for (const [path, operations] of Object.entries(doc.paths)) {
+    if (!path.startsWith('/admin/v1/')) continue;
+    for (const [method, operation] of Object.entries(operations)) {
+      const operationId = String(operation.operationId ?? `${method} ${path}`);
+      const scope = operation['x-scope'];
+      if (typeof scope !== 'string') throw new Error(`${operationId}: no x-scope in the admin document`);
+      const url = (operation.parameters ?? [])
+        .filter((p) => p.in === 'path')
+        .reduce((u, p) => {
+          const example = p.example ?? (p.schema as { examples?: unknown[] } | undefined)?.examples?.[0];
+          if (example === undefined)
+            throw new Error(`${operationId}: path parameter ${p.name} has no example`);
+          return u.replace(`{${p.name}}`, encodeURIComponent(String(example)));
+        }, path);
+      requests.push({ method: method.toUpperCase(), path, operationId, url, scope });
     }
   }
   return requests;

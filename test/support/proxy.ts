@@ -2,7 +2,8 @@
  * A TCP proxy a test can cut and restore, to take a dependency (PostgreSQL)
  * away from the service without touching the shared server; optionally a
  * slow link, each direction delayed on its own, to widen race windows that
- * a local server keeps too narrow to hit.
+ * a local server keeps too narrow to hit; or replies lost while requests
+ * still arrive (a COMMIT applied whose answer never comes back).
  */
 import net from 'node:net';
 
@@ -33,6 +34,16 @@ export interface TcpProxy {
    * `onData` at start.
    */
   waitFor(direction: Direction, match: (chunk: Buffer) => boolean): Promise<Buffer>;
+  /**
+   * From the moment a chunk travelling `up` matches (that chunk still goes
+   * through), nothing travels `down` any more, on every connection, new ones
+   * included: the target gets the request and acts on it, the client never
+   * hears back. Switched synchronously as the chunk arrives, so the reply to
+   * that very chunk is dropped. Resolves then. Needs `delayMs` or `onData`.
+   */
+  dropRepliesAfter(match: (chunk: Buffer) => boolean): Promise<void>;
+  /** Replies flow again; the connections that lost some are cut (their streams are broken). */
+  heal(): void;
 }
 
 /**
@@ -40,7 +51,13 @@ export interface TcpProxy {
  * each chunk is due no earlier than the one before it, so lowering the delay
  * mid-stream cannot overtake bytes already queued.
  */
-function forwardDelayed(from: net.Socket, to: net.Socket, delay: () => number, tap: (chunk: Buffer) => void) {
+function forwardDelayed(
+  from: net.Socket,
+  to: net.Socket,
+  delay: () => number,
+  tap: (chunk: Buffer) => void,
+  dropped: () => boolean = () => false,
+) {
   const queue: Array<{ due: number; chunk: Buffer | null }> = []; // null: end of stream
   let timer: NodeJS.Timeout | null = null;
   const deliver = (chunk: Buffer | null) => (chunk === null ? to.end() : to.write(chunk));
@@ -58,7 +75,7 @@ function forwardDelayed(from: net.Socket, to: net.Socket, delay: () => number, t
   };
   from.on('data', (chunk: Buffer) => {
     tap(chunk);
-    push(chunk);
+    if (!dropped()) push(chunk);
   });
   from.on('end', () => push(null));
   to.on('close', () => {
@@ -83,8 +100,15 @@ export async function startProxy(
     match: (chunk: Buffer) => boolean;
     resolve: (c: Buffer) => void;
   }>();
+  let dropping = false;
+  let dropTrigger: { match: (chunk: Buffer) => boolean; resolve: () => void } | null = null;
   const tap = (direction: Direction) => (chunk: Buffer) => {
     options.onData?.(direction, chunk);
+    if (direction === 'up' && dropTrigger?.match(chunk)) {
+      dropping = true;
+      dropTrigger.resolve();
+      dropTrigger = null;
+    }
     for (const w of waiters) {
       if (w.direction === direction && w.match(chunk)) {
         waiters.delete(w);
@@ -102,7 +126,13 @@ export async function startProxy(
           client.pipe(upstream).pipe(client);
         } else {
           forwardDelayed(client, upstream, () => delay.up, tap('up'));
-          forwardDelayed(upstream, client, () => delay.down, tap('down'));
+          forwardDelayed(
+            upstream,
+            client,
+            () => delay.down,
+            tap('down'),
+            () => dropping,
+          );
         }
         const drop = () => {
           client.destroy();
@@ -140,6 +170,18 @@ export async function startProxy(
     waitFor(direction, match) {
       if (!observed) throw new Error('start the proxy with delayMs or onData to watch it');
       return new Promise((resolve) => waiters.add({ direction, match, resolve }));
+    },
+    dropRepliesAfter(match) {
+      if (!observed) throw new Error('start the proxy with delayMs or onData to drop replies');
+      return new Promise((resolve) => {
+        dropTrigger = { match, resolve };
+      });
+    },
+    heal() {
+      dropping = false;
+      dropTrigger = null;
+      for (const s of sockets) s.destroy();
+      sockets.clear();
     },
   };
 }

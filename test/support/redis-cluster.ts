@@ -10,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { track } from './children.js';
 
 const run = promisify(execFile);
 
@@ -96,6 +97,7 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
         ],
         { stdio: 'ignore' },
       );
+      track(proc, `redis-server --cluster-enabled --port ${port}`);
       procs.push(proc);
     }
     for (const port of ports) await waitFor(async () => (await cli(port, 'ping')).trim() === 'PONG');

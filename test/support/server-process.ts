@@ -3,8 +3,8 @@
  * operator would, for tests that need several instances, signals or crashes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { resolve } from 'node:path';
+import { stopChild, track } from './children.js';
 import { conformingFetch } from './openapi.js';
 
 export const CLI = resolve('dist/mds.mjs');
@@ -12,7 +12,7 @@ export const CLI = resolve('dist/mds.mjs');
 export interface ServerProcess {
   url: string;
   proc: ChildProcess;
-  /** SIGTERM and wait for exit. */
+  /** SIGTERM and wait for exit; SIGKILL after a deadline (children.ts). */
   stop(): Promise<void>;
   /** SIGKILL and wait for exit. */
   kill(): Promise<void>;
@@ -36,6 +36,7 @@ export async function spawnServer(options: {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  track(proc, `mds serve --db ${options.db}`);
   let stderr = '';
   let stdout = '';
   proc.stdout!.on('data', (d) => {
@@ -44,7 +45,7 @@ export async function spawnServer(options: {
   proc.stderr!.on('data', (d) => {
     stderr += d;
   });
-  const url = await new Promise<string>((resolveUrl, reject) => {
+  const starting = new Promise<string>((resolveUrl, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 15_000);
     proc.stdout!.on('data', (d) => {
@@ -60,13 +61,18 @@ export async function spawnServer(options: {
       reject(new Error(`server exited with ${code}: ${stderr}`));
     });
   });
-  const end = async (signal: NodeJS.Signals) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = once(proc, 'exit');
-    proc.kill(signal);
-    await exited;
+  // A server that failed to start is not left behind.
+  const url = await starting.catch(async (err: unknown) => {
+    await stopChild(proc, 'SIGKILL');
+    throw err;
+  });
+  return {
+    url,
+    proc,
+    stop: () => stopChild(proc, 'SIGTERM'),
+    kill: () => stopChild(proc, 'SIGKILL'),
+    stdout: () => stdout,
   };
-  return { url, proc, stop: () => end('SIGTERM'), kill: () => end('SIGKILL'), stdout: () => stdout };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely by the tests

@@ -689,6 +689,68 @@ export interface MeResponse {
   meta: MeMeta;
 }
 
+// ---- GET /v1/usage/daily -------------------------------------------------------
+
+/** Query parameters of `GET /v1/usage/daily`: Daily usage of the grant */
+export interface UsageDailyQuery {
+  /**
+   * First UTC day (inclusive); default the first day of `to`’s month
+   * Format: `YYYY-MM-DD`.
+   */
+  from?: string;
+  /**
+   * Last UTC day (inclusive); default today (UTC)
+   * Format: `YYYY-MM-DD`.
+   */
+  to?: string;
+}
+
+/** `data` of `GET /v1/usage/daily`: Daily usage of the grant */
+export interface UsageDailyData {
+  grantId: string;
+  /**
+   * A UTC day
+   * Format: `YYYY-MM-DD`.
+   */
+  from: string;
+  /**
+   * A UTC day
+   * Format: `YYYY-MM-DD`.
+   */
+  to: string;
+  /** Requests counted in the whole window */
+  requests: number;
+  /** Every day of the window, oldest first; a day without requests has 0 and no keys */
+  days: {
+    /**
+     * A UTC day
+     * Format: `YYYY-MM-DD`.
+     */
+    day: string;
+    /** The grant’s requests that day: the sum of its keys’ */
+    requests: number;
+    /** The keys that made requests that day, by public id */
+    keys: {
+      /** The key’s public id */
+      publicId: string;
+      /** This key’s requests that day */
+      requests: number;
+    }[];
+  }[];
+}
+
+/** `meta` of `GET /v1/usage/daily`: Daily usage of the grant */
+export interface UsageDailyMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The grant’s daily usage (`GET /v1/usage/daily`: Daily usage of the grant) */
+export interface UsageDailyResponse {
+  data: UsageDailyData;
+  meta: UsageDailyMeta;
+}
+
 // ---- Errors ------------------------------------------------------------------
 
 /** The body of every non-2xx answer: `data` is null, `error` says why. */
@@ -838,6 +900,15 @@ export const OPERATIONS = [
     requiredQuery: [],
     deprecated: false,
   },
+  {
+    name: 'UsageDaily',
+    operationId: 'getDailyUsage',
+    method: 'GET',
+    path: '/v1/usage/daily',
+    query: ['from', 'to'],
+    requiredQuery: [],
+    deprecated: false,
+  },
 ] as const;
 
 /** Query and response types of every operation, by path. */
@@ -902,6 +973,11 @@ export interface Operations {
     query: MeQuery;
     response: MeResponse;
   };
+  '/v1/usage/daily': {
+    method: 'GET';
+    query: UsageDailyQuery;
+    response: UsageDailyResponse;
+  };
 }
 
 /** The path of every operation, by its operationId: the client names its methods after them. */
@@ -918,6 +994,7 @@ export interface OperationIds {
   getLatestGold: '/v1/gold/latest';
   getGoldHistory: '/v1/gold/history';
   getMe: '/v1/me';
+  getDailyUsage: '/v1/usage/daily';
 }
 
 /** Every path of the document. */

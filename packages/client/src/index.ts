@@ -30,6 +30,8 @@ import type {
   RatesHistoryResponse,
   RatesLatestQuery,
   RatesLatestResponse,
+  UsageDailyQuery,
+  UsageDailyResponse,
 } from './generated.js';
 
 export * from './generated.js';
@@ -137,6 +139,7 @@ const ENDPOINTS = {
   getLatestGold: '/v1/gold/latest',
   getGoldHistory: '/v1/gold/history',
   getMe: '/v1/me',
+  getDailyUsage: '/v1/usage/daily',
 } as const satisfies { [K in ExposedId]: OperationIds[K] };
 
 /** A method named after each exposed operationId, answering that operation's response. */
@@ -274,6 +277,15 @@ export class MdsClient implements OperationMethods {
   /** `GET /v1/me` (`getMe`): the key, its grant and this month's usage. Requires `usage:read`. */
   getMe(options?: RequestOptions): Promise<MeResponse> {
     return this.get(ENDPOINTS.getMe, {}, options);
+  }
+
+  /**
+   * `GET /v1/usage/daily` (`getDailyUsage`): the grant's requests per UTC day, its total and each
+   * key's, `from` to `to` (at most 366 days; by default the current month so far), this request
+   * included. Requires `usage:read`.
+   */
+  getDailyUsage(query: UsageDailyQuery = {}, options?: RequestOptions): Promise<UsageDailyResponse> {
+    return this.get(ENDPOINTS.getDailyUsage, query, options);
   }
 
   // The names of client 1.0, before the document had operationIds; kept so code written for it still runs.

@@ -1,76 +1,94 @@
-import {
-  AdminError,
-  createAccount,
-  createGrant,
-  createKey,
-  parseInstant,
-  parsePositiveInt,
-  parseScopes,
-  revokeKey,
-  updateGrant,
-} from '../../access/admin.js';
-import { loadPlans } from '../../access/plans.js';
+/**
+ * Accounts, grants and usage (keys: keys.ts): thin commands over the operations
+ * (src/operations/, docs/decisions.md, 57), which hold every rule and write the
+ * audit log; the admin API calls the same ones.
+ */
+import { AdminError } from '../../access/admin-error.js';
 import { monthPeriod } from '../../domain/dates.js';
-import { keyPrefix } from '../../domain/keys.js';
-import { expandScopes } from '../../domain/scopes.js';
-import type { GrantRecord, KeyRecord } from '../../storage/store.js';
+import { STATEMENT_COLUMNS } from '../../http/admin/usage.js';
+import { toCsv } from '../../http/csv.js';
+import { createAccount, listAccounts, updateAccount } from '../../operations/accounts.js';
+import type { Result } from '../../operations/contract.js';
+import { createGrant, listGrants, updateGrant } from '../../operations/grants.js';
+import { dailyUsage, statement } from '../../operations/usage.js';
+import type { GrantView } from '../../operations/views.js';
 import type { Command } from '../command.js';
+import { cliActor, everything, list, outcome, str, wholeNumber } from '../operation.js';
 import { table } from '../output.js';
 import { withStore } from '../with-store.js';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const iso = (ms: number) => new Date(ms).toISOString();
 
-export function grantView(g: GrantRecord) {
-  return {
-    id: g.id,
-    accountId: g.accountId,
-    provider: g.provider,
-    plan: g.plan,
-    status: g.status,
-    scopes: g.scopes,
-    entitlements: expandScopes(g.scopes),
-    validFrom: iso(g.validFrom),
-    validUntil: iso(g.validUntil),
-    monthlyRequestLimit: g.monthlyRequestLimit,
-    requestsPerMinute: g.requestsPerMinute,
-  };
+/** A usage read's value; its refusal names the option (`--from`, `--month`: the fields' own names). */
+function usageOutcome<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  const { error } = result;
+  if (error.kind !== 'invalid') throw new AdminError(error.message);
+  throw new AdminError(`--${error.field}: ${error.message.replace(/`(from|to)`/g, '--$1')}`);
 }
 
-/** Never includes the digest: `keys list` is safe to paste into a ticket. */
-export function keyView(k: KeyRecord) {
-  return {
-    publicId: k.publicId,
-    prefix: keyPrefix(k.environment, k.publicId),
-    grantId: k.grantId,
-    label: k.label,
-    environment: k.environment,
-    scopes: k.scopes,
-    status: k.status,
-    expiresAt: iso(k.expiresAt),
-    lastUsedAt: iso(k.lastUsedAt),
-    createdAt: iso(k.createdAt),
-    revokedAt: iso(k.revokedAt),
-  };
-}
+/** What `grants create` and `grants update` print with --json, as before external ids. */
+const grantDoc = (g: GrantView) => ({ id: g.id, grant: g });
 
 export const accessCommands: Command[] = [
   {
     name: ['accounts', 'create'],
-    usage: 'accounts create [--name N] [--email E]',
-    options: { name: { type: 'string' }, email: { type: 'string' } },
+    usage: 'accounts create [--name N] [--email E] [--external-id X]',
+    options: { name: { type: 'string' }, email: { type: 'string' }, 'external-id': { type: 'string' } },
     async run({ values, out, databaseUrl }) {
-      const email = str(values.email);
-      if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email))
-        throw new AdminError('--email: not an email address');
-      const { id } = await withStore(databaseUrl, (s) => createAccount(s, { name: str(values.name), email }));
-      out.result({ id }, id);
+      const input = {
+        name: str(values.name),
+        email: str(values.email),
+        externalId: str(values['external-id']),
+      };
+      const account = await withStore(databaseUrl, async (s) =>
+        outcome(await createAccount(s, cliActor(), input)),
+      );
+      out.result({ id: account.id }, account.id);
+    },
+  },
+  {
+    name: ['accounts', 'update'],
+    usage: 'accounts update ID [--name N] [--email E] [--external-id X]',
+    options: { name: { type: 'string' }, email: { type: 'string' }, 'external-id': { type: 'string' } },
+    positionals: { min: 1, max: 1 },
+    async run({ values, positionals, out, databaseUrl }) {
+      const input = {
+        id: positionals[0]!,
+        name: str(values.name),
+        email: str(values.email),
+        externalId: str(values['external-id']),
+      };
+      if (input.name === undefined && input.email === undefined && input.externalId === undefined)
+        throw new AdminError('nothing to update: give at least one option');
+      const account = await withStore(databaseUrl, async (s) =>
+        outcome(await updateAccount(s, cliActor(), input)),
+      );
+      out.result({ id: account.id, account }, account.id);
+    },
+  },
+  {
+    name: ['accounts', 'list'],
+    usage: 'accounts list [--external-id X] [--email E]',
+    options: { 'external-id': { type: 'string' }, email: { type: 'string' } },
+    async run({ values, out, databaseUrl }) {
+      const filter = { externalId: str(values['external-id']), email: str(values.email) };
+      const accounts = await withStore(databaseUrl, (s) =>
+        everything((cursor) => listAccounts(s, cliActor(), { ...filter, cursor, limit: 1000 })),
+      );
+      out.result(
+        { accounts },
+        table(
+          ['ID', 'NAME', 'EMAIL', 'EXTERNAL ID', 'CREATED'],
+          accounts.map((a) => [a.id, a.name ?? '-', a.email ?? '-', a.externalId ?? '-', a.createdAt]),
+        ),
+      );
     },
   },
   {
     name: ['grants', 'create'],
     usage:
-      'grants create --account ID --plan P [--scopes A,B] [--monthly-limit N] [--rpm N] [--provider manual] [--valid-from ISO] [--valid-until ISO]   (free|basic|pro|enterprise fill defaults from config/plans.json)',
+      'grants create --account ID --plan P [--scopes A,B] [--monthly-limit N] [--rpm N] [--provider manual] [--external-id X] [--valid-from ISO] [--valid-until ISO]   (free|basic|pro|enterprise fill defaults from config/plans.json)',
     options: {
       account: { type: 'string' },
       plan: { type: 'string' },
@@ -78,46 +96,26 @@ export const accessCommands: Command[] = [
       'monthly-limit': { type: 'string' },
       rpm: { type: 'string' },
       provider: { type: 'string' },
+      'external-id': { type: 'string' },
       'valid-from': { type: 'string' },
       'valid-until': { type: 'string' },
     },
     async run({ values, out, databaseUrl, plansFile }) {
-      for (const required of ['account', 'plan']) {
-        if (values[required] === undefined) throw new AdminError(`--${required} is required`);
-      }
-      // A catalogued plan fills what the operator did not give; any option overrides it.
-      const plan = loadPlans(plansFile).get(str(values.plan)!);
-      if (!plan) {
-        for (const required of ['scopes', 'monthly-limit', 'rpm']) {
-          if (values[required] === undefined) {
-            throw new AdminError(
-              `--${required} is required (plan "${str(values.plan)}" is not in the plan catalogue)`,
-            );
-          }
-        }
-      }
       const input = {
         accountId: str(values.account)!,
         plan: str(values.plan)!,
-        scopes: values.scopes === undefined ? plan!.scopes : parseScopes(str(values.scopes)!),
-        monthlyRequestLimit:
-          values['monthly-limit'] === undefined
-            ? plan!.monthlyRequestLimit
-            : parsePositiveInt(str(values['monthly-limit']), '--monthly-limit'),
-        requestsPerMinute:
-          values.rpm === undefined ? plan!.requestsPerMinute : parsePositiveInt(str(values.rpm), '--rpm'),
+        scopes: list(values.scopes),
+        monthlyRequestLimit: wholeNumber(values['monthly-limit']),
+        requestsPerMinute: wholeNumber(values.rpm),
         provider: str(values.provider),
-        validFrom:
-          values['valid-from'] === undefined
-            ? undefined
-            : parseInstant(str(values['valid-from'])!, '--valid-from'),
-        validUntil:
-          values['valid-until'] === undefined
-            ? undefined
-            : parseInstant(str(values['valid-until'])!, '--valid-until'),
+        externalId: str(values['external-id']),
+        validFrom: str(values['valid-from']),
+        validUntil: str(values['valid-until']),
       };
-      const grant = await withStore(databaseUrl, (s) => createGrant(s, input));
-      out.result({ id: grant.id, grant: grantView(grant) }, grant.id);
+      const grant = await withStore(databaseUrl, async (s) =>
+        outcome(await createGrant(s, cliActor(), input, { plansFile })),
+      );
+      out.result(grantDoc(grant), grant.id);
     },
   },
   {
@@ -135,84 +133,52 @@ export const accessCommands: Command[] = [
     async run({ values, positionals, out, databaseUrl }) {
       const patch = {
         status: str(values.status),
-        scopes: values.scopes === undefined ? undefined : parseScopes(str(values.scopes)!),
-        monthlyRequestLimit:
-          values['monthly-limit'] === undefined
-            ? undefined
-            : parsePositiveInt(str(values['monthly-limit']), '--monthly-limit'),
-        requestsPerMinute: values.rpm === undefined ? undefined : parsePositiveInt(str(values.rpm), '--rpm'),
-        validUntil:
-          values['valid-until'] === undefined
-            ? undefined
-            : parseInstant(str(values['valid-until'])!, '--valid-until'),
+        scopes: list(values.scopes),
+        monthlyRequestLimit: wholeNumber(values['monthly-limit']),
+        requestsPerMinute: wholeNumber(values.rpm),
+        validUntil: str(values['valid-until']),
       };
       if (Object.values(patch).every((v) => v === undefined))
         throw new AdminError('nothing to update: give at least one option');
-      const grant = await withStore(databaseUrl, (s) => updateGrant(s, positionals[0]!, patch));
-      out.result({ id: grant.id, grant: grantView(grant) }, `${grant.id}: ${grant.status}`);
-    },
-  },
-  {
-    name: ['keys', 'create'],
-    usage: 'keys create --grant ID [--label L] [--environment live|test] [--scopes A,B] [--expires-at ISO]',
-    options: {
-      grant: { type: 'string' },
-      label: { type: 'string' },
-      environment: { type: 'string' },
-      scopes: { type: 'string' },
-      'expires-at': { type: 'string' },
-    },
-    async run({ values, out, databaseUrl }) {
-      if (values.grant === undefined) throw new AdminError('--grant is required');
-      const input = {
-        grantId: str(values.grant)!,
-        label: str(values.label),
-        environment: str(values.environment),
-        scopes: values.scopes === undefined ? undefined : parseScopes(str(values.scopes)!),
-        expiresAt:
-          values['expires-at'] === undefined
-            ? undefined
-            : parseInstant(str(values['expires-at'])!, '--expires-at'),
-      };
-      const created = await withStore(databaseUrl, (s) => createKey(s, input));
-      out.result({ key: created.key, publicId: created.publicId, prefix: created.prefix }, [
-        created.key,
-        '',
-        'This is the only time the full key is shown. Store it now.',
-      ]);
-    },
-  },
-  {
-    name: ['keys', 'revoke'],
-    usage: 'keys revoke PUBLIC_ID',
-    positionals: { min: 1, max: 1 },
-    async run({ positionals, out, databaseUrl }) {
-      const key = await withStore(databaseUrl, (s) => revokeKey(s, positionals[0]!));
-      out.result(
-        { publicId: key.publicId, status: key.status, revokedAt: iso(key.revokedAt) },
-        `${key.publicId}: revoked`,
+      const grant = await withStore(databaseUrl, async (s) =>
+        outcome(await updateGrant(s, cliActor(), { id: positionals[0]!, ...patch })),
       );
+      out.result(grantDoc(grant), `${grant.id}: ${grant.status}`);
     },
   },
   {
-    name: ['keys', 'list'],
-    usage: 'keys list [--grant ID]',
-    options: { grant: { type: 'string' } },
+    name: ['grants', 'list'],
+    usage: 'grants list [--account ID] [--provider P] [--external-id X] [--status S]',
+    options: {
+      account: { type: 'string' },
+      provider: { type: 'string' },
+      'external-id': { type: 'string' },
+      status: { type: 'string' },
+    },
     async run({ values, out, databaseUrl }) {
-      const keys = await withStore(databaseUrl, (s) => s.listKeys(str(values.grant)));
-      const views = keys.map(keyView);
+      const filter = {
+        accountId: str(values.account),
+        provider: str(values.provider),
+        externalId: str(values['external-id']),
+        status: str(values.status),
+      };
+      const grants = await withStore(databaseUrl, (s) =>
+        everything((cursor) => listGrants(s, cliActor(), { ...filter, cursor, limit: 1000 })),
+      );
       out.result(
-        { keys: views },
+        { grants },
         table(
-          ['PUBLIC ID', 'PREFIX', 'GRANT', 'LABEL', 'STATUS', 'EXPIRES', 'LAST USED'],
-          views.map((k) => [
-            k.publicId,
-            k.prefix,
-            k.grantId,
-            k.label,
-            k.status,
-            k.expiresAt ?? '-',
-            k.lastUsedAt ?? '-',
+          ['ID', 'ACCOUNT', 'PLAN', 'STATUS', 'PROVIDER', 'EXTERNAL ID', 'MONTHLY', 'RPM', 'VALID UNTIL'],
+          grants.map((g) => [
+            g.id,
+            g.accountId,
+            g.plan,
+            g.status,
+            g.provider,
+            g.externalId ?? '-',
+            String(g.monthlyRequestLimit),
+            String(g.requestsPerMinute),
+            g.validUntil,
           ]),
         ),
       );
@@ -220,10 +186,29 @@ export const accessCommands: Command[] = [
   },
   {
     name: ['usage'],
-    usage: 'usage GRANT_ID',
+    usage:
+      'usage GRANT_ID [--daily [--from YYYY-MM-DD] [--to YYYY-MM-DD]]   (--daily: per UTC day and key; default the current month)',
+    options: { daily: { type: 'boolean' }, from: { type: 'string' }, to: { type: 'string' } },
     positionals: { min: 1, max: 1 },
-    async run({ positionals, out, databaseUrl }) {
+    async run({ values, positionals, out, databaseUrl }) {
       const grantId = positionals[0]!;
+      if (values.daily === true) {
+        const input = { grantId, from: str(values.from), to: str(values.to) };
+        const daily = await withStore(databaseUrl, async (s) =>
+          usageOutcome(await dailyUsage(s, cliActor(), input)),
+        );
+        const rows = daily.days.flatMap((d) => [
+          [d.day, 'total', String(d.requests)],
+          ...d.keys.map((k) => [d.day, k.publicId, String(k.requests)]),
+        ]);
+        out.result(daily, [
+          `${daily.grantId}: ${daily.requests} requests from ${daily.from} to ${daily.to} (UTC days)`,
+          ...table(['DAY', 'KEY', 'REQUESTS'], rows),
+        ]);
+        return;
+      }
+      if (values.from !== undefined || values.to !== undefined)
+        throw new AdminError('--from and --to go with --daily: mds usage GRANT_ID --daily --from YYYY-MM-DD');
       const now = Date.now();
       const period = monthPeriod(now);
       const result = await withStore(databaseUrl, async (s) => {
@@ -252,9 +237,51 @@ export const accessCommands: Command[] = [
               String(doc.requestsUsed),
               String(doc.requestLimit),
               String(doc.requestsRemaining),
-              doc.resetAt!,
+              doc.resetAt,
             ],
           ],
+        ),
+      );
+    },
+  },
+  {
+    name: ['usage', 'statement'],
+    usage:
+      "usage statement [--month YYYY-MM] [--csv]   (every grant's requests in the month, for invoices; default the current month)",
+    options: { month: { type: 'string' }, csv: { type: 'boolean' } },
+    async run({ values, out, databaseUrl }) {
+      if (values.csv === true && out.json) throw new AdminError('give --csv or --json, not both');
+      const result = await withStore(databaseUrl, async (s) =>
+        usageOutcome(await statement(s, cliActor(), { month: str(values.month) })),
+      );
+      if (values.csv === true) {
+        // The admin API's CSV, byte for byte (docs/decisions.md 62): header row, CRLF, RFC 4180.
+        process.stdout.write(toCsv(STATEMENT_COLUMNS, result.lines));
+        return;
+      }
+      out.result(
+        result,
+        table(
+          [
+            'ACCOUNT',
+            'ACCOUNT EXTERNAL ID',
+            'GRANT',
+            'PLAN',
+            'PROVIDER',
+            'GRANT EXTERNAL ID',
+            'USED',
+            'LIMIT',
+          ],
+          result.lines.map((l) => [
+            l.account.id,
+            l.account.externalId ?? '-',
+            l.grant.id,
+            l.grant.plan,
+            l.grant.provider,
+            l.grant.externalId ?? '-',
+            String(l.requestsUsed),
+            String(l.monthlyRequestLimit),
+          ]),
         ),
       );
     },

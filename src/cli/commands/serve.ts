@@ -1,14 +1,24 @@
-import { createAccount, createGrant, createKey } from '../../access/admin.js';
 import { ConfigError, readConfig, type ServeConfig } from '../../config.js';
 import { ENTITLEMENTS } from '../../domain/scopes.js';
 import { seedSample } from '../../import/seed.js';
+import { createAccount } from '../../operations/accounts.js';
+import type { Result } from '../../operations/contract.js';
+import { createGrant } from '../../operations/grants.js';
+import { createKey } from '../../operations/keys.js';
 import { tuneHeap } from '../../runtime/heap.js';
 import { TopologyError } from '../../runtime/single-process.js';
 import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
+import { SYSTEM_ACTOR } from '../../storage/admin-records.js';
 import { openStore } from '../../storage/open.js';
 import type { Store } from '../../storage/store.js';
 import type { Command } from '../command.js';
 import { CliError } from '../output.js';
+
+/** The first run's own provisioning cannot be refused: a refusal here is a bug. */
+function provisioned<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(`first-run provisioning refused: ${result.error.message}`);
+  return result.value;
+}
 
 interface FirstRun {
   seeded: boolean;
@@ -30,15 +40,19 @@ async function firstRun(store: Store): Promise<FirstRun> {
     result.seeded = true;
   }
   if ((await store.countAccounts()) === 0) {
-    const account = await createAccount(store, { name: 'Demo account' });
-    const grant = await createGrant(store, {
-      accountId: account.id,
-      plan: 'demo',
-      scopes: [...ENTITLEMENTS],
-      monthlyRequestLimit: 1_000_000,
-      requestsPerMinute: 600,
-    });
-    result.key = (await createKey(store, { grantId: grant.id, label: 'first-run demo key' })).key;
+    // Provisioned by the service itself: the audit log names `system` (docs/decisions.md, 57).
+    const account = provisioned(await createAccount(store, SYSTEM_ACTOR, { name: 'Demo account' }));
+    const grant = provisioned(
+      await createGrant(store, SYSTEM_ACTOR, {
+        accountId: account.id,
+        plan: 'demo',
+        scopes: [...ENTITLEMENTS],
+        monthlyRequestLimit: 1_000_000,
+        requestsPerMinute: 600,
+      }),
+    );
+    const created = await createKey(store, SYSTEM_ACTOR, { grantId: grant.id, label: 'first-run demo key' });
+    result.key = provisioned(created).key;
   }
   return result;
 }

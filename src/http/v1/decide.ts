@@ -22,7 +22,7 @@
  * last access change, a refusal before the limits, an answer with work to do.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AccessContext } from '../../access/authenticator.js';
+import { type AccessContext, REPEATED_CREDENTIAL, repeatedCredential } from '../../access/authenticator.js';
 import { secondsUntil } from '../../domain/dates.js';
 import type { LimitDecision } from '../../limits/limiter.js';
 import type { Services } from '../../runtime/services.js';
@@ -35,6 +35,8 @@ import { pushQuotaHeaders, QUOTA_HEADERS, WITH_QUOTA } from './quota.js';
 
 export interface V1Request {
   headers: IncomingHttpHeaders;
+  /** The headers as received (`[name, value, …]`): a repeated credential header shows only here. */
+  rawHeaders: readonly string[];
   /** The query as the operation's validator judged it. */
   query: QueryResult<unknown>;
   /** The request target as received: the Link header keeps its query. */
@@ -183,7 +185,7 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
 
     const set: string[] = [];
     // Two handlers, no .catch(): a promise less on every request.
-    return limiter.consume(access.grant, now).then(
+    return limiter.consume(access.grant, now, access.key.publicId).then(
       (decision) => {
         (decision.allowed ? allowed : refused[decision.reason!]).inc();
         pushQuotaHeaders(decision, set);
@@ -224,7 +226,7 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
   ): Answer | Promise<Answer> =>
     answer.status < 500
       ? answer
-      : limiter.refund(access.grant, consumed).then(
+      : limiter.refund(access.grant, consumed, access.key.publicId).then(
           () => answer,
           () => answer,
         );
@@ -232,6 +234,13 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
   const decide: Decide = (op, request, onlyPrepared = false) => {
     const now = services.now();
     const { headers } = request;
+    // Before any key is read: two credential headers are refused whichever one is valid
+    // (docs/decisions.md 60). The raw writer steps aside and the general one answers it.
+    if (repeatedCredential(request.rawHeaders)) {
+      return onlyPrepared
+        ? undefined
+        : Promise.resolve(errorAnswer(accessRefused(REPEATED_CREDENTIAL), request.requestId));
+    }
     const access = authenticator.cached(
       headers.authorization,
       headers['x-api-key'] as string | undefined,

@@ -94,7 +94,7 @@ export class RawWriter {
     const started = performance.now();
     const requestId = this.o.nextId();
     const query = route.op.validate(q === -1 ? null : this.o.parseQuery(url.slice(q + 1)));
-    const request = { headers: h, query, url, requestId, ip: NO_ADDRESS };
+    const request = { headers: h, rawHeaders: req.rawHeaders, query, url, requestId, ip: NO_ADDRESS };
     const pending = this.o.decide(route.op, request, true);
     if (pending === undefined) return false;
     // One reaction per request: write() catches its own failures.

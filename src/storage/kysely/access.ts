@@ -1,61 +1,98 @@
 /**
  * Accounts, grants and keys, as Kysely writes them for either dialect. Every
  * change moves the `access` version in its own transaction, which is how other
- * instances learn to drop their cached keys (runtime/watcher.ts).
+ * instances learn to drop their cached keys (runtime/watcher.ts), and appends
+ * its audit record in that same transaction (docs/decisions.md, 57).
  */
+import {
+  type AccountPatch,
+  type AccountRecord,
+  type AuditActor,
+  DuplicateError,
+  GrantCancelledError,
+  type GrantPatch,
+  type GrantRecord,
+  type KeyRecord,
+  type NewAccount,
+  type NewGrant,
+} from '../admin-records.js';
 import type { Database } from '../schema.js';
-import type { AccountRecord, GrantPatch, GrantRecord, GrantStatus, KeyRecord, KeyStatus } from '../store.js';
-import { bump, type Db } from './database.js';
+import { accountFields, grantFields, keyFields, toAccount, toGrant, toKey } from './access-rows.js';
+import { appendAudit, changesOf, isUniqueViolation } from './audit.js';
+import { bump, type Db, type Runner } from './database.js';
 
-const splitScopes = (text: string) => (text === '' ? [] : text.split(','));
-
-function toGrant(r: Database['grants']): GrantRecord {
-  return {
-    id: r.id,
-    accountId: r.account_id,
-    provider: r.provider,
-    plan: r.plan,
-    status: r.status as GrantStatus,
-    scopes: splitScopes(r.scopes),
-    validFrom: Number(r.valid_from),
-    validUntil: Number(r.valid_until),
-    monthlyRequestLimit: Number(r.monthly_request_limit),
-    requestsPerMinute: Number(r.requests_per_minute),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
+/** An insert refused by the unique index of an external id becomes a DuplicateError. */
+async function unique<T>(externalId: string | null | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (externalId != null && isUniqueViolation(err)) throw new DuplicateError('externalId');
+    throw err;
+  }
 }
 
-function toKey(r: Database['api_keys']): KeyRecord {
-  const num = (v: number | null) => (v === null ? null : Number(v));
-  return {
-    publicId: r.public_id,
-    grantId: r.grant_id,
-    environment: r.environment as 'live' | 'test',
-    digest: r.digest,
-    label: r.label,
-    scopes: r.scopes === null ? null : splitScopes(r.scopes),
-    status: r.status as KeyStatus,
-    expiresAt: num(r.expires_at),
-    lastUsedAt: num(r.last_used_at),
-    createdAt: Number(r.created_at),
-    revokedAt: num(r.revoked_at),
+export async function createAccount(db: Db, given: NewAccount, actor?: AuditActor): Promise<void> {
+  const a: AccountRecord = {
+    ...given,
+    externalId: given.externalId ?? null,
+    updatedAt: given.updatedAt ?? given.createdAt,
   };
-}
-
-export async function createAccount(db: Db, a: AccountRecord): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('accounts')
-      .values({ id: a.id, name: a.name, email: a.email, created_at: a.createdAt })
-      .execute();
-    await bump(trx, 'access');
-  });
+  await unique(a.externalId, () =>
+    db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('accounts')
+        .values({
+          id: a.id,
+          name: a.name,
+          email: a.email,
+          external_id: a.externalId,
+          created_at: a.createdAt,
+          updated_at: a.updatedAt,
+        })
+        .execute();
+      await appendAudit(trx, actor, 'account.create', a.id, changesOf(null, accountFields(a)), a.createdAt);
+      await bump(trx, 'access');
+    }),
+  );
 }
 
 export async function getAccount(db: Db, id: string): Promise<AccountRecord | undefined> {
   const r = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && { id: r.id, name: r.name, email: r.email, createdAt: Number(r.created_at) };
+  return r && toAccount(r);
+}
+
+export async function updateAccount(
+  db: Db,
+  id: string,
+  patch: AccountPatch,
+  now: number,
+  actor?: AuditActor,
+): Promise<AccountRecord | undefined> {
+  return unique(patch.externalId, () =>
+    db.transaction().execute(async (trx) => {
+      const r = await trx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!r) return undefined;
+      const before = toAccount(r);
+      const after: AccountRecord = {
+        ...before,
+        name: patch.name === undefined ? before.name : patch.name,
+        email: patch.email === undefined ? before.email : patch.email,
+        externalId: patch.externalId === undefined ? before.externalId : patch.externalId,
+      };
+      const changes = changesOf(accountFields(before), accountFields(after));
+      // Nothing changed: nothing to write or record.
+      if (Object.keys(changes).length === 0) return before;
+      after.updatedAt = now;
+      await trx
+        .updateTable('accounts')
+        .set({ name: after.name, email: after.email, external_id: after.externalId, updated_at: now })
+        .where('id', '=', id)
+        .execute();
+      await appendAudit(trx, actor, 'account.update', id, changes, now);
+      await bump(trx, 'access');
+      return after;
+    }),
+  );
 }
 
 export async function countAccounts(db: Db): Promise<number> {
@@ -66,27 +103,32 @@ export async function countAccounts(db: Db): Promise<number> {
   return Number(r?.n ?? 0);
 }
 
-export async function createGrant(db: Db, g: GrantRecord): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('grants')
-      .values({
-        id: g.id,
-        account_id: g.accountId,
-        provider: g.provider,
-        plan: g.plan,
-        status: g.status,
-        scopes: g.scopes.join(','),
-        valid_from: g.validFrom,
-        valid_until: g.validUntil,
-        monthly_request_limit: g.monthlyRequestLimit,
-        requests_per_minute: g.requestsPerMinute,
-        created_at: g.createdAt,
-        updated_at: g.updatedAt,
-      })
-      .execute();
-    await bump(trx, 'access');
-  });
+export async function createGrant(db: Db, given: NewGrant, actor?: AuditActor): Promise<void> {
+  const g: GrantRecord = { ...given, externalId: given.externalId ?? null };
+  await unique(g.externalId, () =>
+    db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('grants')
+        .values({
+          id: g.id,
+          account_id: g.accountId,
+          provider: g.provider,
+          external_id: g.externalId,
+          plan: g.plan,
+          status: g.status,
+          scopes: g.scopes.join(','),
+          valid_from: g.validFrom,
+          valid_until: g.validUntil,
+          monthly_request_limit: g.monthlyRequestLimit,
+          requests_per_minute: g.requestsPerMinute,
+          created_at: g.createdAt,
+          updated_at: g.updatedAt,
+        })
+        .execute();
+      await appendAudit(trx, actor, 'grant.create', g.id, changesOf(null, grantFields(g)), g.createdAt);
+      await bump(trx, 'access');
+    }),
+  );
 }
 
 export async function getGrant(db: Db, id: string): Promise<GrantRecord | undefined> {
@@ -99,40 +141,58 @@ export async function updateGrant(
   id: string,
   patch: GrantPatch,
   now: number,
+  actor?: AuditActor,
 ): Promise<GrantRecord | undefined> {
   return db.transaction().execute(async (trx) => {
+    const r = await trx.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!r) return undefined;
+    const before = toGrant(r);
     const set: Partial<Database['grants']> = { updated_at: now };
     if (patch.status !== undefined) set.status = patch.status;
     if (patch.scopes !== undefined) set.scopes = patch.scopes.join(',');
     if (patch.monthlyRequestLimit !== undefined) set.monthly_request_limit = patch.monthlyRequestLimit;
     if (patch.requestsPerMinute !== undefined) set.requests_per_minute = patch.requestsPerMinute;
     if (patch.validUntil !== undefined) set.valid_until = patch.validUntil;
-    const r = await trx.updateTable('grants').set(set).where('id', '=', id).returningAll().executeTakeFirst();
-    if (r) await bump(trx, 'access');
-    return r && toGrant(r);
+    let update = trx.updateTable('grants').set(set).where('id', '=', id);
+    // Cancelled is final, checked by the statement itself: a concurrent cancel cannot be undone.
+    if (patch.status !== undefined && patch.status !== 'cancelled') {
+      update = update.where('status', '<>', 'cancelled');
+    }
+    const updated = await update.returningAll().executeTakeFirst();
+    if (!updated) throw new GrantCancelledError(id);
+    const after = toGrant(updated);
+    const changes = changesOf(grantFields(before), grantFields(after));
+    if (Object.keys(changes).length > 0) await appendAudit(trx, actor, 'grant.update', id, changes, now);
+    await bump(trx, 'access');
+    return after;
   });
 }
 
-export async function createKey(db: Db, k: KeyRecord): Promise<void> {
+export async function createKey(db: Db, k: KeyRecord, actor?: AuditActor): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('api_keys')
-      .values({
-        public_id: k.publicId,
-        grant_id: k.grantId,
-        environment: k.environment,
-        digest: k.digest,
-        label: k.label,
-        scopes: k.scopes === null ? null : k.scopes.join(','),
-        status: k.status,
-        expires_at: k.expiresAt,
-        last_used_at: k.lastUsedAt,
-        created_at: k.createdAt,
-        revoked_at: k.revokedAt,
-      })
-      .execute();
+    await insertKey(trx, k);
+    await appendAudit(trx, actor, 'key.create', k.publicId, changesOf(null, keyFields(k)), k.createdAt);
     await bump(trx, 'access');
   });
+}
+
+export async function insertKey(trx: Runner, k: KeyRecord): Promise<void> {
+  await trx
+    .insertInto('api_keys')
+    .values({
+      public_id: k.publicId,
+      grant_id: k.grantId,
+      environment: k.environment,
+      digest: k.digest,
+      label: k.label,
+      scopes: k.scopes === null ? null : k.scopes.join(','),
+      status: k.status,
+      expires_at: k.expiresAt,
+      last_used_at: k.lastUsedAt,
+      created_at: k.createdAt,
+      revoked_at: k.revokedAt,
+    })
+    .execute();
 }
 
 export async function getKey(db: Db, publicId: string): Promise<KeyRecord | undefined> {
@@ -147,22 +207,39 @@ export async function listKeys(db: Db, grantId?: string): Promise<KeyRecord[]> {
   return rows.map(toKey);
 }
 
-export async function revokeKey(db: Db, publicId: string, now: number): Promise<KeyRecord | undefined> {
+export async function revokeKey(
+  db: Db,
+  publicId: string,
+  now: number,
+  actor?: AuditActor,
+): Promise<KeyRecord | undefined> {
   return db.transaction().execute(async (trx) => {
-    // Revocation is final: a revoked key keeps its first revocation time.
-    await trx
-      .updateTable('api_keys')
-      .set({ status: 'revoked', revoked_at: now })
-      .where('public_id', '=', publicId)
-      .where('status', '=', 'active')
-      .execute();
     const r = await trx
       .selectFrom('api_keys')
       .selectAll()
       .where('public_id', '=', publicId)
       .executeTakeFirst();
-    if (r) await bump(trx, 'access');
-    return r && toKey(r);
+    if (!r) return undefined;
+    const before = toKey(r);
+    // Revocation is final: a revoked key keeps its first revocation time, and
+    // revoking it again changes (and records) nothing.
+    if (before.status === 'revoked') return before;
+    await trx
+      .updateTable('api_keys')
+      .set({ status: 'revoked', revoked_at: now })
+      .where('public_id', '=', publicId)
+      .execute();
+    const after: KeyRecord = { ...before, status: 'revoked', revokedAt: now };
+    await appendAudit(
+      trx,
+      actor,
+      'key.revoke',
+      publicId,
+      changesOf(keyFields(before), keyFields(after)),
+      now,
+    );
+    await bump(trx, 'access');
+    return after;
   });
 }
 

@@ -6,6 +6,7 @@ import { type Kysely, Migrator, sql, type Transaction } from 'kysely';
 import { migrationProvider } from '../migrations.js';
 import type { Database } from '../schema.js';
 import type { StoreDialect, Versions } from '../store.js';
+import { ensureUsageFile } from '../usage-file.js';
 
 export type Db = Kysely<Database>;
 /** A query runs on the handle or inside one of its transactions. */
@@ -26,6 +27,7 @@ export async function migrate(db: Db, dialect: StoreDialect): Promise<string[]> 
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
+  await ensureUsageFile(db as unknown as Kysely<unknown>);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

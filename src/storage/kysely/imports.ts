@@ -1,4 +1,5 @@
 /** Import records, revisions and the guards' view of a series, as Kysely writes them for either dialect. */
+import { sql } from 'kysely';
 import type { ImportSummary } from '../../domain/types.js';
 import type {
   ImportMeta,
@@ -57,48 +58,20 @@ export async function insertImport(db: Runner, meta: ImportMeta, summary: Import
 }
 
 export async function seriesAround(db: Db, s: SeriesKey, from: number, to: number): Promise<Point[]> {
-  const rows =
-    s.kind === 'rates'
-      ? await db
-          .selectFrom('rates')
-          .select(['updated_at', 'buy', 'sell'])
-          .where('currency', '=', s.currency)
-          .where('source', '=', s.source)
-          .where('updated_at', '>=', from)
-          .where('updated_at', '<=', to)
-          .orderBy('updated_at')
-          .execute()
-      : await db
-          .selectFrom('gold')
-          .select(['updated_at', 'buy', 'sell'])
-          .where('purity', '=', s.purity)
-          .where('updated_at', '>=', from)
-          .where('updated_at', '<=', to)
-          .orderBy('updated_at')
-          .execute();
-  const before =
-    s.kind === 'rates'
-      ? await db
-          .selectFrom('rates')
-          .select(['updated_at', 'buy', 'sell'])
-          .where('currency', '=', s.currency)
-          .where('source', '=', s.source)
-          .where('updated_at', '<', from)
-          .orderBy('updated_at', 'desc')
-          .limit(1)
-          .executeTakeFirst()
-      : await db
-          .selectFrom('gold')
-          .select(['updated_at', 'buy', 'sell'])
-          .where('purity', '=', s.purity)
-          .where('updated_at', '<', from)
-          .orderBy('updated_at', 'desc')
-          .limit(1)
-          .executeTakeFirst();
-  const point = (r: { updated_at: number; buy: number; sell: number }): Point => ({
+  type Row = { updated_at: number; buy: number; sell: number };
+  const table = sql.table(s.kind === 'rates' ? 'rates' : 'gold');
+  const series =
+    s.kind === 'rates' ? sql`currency = ${s.currency} and source = ${s.source}` : sql`purity = ${s.purity}`;
+  // Both on the primary key: a range, and one seek for the observation before it.
+  const [before, within] = await Promise.all([
+    sql<Row>`select updated_at, buy, sell from ${table} where ${series} and updated_at < ${from}
+      order by updated_at desc limit 1`.execute(db),
+    sql<Row>`select updated_at, buy, sell from ${table} where ${series}
+      and updated_at >= ${from} and updated_at <= ${to} order by updated_at`.execute(db),
+  ]);
+  return [...before.rows, ...within.rows].map((r) => ({
     updatedAt: Number(r.updated_at),
     buy: Number(r.buy),
     sell: Number(r.sell),
-  });
-  return [...(before ? [point(before)] : []), ...rows.map(point)];
+  }));
 }

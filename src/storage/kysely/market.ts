@@ -14,6 +14,7 @@ import {
 } from '../../domain/types.js';
 import { DryRunRollback, type ImportOutcome, metaOf } from '../import-records.js';
 import type { DailyRatesQuery, GoldHistoryQuery, ImportOptions, RateHistoryQuery } from '../store.js';
+import { appendImportAudit } from './audit.js';
 import { bump, type Db } from './database.js';
 import { insertImport } from './imports.js';
 
@@ -199,7 +200,10 @@ export async function importAssets(
         }
       }
       if (summary.inserted + summary.updated > 0) await bump(trx, 'data');
-      await insertImport(trx, meta, summary, Date.now());
+      const now = Date.now();
+      await insertImport(trx, meta, summary, now);
+      // Its audit record, beside its own (docs/decisions.md, 57).
+      await appendImportAudit(trx, meta, summary, now);
       if (options.dryRun) throw new DryRunRollback(outcome(true));
     })
     .catch((err: unknown) => {

@@ -19,7 +19,10 @@ import type {
   StoreDialect,
   UsageIncrement,
 } from '../store.js';
+import type { BatchOutcome, UsageCommit } from '../usage-records.js';
 import * as access from './access.js';
+import * as admin from './admin.js';
+import * as audit from './audit.js';
 import { type Db, migrate, ping, setting, versions } from './database.js';
 import * as imports from './imports.js';
 import * as market from './market.js';
@@ -30,8 +33,9 @@ export interface BackendParts {
   importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportOutcome>;
   rateHistory(query: RateHistoryQuery): Promise<RateObservation[]>;
   touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void>;
-  addUsage(increments: readonly UsageIncrement[], now: number): Promise<void>;
-  consumeUsage(requests: readonly ConsumeRequest[], now: number): Promise<ConsumeOutcome[]>;
+  addUsage(increments: readonly UsageIncrement[], now: number, commit?: UsageCommit): Promise<void>;
+  consumeUsage(requests: readonly ConsumeRequest[], now: number, batchId?: string): Promise<ConsumeOutcome[]>;
+  usageBatchOutcome(batchId: string, now: number): Promise<BatchOutcome>;
   /** Releases what the backend holds, then the Kysely handle. */
   close(): Promise<void>;
 }
@@ -65,23 +69,45 @@ export function kyselyStore(
     listImports: (limit) => imports.listImports(db, limit),
     listRevisions: (q) => imports.listRevisions(db, q),
 
-    createAccount: (a) => access.createAccount(db, a),
+    createAccount: (a, actor) => access.createAccount(db, a, actor),
     getAccount: (id) => access.getAccount(db, id),
-    createGrant: (g) => access.createGrant(db, g),
+    createGrant: (g, actor) => access.createGrant(db, g, actor),
     getGrant: (id) => access.getGrant(db, id),
-    updateGrant: (id, patch, now) => access.updateGrant(db, id, patch, now),
-    createKey: (k) => access.createKey(db, k),
+    updateGrant: (id, patch, now, actor) => access.updateGrant(db, id, patch, now, actor),
+    createKey: (k, actor) => access.createKey(db, k, actor),
     getKey: (publicId) => access.getKey(db, publicId),
     listKeys: (grantId) => access.listKeys(db, grantId),
-    revokeKey: (publicId, now) => access.revokeKey(db, publicId, now),
+    revokeKey: (publicId, now, actor) => access.revokeKey(db, publicId, now, actor),
     touchKeys: (uses) => own.touchKeys(uses),
     countAccounts: () => access.countAccounts(db),
 
-    addUsage: (increments, now) => own.addUsage(increments, now),
+    updateAccount: (id, patch, now, actor) => access.updateAccount(db, id, patch, now, actor),
+    listAccounts: (f, page) => admin.listAccounts(db, f, page),
+    listGrants: (f, page) => admin.listGrants(db, f, page),
+    listKeyItems: (f, page) => admin.listKeyItems(db, f, page),
+    rollKey: (publicId, next, oldExpiresAt, now, actor) =>
+      admin.rollKey(db, publicId, next, oldExpiresAt, now, actor),
+    createAdminToken: (t, actor) => admin.createAdminToken(db, t, actor),
+    getAdminToken: (id) => admin.getAdminToken(db, id),
+    findAdminTokenByDigest: (digest) => admin.findAdminTokenByDigest(db, digest),
+    listAdminTokens: (page) => admin.listAdminTokens(db, page),
+    revokeAdminToken: (id, now, actor) => admin.revokeAdminToken(db, id, now, actor),
+    touchAdminToken: (id, at) => admin.touchAdminToken(db, id, at),
+    listAudit: (f, page) => audit.listAudit(db, f, page),
+    claimIdempotencyKey: (actor, key, fingerprint, now, ttlMs) =>
+      admin.claimIdempotencyKey(db, actor, key, fingerprint, now, ttlMs),
+    completeIdempotencyKey: (actor, key, status, body) =>
+      admin.completeIdempotencyKey(db, actor, key, status, body),
+    releaseIdempotencyKey: (actor, key) => admin.releaseIdempotencyKey(db, actor, key),
+
+    addUsage: (increments, now, commit) => own.addUsage(increments, now, commit),
     getUsage: (grantId, period) => usage.getUsage(db, grantId, period),
-    consumeUsage: (requests, now) => own.consumeUsage(requests, now),
+    consumeUsage: (requests, now, batchId) => own.consumeUsage(requests, now, batchId),
     getMinuteUsage: (grantId, window) => usage.getMinuteUsage(db, grantId, window),
     releaseMinute: (grantId, window, count) => usage.releaseMinute(db, grantId, window, count),
+    dailyUsage: (grantId, from, to) => usage.dailyUsage(db, grantId, from, to),
+    monthlyStatement: (period) => usage.monthlyStatement(db, period),
+    usageBatchOutcome: (batchId, now) => own.usageBatchOutcome(batchId, now),
   };
   return guarded(store, unavailable);
 }

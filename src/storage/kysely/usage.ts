@@ -1,9 +1,18 @@
 /**
- * Durable usage reads, and the store limiter's minute give-back, as Kysely
+ * Durable usage reads (the month, the days, the statement), the store
+ * limiter's minute give-back, and the lookup of a usage commit's id, as Kysely
  * writes them for either dialect. The commits on the request path (addUsage,
  * consumeUsage) are each backend's own: sqlite.ts, postgres.ts.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../schema.js';
+import type {
+  BatchOutcome,
+  DailyUsage,
+  StatementLine,
+  UsageBatchesTable,
+  UsageDailyTable,
+} from '../usage-records.js';
 import type { Db } from './database.js';
 
 export async function getUsage(db: Db, grantId: string, period: string): Promise<number> {
@@ -32,4 +41,96 @@ export async function releaseMinute(db: Db, grantId: string, window: number, cou
     .where('grant_id', '=', grantId)
     .where('window_start', '=', window)
     .execute();
+}
+
+type UsageDb = Kysely<Database & { usage_daily: UsageDailyTable; usage_batches: UsageBatchesTable }>;
+const typed = (db: Db) => db as unknown as UsageDb;
+
+export async function dailyUsage(
+  db: Db,
+  grantId: string,
+  fromDay: string,
+  toDay: string,
+): Promise<DailyUsage[]> {
+  const rows = await typed(db)
+    .selectFrom('usage_daily')
+    .select(['day', 'key_id', 'used'])
+    .where('grant_id', '=', grantId)
+    .where('day', '>=', fromDay)
+    .where('day', '<=', toDay)
+    .orderBy('day')
+    .orderBy('key_id')
+    .execute();
+  const days: DailyUsage[] = [];
+  for (const r of rows) {
+    let last = days.at(-1);
+    if (last?.day !== r.day) {
+      last = { day: r.day, total: 0, keys: [] };
+      days.push(last);
+    }
+    const used = Number(r.used);
+    last.total += used;
+    last.keys.push({ keyId: r.key_id, used });
+  }
+  return days;
+}
+
+export async function monthlyStatement(db: Db, period: string): Promise<StatementLine[]> {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  const monthEnd = Date.UTC(year, month, 1);
+  const rows = await typed(db)
+    .selectFrom('grants')
+    .innerJoin('accounts', 'accounts.id', 'grants.account_id')
+    .leftJoin('usage', (j) => j.onRef('usage.grant_id', '=', 'grants.id').on('usage.period', '=', period))
+    .select([
+      'grants.id as grant_id',
+      'grants.account_id',
+      'accounts.external_id as account_external_id',
+      'grants.external_id as grant_external_id',
+      'grants.plan',
+      'grants.provider',
+      'grants.monthly_request_limit',
+      sql<number>`coalesce(usage.used, 0)`.as('used'),
+    ])
+    .where('grants.created_at', '<', monthEnd)
+    .orderBy('grants.account_id')
+    .orderBy('grants.id')
+    .execute();
+  return rows.map((r) => ({
+    grantId: r.grant_id,
+    accountId: r.account_id,
+    accountExternalId: r.account_external_id ?? null,
+    grantExternalId: r.grant_external_id ?? null,
+    plan: r.plan,
+    provider: r.provider,
+    monthlyRequestLimit: Number(r.monthly_request_limit),
+    used: Number(r.used),
+  }));
+}
+
+/**
+ * PostgreSQL's answer: claim the id. A commit that wrote it holds or held its
+ * row, so the claim waits for that commit to end and then finds it (applied);
+ * otherwise the claim is inserted, and a commit still on its way fails on it.
+ * A claim is marked as one: when its own reply is lost, asking again finds
+ * the claim, not a commit.
+ */
+export async function claimBatch(db: Db, batchId: string, now: number): Promise<BatchOutcome> {
+  const t = typed(db);
+  const claimed = await t
+    .insertInto('usage_batches')
+    .values({ id: batchId, committed_at: now, detail: null, claimed: true })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (claimed) return { applied: false, detail: null };
+  const row = await t
+    .selectFrom('usage_batches')
+    .select(['detail', 'claimed'])
+    .where('id', '=', batchId)
+    .executeTakeFirst();
+  // A claim found (this question asked before, its answer lost): never applied. No
+  // row at all is only possible past the retention, which askOutcome stops before.
+  if (!row || row.claimed) return { applied: false, detail: null };
+  return { applied: true, detail: row.detail ?? null };
 }

@@ -9,6 +9,7 @@ import { premium } from './premium.js';
 import { premiumHistory } from './premium-history.js';
 import { ratesHistory } from './rates-history.js';
 import { ratesLatest } from './rates-latest.js';
+import { usageDaily } from './usage-daily.js';
 
 export const operations = (services: Services): Operation[] =>
   [
@@ -20,4 +21,5 @@ export const operations = (services: Services): Operation[] =>
     goldLatest(services),
     goldHistory(services),
     me(services),
+    usageDaily(services),
   ] as Operation[];

@@ -1,0 +1,1510 @@
+/**
+ * GENERATED from the OpenAPI document of Market Data Service (DZD): admin API 1.0.0
+ * by scripts/generate-client.ts (`npm run generate:client`, run by `npm run build`).
+ * Do not edit: change the admin route schemas in src/schemas and regenerate.
+ */
+
+/** Version of the admin API document this file was generated from. */
+export const ADMIN_API_VERSION = '1.0.0';
+
+// ---- createAccount -------------------------------------------------------------
+
+/** The body of `POST /admin/v1/accounts`: Create an account */
+export interface CreateAccountBody {
+  /** Display name */
+  name?: string;
+  /** Billing contact address */
+  email?: string;
+  /** The billing system’s own id for it (a customer or subscription id) */
+  externalId?: string;
+}
+
+/** `data` of `POST /admin/v1/accounts`: Create an account */
+export interface CreateAccountData {
+  /** Account id */
+  id: string;
+  name: string | null;
+  email: string | null;
+  externalId: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+/** `meta` of `POST /admin/v1/accounts`: Create an account */
+export interface CreateAccountMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The account (`POST /admin/v1/accounts`: Create an account) */
+export interface CreateAccountResponse {
+  data: CreateAccountData;
+  meta: CreateAccountMeta;
+}
+
+// ---- listAccounts --------------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/accounts`: List accounts */
+export interface ListAccountsQuery {
+  /** Only the account with this externalId */
+  externalId?: string;
+  /** Only accounts with this email */
+  email?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/accounts`: List accounts */
+export interface ListAccountsItem {
+  /** Account id */
+  id: string;
+  name: string | null;
+  email: string | null;
+  externalId: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+/** `data` of `GET /admin/v1/accounts`: List accounts */
+export type ListAccountsData = ListAccountsItem[];
+
+/** `meta` of `GET /admin/v1/accounts`: List accounts */
+export interface ListAccountsMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  nextCursor: string | null;
+}
+
+/** A page of accounts, oldest first (`GET /admin/v1/accounts`: List accounts) */
+export interface ListAccountsResponse {
+  data: ListAccountsData;
+  meta: ListAccountsMeta;
+}
+
+// ---- getAccount ----------------------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/accounts/{id}`: Get an account */
+export interface GetAccountParams {
+  id: string;
+}
+
+/** `data` of `GET /admin/v1/accounts/{id}`: Get an account */
+export interface GetAccountData {
+  /** Account id */
+  id: string;
+  name: string | null;
+  email: string | null;
+  externalId: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+/** `meta` of `GET /admin/v1/accounts/{id}`: Get an account */
+export interface GetAccountMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The account (`GET /admin/v1/accounts/{id}`: Get an account) */
+export interface GetAccountResponse {
+  data: GetAccountData;
+  meta: GetAccountMeta;
+}
+
+// ---- updateAccount -------------------------------------------------------------
+
+/** Path parameters of `PATCH /admin/v1/accounts/{id}`: Change an account */
+export interface UpdateAccountParams {
+  id: string;
+}
+
+/** The body of `PATCH /admin/v1/accounts/{id}`: Change an account */
+export interface UpdateAccountBody {
+  name?: string | null;
+  email?: string | null;
+  externalId?: string | null;
+}
+
+/** `data` of `PATCH /admin/v1/accounts/{id}`: Change an account */
+export interface UpdateAccountData {
+  /** Account id */
+  id: string;
+  name: string | null;
+  email: string | null;
+  externalId: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+/** `meta` of `PATCH /admin/v1/accounts/{id}`: Change an account */
+export interface UpdateAccountMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The account as changed (`PATCH /admin/v1/accounts/{id}`: Change an account) */
+export interface UpdateAccountResponse {
+  data: UpdateAccountData;
+  meta: UpdateAccountMeta;
+}
+
+// ---- createGrant ---------------------------------------------------------------
+
+/** The body of `POST /admin/v1/grants`: Create a grant */
+export interface CreateGrantBody {
+  accountId: string;
+  /** A plan of the catalogue, whose limits and scopes apply unless given here */
+  plan: string;
+  /** Entitlements (docs/decisions.md §4; legacy umbrellas accepted) */
+  scopes?: string[];
+  /**
+   * Requests per calendar month (UTC)
+   * From 1 to 1000000000000.
+   */
+  monthlyRequestLimit?: number;
+  /**
+   * Requests per UTC minute
+   * From 1 to 1000000000000.
+   */
+  requestsPerMinute?: number;
+  /** Who sold the grant; default `manual` */
+  provider?: string;
+  /** The billing system’s own id for it (a customer or subscription id) */
+  externalId?: string;
+  /**
+   * Default now
+   * Format: ISO 8601 date-time (UTC).
+   */
+  validFrom?: string;
+  /**
+   * Default: no end
+   * Format: ISO 8601 date-time (UTC).
+   */
+  validUntil?: string;
+}
+
+/** `data` of `POST /admin/v1/grants`: Create a grant */
+export interface CreateGrantData {
+  /** Grant id */
+  id: string;
+  accountId: string;
+  /** Who sold the grant (a payment provider, `manual`) */
+  provider: string;
+  externalId: string | null;
+  plan: string;
+  /** active ⇄ suspended, either → cancelled (final) */
+  status: 'active' | 'suspended' | 'cancelled';
+  /** As stored (legacy umbrellas included) */
+  scopes: string[];
+  /** What the scopes grant, expanded and sorted */
+  entitlements: string[];
+  /** Format: ISO 8601 date-time (UTC). */
+  validFrom: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  validUntil: string;
+  monthlyRequestLimit: number;
+  requestsPerMinute: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+/** `meta` of `POST /admin/v1/grants`: Create a grant */
+export interface CreateGrantMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The grant (`POST /admin/v1/grants`: Create a grant) */
+export interface CreateGrantResponse {
+  data: CreateGrantData;
+  meta: CreateGrantMeta;
+}
+
+// ---- listGrants ----------------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/grants`: List grants */
+export interface ListGrantsQuery {
+  /** Only this account’s grants */
+  accountId?: string;
+  /** Only grants sold by this provider */
+  provider?: string;
+  /** Only grants with this externalId */
+  externalId?: string;
+  /** active ⇄ suspended, either → cancelled (final) */
+  status?: 'active' | 'suspended' | 'cancelled';
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/grants`: List grants */
+export interface ListGrantsItem {
+  /** Grant id */
+  id: string;
+  accountId: string;
+  /** Who sold the grant (a payment provider, `manual`) */
+  provider: string;
+  externalId: string | null;
+  plan: string;
+  /** active ⇄ suspended, either → cancelled (final) */
+  status: 'active' | 'suspended' | 'cancelled';
+  /** As stored (legacy umbrellas included) */
+  scopes: string[];
+  /** What the scopes grant, expanded and sorted */
+  entitlements: string[];
+  /** Format: ISO 8601 date-time (UTC). */
+  validFrom: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  validUntil: string;
+  monthlyRequestLimit: number;
+  requestsPerMinute: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+/** `data` of `GET /admin/v1/grants`: List grants */
+export type ListGrantsData = ListGrantsItem[];
+
+/** `meta` of `GET /admin/v1/grants`: List grants */
+export interface ListGrantsMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  nextCursor: string | null;
+}
+
+/** A page of grants, oldest first (`GET /admin/v1/grants`: List grants) */
+export interface ListGrantsResponse {
+  data: ListGrantsData;
+  meta: ListGrantsMeta;
+}
+
+// ---- getGrant ------------------------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/grants/{id}`: Get a grant */
+export interface GetGrantParams {
+  id: string;
+}
+
+/** `data` of `GET /admin/v1/grants/{id}`: Get a grant */
+export interface GetGrantData {
+  /** Grant id */
+  id: string;
+  accountId: string;
+  /** Who sold the grant (a payment provider, `manual`) */
+  provider: string;
+  externalId: string | null;
+  plan: string;
+  /** active ⇄ suspended, either → cancelled (final) */
+  status: 'active' | 'suspended' | 'cancelled';
+  /** As stored (legacy umbrellas included) */
+  scopes: string[];
+  /** What the scopes grant, expanded and sorted */
+  entitlements: string[];
+  /** Format: ISO 8601 date-time (UTC). */
+  validFrom: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  validUntil: string;
+  monthlyRequestLimit: number;
+  requestsPerMinute: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+/** `meta` of `GET /admin/v1/grants/{id}`: Get a grant */
+export interface GetGrantMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The grant (`GET /admin/v1/grants/{id}`: Get a grant) */
+export interface GetGrantResponse {
+  data: GetGrantData;
+  meta: GetGrantMeta;
+}
+
+// ---- updateGrant ---------------------------------------------------------------
+
+/** Path parameters of `PATCH /admin/v1/grants/{id}`: Change a grant */
+export interface UpdateGrantParams {
+  id: string;
+}
+
+/** The body of `PATCH /admin/v1/grants/{id}`: Change a grant */
+export interface UpdateGrantBody {
+  /** active ⇄ suspended, either → cancelled (final) */
+  status?: 'active' | 'suspended' | 'cancelled';
+  /** Entitlements (docs/decisions.md §4; legacy umbrellas accepted) */
+  scopes?: string[];
+  /**
+   * Requests per calendar month (UTC)
+   * From 1 to 1000000000000.
+   */
+  monthlyRequestLimit?: number;
+  /**
+   * Requests per UTC minute
+   * From 1 to 1000000000000.
+   */
+  requestsPerMinute?: number;
+  /**
+   * When the grant ends
+   * Format: ISO 8601 date-time (UTC).
+   */
+  validUntil?: string;
+}
+
+/** `data` of `PATCH /admin/v1/grants/{id}`: Change a grant */
+export interface UpdateGrantData {
+  /** Grant id */
+  id: string;
+  accountId: string;
+  /** Who sold the grant (a payment provider, `manual`) */
+  provider: string;
+  externalId: string | null;
+  plan: string;
+  /** active ⇄ suspended, either → cancelled (final) */
+  status: 'active' | 'suspended' | 'cancelled';
+  /** As stored (legacy umbrellas included) */
+  scopes: string[];
+  /** What the scopes grant, expanded and sorted */
+  entitlements: string[];
+  /** Format: ISO 8601 date-time (UTC). */
+  validFrom: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  validUntil: string;
+  monthlyRequestLimit: number;
+  requestsPerMinute: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+/** `meta` of `PATCH /admin/v1/grants/{id}`: Change a grant */
+export interface UpdateGrantMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The grant as changed (`PATCH /admin/v1/grants/{id}`: Change a grant) */
+export interface UpdateGrantResponse {
+  data: UpdateGrantData;
+  meta: UpdateGrantMeta;
+}
+
+// ---- createKey -----------------------------------------------------------------
+
+/** The body of `POST /admin/v1/keys`: Create a key */
+export interface CreateKeyBody {
+  grantId: string;
+  label?: string;
+  environment?: 'live' | 'test';
+  /** Entitlements (docs/decisions.md §4; legacy umbrellas accepted) */
+  scopes?: string[];
+  /**
+   * Default: never
+   * Format: ISO 8601 date-time (UTC).
+   */
+  expiresAt?: string;
+}
+
+/** `data` of `POST /admin/v1/keys`: Create a key */
+export interface CreateKeyData {
+  /** The full key: shown this once, never again */
+  key: string;
+  apiKey: {
+    /** The key’s public id */
+    publicId: string;
+    prefix: string;
+    grantId: string;
+    /** The account of the key’s grant */
+    accountId: string;
+    /** The plan of the key’s grant */
+    plan: string;
+    label: string;
+    environment: 'live' | 'test';
+    scopes: string[] | null;
+    status: 'active' | 'revoked';
+    expiresAt: string | null;
+    lastUsedAt: string | null;
+    /** Format: ISO 8601 date-time (UTC). */
+    createdAt: string;
+    revokedAt: string | null;
+  };
+}
+
+/** `meta` of `POST /admin/v1/keys`: Create a key */
+export interface CreateKeyMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/**
+ * The new key: the full key (`key`), shown this once, and what lists show of it (`apiKey`) (`POST /admin/v1/keys`: Create a key)
+ */
+export interface CreateKeyResponse {
+  data: CreateKeyData;
+  meta: CreateKeyMeta;
+}
+
+// ---- listKeys ------------------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/keys`: List keys */
+export interface ListKeysQuery {
+  /** Only this grant’s keys */
+  grantId?: string;
+  /** Only keys of this account’s grants */
+  accountId?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/keys`: List keys */
+export interface ListKeysItem {
+  /** The key’s public id */
+  publicId: string;
+  prefix: string;
+  grantId: string;
+  /** The account of the key’s grant */
+  accountId: string;
+  /** The plan of the key’s grant */
+  plan: string;
+  label: string;
+  environment: 'live' | 'test';
+  scopes: string[] | null;
+  status: 'active' | 'revoked';
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** `data` of `GET /admin/v1/keys`: List keys */
+export type ListKeysData = ListKeysItem[];
+
+/** `meta` of `GET /admin/v1/keys`: List keys */
+export interface ListKeysMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  nextCursor: string | null;
+}
+
+/** A page of keys, oldest first, each with its account and plan (`GET /admin/v1/keys`: List keys) */
+export interface ListKeysResponse {
+  data: ListKeysData;
+  meta: ListKeysMeta;
+}
+
+// ---- getKey --------------------------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/keys/{publicId}`: Get a key */
+export interface GetKeyParams {
+  publicId: string;
+}
+
+/** `data` of `GET /admin/v1/keys/{publicId}`: Get a key */
+export interface GetKeyData {
+  /** The key’s public id */
+  publicId: string;
+  prefix: string;
+  grantId: string;
+  /** The account of the key’s grant */
+  accountId: string;
+  /** The plan of the key’s grant */
+  plan: string;
+  label: string;
+  environment: 'live' | 'test';
+  scopes: string[] | null;
+  status: 'active' | 'revoked';
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** `meta` of `GET /admin/v1/keys/{publicId}`: Get a key */
+export interface GetKeyMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The key (`GET /admin/v1/keys/{publicId}`: Get a key) */
+export interface GetKeyResponse {
+  data: GetKeyData;
+  meta: GetKeyMeta;
+}
+
+// ---- revokeKey -----------------------------------------------------------------
+
+/** Path parameters of `POST /admin/v1/keys/{publicId}/revoke`: Revoke a key */
+export interface RevokeKeyParams {
+  publicId: string;
+}
+
+/** `data` of `POST /admin/v1/keys/{publicId}/revoke`: Revoke a key */
+export interface RevokeKeyData {
+  /** The key’s public id */
+  publicId: string;
+  prefix: string;
+  grantId: string;
+  /** The account of the key’s grant */
+  accountId: string;
+  /** The plan of the key’s grant */
+  plan: string;
+  label: string;
+  environment: 'live' | 'test';
+  scopes: string[] | null;
+  status: 'active' | 'revoked';
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** `meta` of `POST /admin/v1/keys/{publicId}/revoke`: Revoke a key */
+export interface RevokeKeyMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The key, revoked (`POST /admin/v1/keys/{publicId}/revoke`: Revoke a key) */
+export interface RevokeKeyResponse {
+  data: RevokeKeyData;
+  meta: RevokeKeyMeta;
+}
+
+// ---- rollKey -------------------------------------------------------------------
+
+/** Path parameters of `POST /admin/v1/keys/{publicId}/roll`: Roll a key */
+export interface RollKeyParams {
+  publicId: string;
+}
+
+/** The body of `POST /admin/v1/keys/{publicId}/roll`: Roll a key */
+export interface RollKeyBody {
+  /**
+   * How long the old key keeps working, in seconds, at most 90 days (default 86400)
+   * From 0 to 7776000.
+   */
+  gracePeriodSeconds?: number;
+}
+
+/** `data` of `POST /admin/v1/keys/{publicId}/roll`: Roll a key */
+export interface RollKeyData {
+  /** The full key: shown this once, never again */
+  key: string;
+  apiKey: {
+    /** The key’s public id */
+    publicId: string;
+    prefix: string;
+    grantId: string;
+    /** The account of the key’s grant */
+    accountId: string;
+    /** The plan of the key’s grant */
+    plan: string;
+    label: string;
+    environment: 'live' | 'test';
+    scopes: string[] | null;
+    status: 'active' | 'revoked';
+    expiresAt: string | null;
+    lastUsedAt: string | null;
+    /** Format: ISO 8601 date-time (UTC). */
+    createdAt: string;
+    revokedAt: string | null;
+  };
+  previous: {
+    /** The key’s public id */
+    publicId: string;
+    prefix: string;
+    grantId: string;
+    /** The account of the key’s grant */
+    accountId: string;
+    /** The plan of the key’s grant */
+    plan: string;
+    label: string;
+    environment: 'live' | 'test';
+    scopes: string[] | null;
+    status: 'active' | 'revoked';
+    expiresAt: string | null;
+    lastUsedAt: string | null;
+    /** Format: ISO 8601 date-time (UTC). */
+    createdAt: string;
+    revokedAt: string | null;
+  };
+  gracePeriodSeconds: number;
+}
+
+/** `meta` of `POST /admin/v1/keys/{publicId}/roll`: Roll a key */
+export interface RollKeyMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/**
+ * The new key of the same grant, label and scopes (its full key shown this once) and the old one (`previous`), which keeps working until its `expiresAt`, the end of the grace period (`POST /admin/v1/keys/{publicId}/roll`: Roll a key)
+ */
+export interface RollKeyResponse {
+  data: RollKeyData;
+  meta: RollKeyMeta;
+}
+
+// ---- listAudit -----------------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/audit`: Read the audit log */
+export interface ListAuditQuery {
+  /** Only changes by this actor id */
+  actor?: string;
+  /** Only changes of this resource */
+  targetId?: string;
+  /** Only this action */
+  action?: string;
+  /**
+   * Inclusive start
+   * Format: ISO 8601 date-time (UTC).
+   */
+  from?: string;
+  /**
+   * Inclusive end
+   * Format: ISO 8601 date-time (UTC).
+   */
+  to?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/audit`: Read the audit log */
+export interface ListAuditItem {
+  id: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  at: string;
+  actor: {
+    /** An admin token’s public id, `cli` or `system` */
+    id: string;
+    label: string;
+  };
+  action: string;
+  targetId: string;
+  /** Each changed field, before and after (never a secret, a digest or a full key) */
+  changes: Record<
+    string,
+    {
+      before: unknown;
+      after: unknown;
+    }
+  >;
+  requestId: string | null;
+}
+
+/** `data` of `GET /admin/v1/audit`: Read the audit log */
+export type ListAuditData = ListAuditItem[];
+
+/** `meta` of `GET /admin/v1/audit`: Read the audit log */
+export interface ListAuditMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  nextCursor: string | null;
+}
+
+/** A page of audit records, newest first (`GET /admin/v1/audit`: Read the audit log) */
+export interface ListAuditResponse {
+  data: ListAuditData;
+  meta: ListAuditMeta;
+}
+
+// ---- getGrantDailyUsage --------------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage */
+export interface GetGrantDailyUsageParams {
+  id: string;
+}
+
+/** Query parameters of `GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage */
+export interface GetGrantDailyUsageQuery {
+  /**
+   * First UTC day (inclusive); default the first day of `to`’s month
+   * Format: `YYYY-MM-DD`.
+   */
+  from?: string;
+  /**
+   * Last UTC day (inclusive); default today (UTC)
+   * Format: `YYYY-MM-DD`.
+   */
+  to?: string;
+}
+
+/** `data` of `GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage */
+export interface GetGrantDailyUsageData {
+  grantId: string;
+  /**
+   * A UTC day
+   * Format: `YYYY-MM-DD`.
+   */
+  from: string;
+  /**
+   * A UTC day
+   * Format: `YYYY-MM-DD`.
+   */
+  to: string;
+  /** Requests counted in the whole window */
+  requests: number;
+  /** Every day of the window, oldest first; a day without requests has 0 and no keys */
+  days: {
+    /**
+     * A UTC day
+     * Format: `YYYY-MM-DD`.
+     */
+    day: string;
+    /** The grant’s requests that day: the sum of its keys’ */
+    requests: number;
+    /** The keys that made requests that day, by public id */
+    keys: {
+      /** The key’s public id */
+      publicId: string;
+      /** This key’s requests that day */
+      requests: number;
+    }[];
+  }[];
+}
+
+/** `meta` of `GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage */
+export interface GetGrantDailyUsageMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/**
+ * The grant’s requests per UTC day, with each key’s (`GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage)
+ */
+export interface GetGrantDailyUsageResponse {
+  data: GetGrantDailyUsageData;
+  meta: GetGrantDailyUsageMeta;
+}
+
+// ---- getUsageStatement ---------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/usage/statement`: The month’s usage statement */
+export interface GetUsageStatementQuery {
+  /** The calendar month (UTC), `YYYY-MM`; default the current one */
+  month?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/usage/statement`: The month’s usage statement */
+export interface GetUsageStatementItem {
+  account: {
+    id: string;
+    externalId: string | null;
+  };
+  grant: {
+    id: string;
+    plan: string;
+    /** Who sold the grant */
+    provider: string;
+    externalId: string | null;
+  };
+  /** Requests counted in the month */
+  requestsUsed: number;
+  /** The grant’s monthly limit as it is now */
+  monthlyRequestLimit: number;
+}
+
+/** `data` of `GET /admin/v1/usage/statement`: The month’s usage statement */
+export type GetUsageStatementData = GetUsageStatementItem[];
+
+/** `meta` of `GET /admin/v1/usage/statement`: The month’s usage statement */
+export interface GetUsageStatementMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  /** The month of the statement, `YYYY-MM` */
+  month: string;
+}
+
+/**
+ * Every grant created before the month ended, with its requests in the month (`GET /admin/v1/usage/statement`: The month’s usage statement)
+ */
+export interface GetUsageStatementResponse {
+  data: GetUsageStatementData;
+  meta: GetUsageStatementMeta;
+}
+
+// ---- importData ----------------------------------------------------------------
+
+/** Path parameters of `POST /admin/v1/data/{kind}`: Import market data */
+export interface ImportDataParams {
+  /** What the body holds: the asset directory, rates or gold references */
+  kind: 'assets' | 'rates' | 'gold';
+}
+
+/** Query parameters of `POST /admin/v1/data/{kind}`: Import market data */
+export interface ImportDataQuery {
+  /** Run the import in its transaction and roll it back: the report of a real import, nothing kept */
+  dryRun?: 'true' | 'false';
+  /**
+   * The largest change from the previous observation of a series, in percent, above 0 and at most 10000 (default 20), as `mds import --max-change`
+   */
+  maxChange?: string;
+  /** The body was reviewed: the guards’ findings are reported and let through, as `--accept-outliers` */
+  acceptOutliers?: 'true' | 'false';
+}
+
+/** `data` of `POST /admin/v1/data/{kind}`: Import market data */
+export interface ImportDataData {
+  /** The import’s record (`mds imports list`) */
+  importId: string;
+  kind: 'assets' | 'rates' | 'gold';
+  dryRun: boolean;
+  received: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  /** The first 20 stored observations the import changed, with their previous values */
+  revisions: {
+    /** The currency, or the purity for gold */
+    code: string;
+    /** The rate source, or `gold` */
+    source: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+    old: {
+      buy: number;
+      sell: number;
+    };
+    new: {
+      buy: number;
+      sell: number;
+    };
+  }[];
+  /** What the guards found and `acceptOutliers=true` let through */
+  outliers: {
+    line: number;
+    message: string;
+  }[];
+}
+
+/** `meta` of `POST /admin/v1/data/{kind}`: Import market data */
+export interface ImportDataMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/**
+ * What the import wrote, or with `dryRun=true` would write; nothing was kept on a dry run (`POST /admin/v1/data/{kind}`: Import market data)
+ */
+export interface ImportDataResponse {
+  data: ImportDataData;
+  meta: ImportDataMeta;
+}
+
+// ---- Errors ------------------------------------------------------------------
+
+/** The body of every non-2xx answer of the admin API: `data` is null, `error` says why. */
+export interface AdminErrorResponse {
+  data: null;
+  error: {
+    status: number;
+    /** Machine-readable reason; the message is for people */
+    code:
+      | 'invalid_request'
+      | 'invalid_parameter'
+      | 'invalid_cursor'
+      | 'missing_admin_token'
+      | 'invalid_admin_token'
+      | 'insufficient_admin_scope'
+      | 'not_found'
+      | 'conflict'
+      | 'idempotency_key_reused'
+      | 'idempotency_key_in_progress'
+      | 'payload_too_large'
+      | 'uri_too_long'
+      | 'unsupported_media_type'
+      | 'too_many_requests'
+      | 'internal_error'
+      | 'service_unavailable';
+    message: string;
+    details?: {
+      parameter?: string;
+      entitlement?: string;
+      message?: string;
+    }[];
+  };
+  meta: {
+    /** Same value as the X-Request-Id header */
+    requestId: string;
+  };
+}
+
+// ---- Operations --------------------------------------------------------------
+
+/** Every operation of the admin document, in document order, with the scope it requires. */
+export const ADMIN_OPERATIONS = [
+  {
+    operationId: 'createAccount',
+    method: 'POST',
+    path: '/admin/v1/accounts',
+    status: 201,
+    scope: 'accounts:write',
+    pathParams: [],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'listAccounts',
+    method: 'GET',
+    path: '/admin/v1/accounts',
+    status: 200,
+    scope: 'accounts:read',
+    pathParams: [],
+    query: ['externalId', 'email', 'limit', 'cursor'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'getAccount',
+    method: 'GET',
+    path: '/admin/v1/accounts/{id}',
+    status: 200,
+    scope: 'accounts:read',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'updateAccount',
+    method: 'PATCH',
+    path: '/admin/v1/accounts/{id}',
+    status: 200,
+    scope: 'accounts:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'createGrant',
+    method: 'POST',
+    path: '/admin/v1/grants',
+    status: 201,
+    scope: 'accounts:write',
+    pathParams: [],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'listGrants',
+    method: 'GET',
+    path: '/admin/v1/grants',
+    status: 200,
+    scope: 'accounts:read',
+    pathParams: [],
+    query: ['accountId', 'provider', 'externalId', 'status', 'limit', 'cursor'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'getGrant',
+    method: 'GET',
+    path: '/admin/v1/grants/{id}',
+    status: 200,
+    scope: 'accounts:read',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'updateGrant',
+    method: 'PATCH',
+    path: '/admin/v1/grants/{id}',
+    status: 200,
+    scope: 'accounts:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'createKey',
+    method: 'POST',
+    path: '/admin/v1/keys',
+    status: 201,
+    scope: 'keys:write',
+    pathParams: [],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'listKeys',
+    method: 'GET',
+    path: '/admin/v1/keys',
+    status: 200,
+    scope: 'accounts:read',
+    pathParams: [],
+    query: ['grantId', 'accountId', 'limit', 'cursor'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'getKey',
+    method: 'GET',
+    path: '/admin/v1/keys/{publicId}',
+    status: 200,
+    scope: 'accounts:read',
+    pathParams: ['publicId'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'revokeKey',
+    method: 'POST',
+    path: '/admin/v1/keys/{publicId}/revoke',
+    status: 200,
+    scope: 'keys:write',
+    pathParams: ['publicId'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'rollKey',
+    method: 'POST',
+    path: '/admin/v1/keys/{publicId}/roll',
+    status: 201,
+    scope: 'keys:write',
+    pathParams: ['publicId'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'listAudit',
+    method: 'GET',
+    path: '/admin/v1/audit',
+    status: 200,
+    scope: 'audit:read',
+    pathParams: [],
+    query: ['actor', 'targetId', 'action', 'from', 'to', 'limit', 'cursor'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'getGrantDailyUsage',
+    method: 'GET',
+    path: '/admin/v1/grants/{id}/usage/daily',
+    status: 200,
+    scope: 'usage:read',
+    pathParams: ['id'],
+    query: ['from', 'to'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'getUsageStatement',
+    method: 'GET',
+    path: '/admin/v1/usage/statement',
+    status: 200,
+    scope: 'usage:read',
+    pathParams: [],
+    query: ['month'],
+    requiredQuery: [],
+    body: 'none',
+    csv: true,
+  },
+  {
+    operationId: 'importData',
+    method: 'POST',
+    path: '/admin/v1/data/{kind}',
+    status: 200,
+    scope: 'data:write',
+    pathParams: ['kind'],
+    query: ['dryRun', 'maxChange', 'acceptOutliers'],
+    requiredQuery: [],
+    body: 'text',
+    csv: false,
+  },
+] as const;
+
+/** The types of every admin operation, by operationId. */
+export interface AdminOperations {
+  createAccount: {
+    method: 'POST';
+    path: '/admin/v1/accounts';
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: CreateAccountBody;
+    response: CreateAccountResponse;
+  };
+  listAccounts: {
+    method: 'GET';
+    path: '/admin/v1/accounts';
+    params: Record<string, never>;
+    query: ListAccountsQuery;
+    body: undefined;
+    response: ListAccountsResponse;
+  };
+  getAccount: {
+    method: 'GET';
+    path: '/admin/v1/accounts/{id}';
+    params: GetAccountParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: GetAccountResponse;
+  };
+  updateAccount: {
+    method: 'PATCH';
+    path: '/admin/v1/accounts/{id}';
+    params: UpdateAccountParams;
+    query: Record<string, never>;
+    body: UpdateAccountBody;
+    response: UpdateAccountResponse;
+  };
+  createGrant: {
+    method: 'POST';
+    path: '/admin/v1/grants';
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: CreateGrantBody;
+    response: CreateGrantResponse;
+  };
+  listGrants: {
+    method: 'GET';
+    path: '/admin/v1/grants';
+    params: Record<string, never>;
+    query: ListGrantsQuery;
+    body: undefined;
+    response: ListGrantsResponse;
+  };
+  getGrant: {
+    method: 'GET';
+    path: '/admin/v1/grants/{id}';
+    params: GetGrantParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: GetGrantResponse;
+  };
+  updateGrant: {
+    method: 'PATCH';
+    path: '/admin/v1/grants/{id}';
+    params: UpdateGrantParams;
+    query: Record<string, never>;
+    body: UpdateGrantBody;
+    response: UpdateGrantResponse;
+  };
+  createKey: {
+    method: 'POST';
+    path: '/admin/v1/keys';
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: CreateKeyBody;
+    response: CreateKeyResponse;
+  };
+  listKeys: {
+    method: 'GET';
+    path: '/admin/v1/keys';
+    params: Record<string, never>;
+    query: ListKeysQuery;
+    body: undefined;
+    response: ListKeysResponse;
+  };
+  getKey: {
+    method: 'GET';
+    path: '/admin/v1/keys/{publicId}';
+    params: GetKeyParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: GetKeyResponse;
+  };
+  revokeKey: {
+    method: 'POST';
+    path: '/admin/v1/keys/{publicId}/revoke';
+    params: RevokeKeyParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: RevokeKeyResponse;
+  };
+  rollKey: {
+    method: 'POST';
+    path: '/admin/v1/keys/{publicId}/roll';
+    params: RollKeyParams;
+    query: Record<string, never>;
+    body: RollKeyBody;
+    response: RollKeyResponse;
+  };
+  listAudit: {
+    method: 'GET';
+    path: '/admin/v1/audit';
+    params: Record<string, never>;
+    query: ListAuditQuery;
+    body: undefined;
+    response: ListAuditResponse;
+  };
+  getGrantDailyUsage: {
+    method: 'GET';
+    path: '/admin/v1/grants/{id}/usage/daily';
+    params: GetGrantDailyUsageParams;
+    query: GetGrantDailyUsageQuery;
+    body: undefined;
+    response: GetGrantDailyUsageResponse;
+  };
+  getUsageStatement: {
+    method: 'GET';
+    path: '/admin/v1/usage/statement';
+    params: Record<string, never>;
+    query: GetUsageStatementQuery;
+    body: undefined;
+    response: GetUsageStatementResponse;
+  };
+  importData: {
+    method: 'POST';
+    path: '/admin/v1/data/{kind}';
+    params: ImportDataParams;
+    query: ImportDataQuery;
+    body: string;
+    response: ImportDataResponse;
+  };
+}
+
+/** Options of every admin call. */
+export interface AdminRequestOptions {
+  /** Aborts the request, and any wait before a retry. */
+  signal?: AbortSignal;
+}
+
+/** Options of a POST or PATCH. */
+export interface AdminWriteOptions extends AdminRequestOptions {
+  /**
+   * Sent as `Idempotency-Key`: the same key with the same request replays the first answer for 24
+   * hours; with another request it is a 409 `idempotency_key_reused`. A call with one is retried
+   * after a 429, a 503 or `idempotency_key_in_progress`; one without is never retried.
+   */
+  idempotencyKey?: string;
+}
+
+/** Options of an operation whose body is text (a data import). */
+export interface AdminTextBodyOptions extends AdminWriteOptions {
+  /** The body's format. @default "application/x-ndjson" */
+  contentType?: 'application/x-ndjson' | 'application/json' | 'text/csv';
+}
+
+/**
+ * One method per admin operation, named after its operationId; MdsAdminClient (admin.ts) gives
+ * the transport.
+ */
+export abstract class AdminOperationMethods {
+  protected abstract request<K extends keyof AdminOperations>(
+    operationId: K,
+    params: Record<string, string>,
+    query: object | undefined,
+    body: unknown,
+    options: AdminTextBodyOptions | undefined,
+  ): Promise<AdminOperations[K]['response']>;
+
+  protected abstract requestCsv(
+    operationId: keyof AdminOperations,
+    params: Record<string, string>,
+    query: object | undefined,
+    body: unknown,
+    options: AdminRequestOptions | undefined,
+  ): Promise<string>;
+
+  /**
+   * `POST /admin/v1/accounts`: Create an account (`createAccount`). Requires the scope `accounts:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  createAccount(body?: CreateAccountBody, options?: AdminWriteOptions): Promise<CreateAccountResponse> {
+    return this.request('createAccount', {}, undefined, body, options);
+  }
+
+  /** `GET /admin/v1/accounts`: List accounts (`listAccounts`). Requires the scope `accounts:read`. */
+  listAccounts(query?: ListAccountsQuery, options?: AdminRequestOptions): Promise<ListAccountsResponse> {
+    return this.request('listAccounts', {}, query, undefined, options);
+  }
+
+  /** `GET /admin/v1/accounts/{id}`: Get an account (`getAccount`). Requires the scope `accounts:read`. */
+  getAccount(id: GetAccountParams['id'], options?: AdminRequestOptions): Promise<GetAccountResponse> {
+    return this.request('getAccount', { id }, undefined, undefined, options);
+  }
+
+  /**
+   * `PATCH /admin/v1/accounts/{id}`: Change an account (`updateAccount`). Requires the scope `accounts:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  updateAccount(
+    id: UpdateAccountParams['id'],
+    body?: UpdateAccountBody,
+    options?: AdminWriteOptions,
+  ): Promise<UpdateAccountResponse> {
+    return this.request('updateAccount', { id }, undefined, body, options);
+  }
+
+  /**
+   * `POST /admin/v1/grants`: Create a grant (`createGrant`). Requires the scope `accounts:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  createGrant(body: CreateGrantBody, options?: AdminWriteOptions): Promise<CreateGrantResponse> {
+    return this.request('createGrant', {}, undefined, body, options);
+  }
+
+  /** `GET /admin/v1/grants`: List grants (`listGrants`). Requires the scope `accounts:read`. */
+  listGrants(query?: ListGrantsQuery, options?: AdminRequestOptions): Promise<ListGrantsResponse> {
+    return this.request('listGrants', {}, query, undefined, options);
+  }
+
+  /** `GET /admin/v1/grants/{id}`: Get a grant (`getGrant`). Requires the scope `accounts:read`. */
+  getGrant(id: GetGrantParams['id'], options?: AdminRequestOptions): Promise<GetGrantResponse> {
+    return this.request('getGrant', { id }, undefined, undefined, options);
+  }
+
+  /**
+   * `PATCH /admin/v1/grants/{id}`: Change a grant (`updateGrant`). Requires the scope `accounts:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  updateGrant(
+    id: UpdateGrantParams['id'],
+    body?: UpdateGrantBody,
+    options?: AdminWriteOptions,
+  ): Promise<UpdateGrantResponse> {
+    return this.request('updateGrant', { id }, undefined, body, options);
+  }
+
+  /**
+   * `POST /admin/v1/keys`: Create a key (`createKey`). Requires the scope `keys:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  createKey(body: CreateKeyBody, options?: AdminWriteOptions): Promise<CreateKeyResponse> {
+    return this.request('createKey', {}, undefined, body, options);
+  }
+
+  /** `GET /admin/v1/keys`: List keys (`listKeys`). Requires the scope `accounts:read`. */
+  listKeys(query?: ListKeysQuery, options?: AdminRequestOptions): Promise<ListKeysResponse> {
+    return this.request('listKeys', {}, query, undefined, options);
+  }
+
+  /** `GET /admin/v1/keys/{publicId}`: Get a key (`getKey`). Requires the scope `accounts:read`. */
+  getKey(publicId: GetKeyParams['publicId'], options?: AdminRequestOptions): Promise<GetKeyResponse> {
+    return this.request('getKey', { publicId }, undefined, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/keys/{publicId}/revoke`: Revoke a key (`revokeKey`). Requires the scope `keys:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  revokeKey(publicId: RevokeKeyParams['publicId'], options?: AdminWriteOptions): Promise<RevokeKeyResponse> {
+    return this.request('revokeKey', { publicId }, undefined, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/keys/{publicId}/roll`: Roll a key (`rollKey`). Requires the scope `keys:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  rollKey(
+    publicId: RollKeyParams['publicId'],
+    body?: RollKeyBody,
+    options?: AdminWriteOptions,
+  ): Promise<RollKeyResponse> {
+    return this.request('rollKey', { publicId }, undefined, body, options);
+  }
+
+  /** `GET /admin/v1/audit`: Read the audit log (`listAudit`). Requires the scope `audit:read`. */
+  listAudit(query?: ListAuditQuery, options?: AdminRequestOptions): Promise<ListAuditResponse> {
+    return this.request('listAudit', {}, query, undefined, options);
+  }
+
+  /**
+   * `GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage (`getGrantDailyUsage`). Requires the scope `usage:read`.
+   */
+  getGrantDailyUsage(
+    id: GetGrantDailyUsageParams['id'],
+    query?: GetGrantDailyUsageQuery,
+    options?: AdminRequestOptions,
+  ): Promise<GetGrantDailyUsageResponse> {
+    return this.request('getGrantDailyUsage', { id }, query, undefined, options);
+  }
+
+  /**
+   * `GET /admin/v1/usage/statement`: The month’s usage statement (`getUsageStatement`). Requires the scope `usage:read`.
+   */
+  getUsageStatement(
+    query?: GetUsageStatementQuery,
+    options?: AdminRequestOptions,
+  ): Promise<GetUsageStatementResponse> {
+    return this.request('getUsageStatement', {}, query, undefined, options);
+  }
+
+  /**
+   * `GET /admin/v1/usage/statement`: The month’s usage statement as CSV text (`Accept: text/csv`): a header row, then one record a line (CRLF line ends, RFC 4180 quoting, nested fields joined with `_`). Requires the scope `usage:read`.
+   */
+  getUsageStatementCsv(query?: GetUsageStatementQuery, options?: AdminRequestOptions): Promise<string> {
+    return this.requestCsv('getUsageStatement', {}, query, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/data/{kind}`: Import market data (`importData`). Requires the scope `data:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  importData(
+    kind: ImportDataParams['kind'],
+    body: string,
+    query?: ImportDataQuery,
+    options?: AdminTextBodyOptions,
+  ): Promise<ImportDataResponse> {
+    return this.request('importData', { kind }, query, body, options);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The admin listener's application (docs/decisions.md 58): a second Fastify
+ * instance, never the public one, serving `GET /metrics` (keyless), its own
+ * OpenAPI document at `GET /admin/openapi.json` (keyless) and the admin API
+ * under /admin/v1 (admin tokens). Same envelope, error body and request ids
+ * as /v1 (http/errors.ts, plugins/transport.ts); HTTPS when given a
+ * certificate, with HSTS. server.ts decides where it listens.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { type Contact, setting } from './config.js';
+import { AdminAuthenticator, type VerifyAdminToken } from './http/admin/auth.js';
+import { adminErrors } from './http/admin/errors.js';
+import type { IdempotencyRecords } from './http/admin/idempotency.js';
+import { adminRouteList } from './http/admin/index.js';
+import { registerAdminOpenApi } from './http/admin/openapi.js';
+import { adminValidator } from './http/admin/validation.js';
+import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
+import { ApiError } from './http/errors.js';
+import { cleanDocument } from './http/openapi.js';
+import { JSON_TYPE } from './http/respond.js';
+import { verifyAdminToken } from './operations/admin-tokens.js';
+import { adminRoutes } from './plugins/admin.js';
+import { observabilityPlugin, observers } from './plugins/observability.js';
+import { requestIds } from './plugins/transport.js';
+import type { Services } from './runtime/services.js';
+
+/** The body of an admin JSON request; the data imports set their own (http/admin/data.ts). */
+export const ADMIN_BODY_LIMIT = 1024 * 1024;
+const MAX_URL_LENGTH = 4096;
+
+export interface AdminAppOptions {
+  logger?: Logger | false;
+  /** PEM certificate and key: HTTPS (TLS 1.2+) with HSTS. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  trustProxy?: TrustProxy;
+  contact?: Contact;
+  /** Tests may count or fail the store's calls; the store's own by default. */
+  verifyToken?: VerifyAdminToken;
+  idempotency?: IdempotencyRecords;
+  /** The plan catalogue of new grants; MDS_PLANS_FILE (or config/plans.json) when undefined. */
+  plansFile?: string;
+}
+
+/** The store's idempotency records (Store.claimIdempotencyKey and the two after it). */
+export function storeIdempotency(services: Services): IdempotencyRecords {
+  const { store } = services;
+  return {
+    claim: (actor, key, fingerprint, now, ttlMs) =>
+      store.claimIdempotencyKey(actor, key, fingerprint, now, ttlMs),
+    complete: (actor, key, status, body) => store.completeIdempotencyKey(actor, key, status, body),
+    release: (actor, key) => store.releaseIdempotencyKey(actor, key),
+  };
+}
+
+export async function buildAdminApp(
+  services: Services,
+  options: AdminAppOptions = {},
+): Promise<FastifyInstance> {
+  const trust = trustFunction(options.trustProxy);
+  const nextId = requestIds();
+  const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
+  const app = Fastify({
+    loggerInstance: options.logger || undefined,
+    logger: options.logger === false ? false : undefined,
+    trustProxy: trust ?? false,
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    genReqId: nextId,
+    requestIdHeader: false,
+    bodyLimit: ADMIN_BODY_LIMIT,
+    requestTimeout: 60_000,
+    connectionTimeout: 120_000,
+    keepAliveTimeout: 5_000,
+    return503OnClosing: false,
+    // GET, POST and PATCH only: what the document lists is what a client may send.
+    exposeHeadRoutes: false,
+    ...(options.tls ? { https: { ...options.tls, minVersion: 'TLSv1.2' as const } } : {}),
+  } as never) as unknown as FastifyInstance;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.setValidatorCompiler(adminValidator as never);
+
+  app.addHook('onRequest', (request, reply, next) => {
+    reply.header('x-request-id', request.id);
+    if (hsts) reply.header('strict-transport-security', hsts);
+    if (services.lifecycle.draining) reply.header('connection', 'close');
+    next(request.url.length > MAX_URL_LENGTH ? new ApiError(414, 'uri_too_long') : undefined);
+  });
+  adminErrors(app);
+  app.register(observabilityPlugin, {
+    observer: observers(services.metrics, options.logger || undefined, clientAddress(trust)),
+  });
+  await registerAdminOpenApi(app, options.contact);
+
+  const { registry } = services.metrics;
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
+  let document: string | undefined;
+  app.get('/admin/openapi.json', async (_request, reply) => {
+    document ??= JSON.stringify(cleanDocument(app.swagger()));
+    reply.header('content-type', JSON_TYPE);
+    return document;
+  });
+
+  const verify =
+    options.verifyToken ??
+    (async (token: string) => {
+      const record = await verifyAdminToken(services.store, token);
+      return record && { publicId: record.publicId, label: record.label, scopes: record.scopes };
+    });
+  app.register(adminRoutes, {
+    prefix: '/admin/v1',
+    services,
+    routes: adminRouteList(),
+    authenticator: new AdminAuthenticator(verify),
+    idempotency: options.idempotency ?? storeIdempotency(services),
+    plansFile: options.plansFile ?? (setting('MDS_PLANS_FILE') || undefined),
+  });
+  return app;
+}

@@ -1,0 +1,112 @@
+/**
+ * POST /admin/v1/data/{assets|rates|gold}: a market data import over HTTP,
+ * with the rules, guards, report, record and revisions of `mds import`
+ * (import/run.ts, `importText`; docs/decisions.md 51 and 58). The body is
+ * NDJSON, a JSON array or CSV, named by its Content-Type; all or nothing;
+ * larger than ADMIN_MAX_IMPORT_BYTES is a 413. The import's record names the
+ * admin token as its actor.
+ */
+import { microsToNumber } from '../../domain/decimal.js';
+import type { ImportFormat } from '../../import/detect.js';
+import { DEFAULT_MAX_CHANGE_PERCENT } from '../../import/guards.js';
+import { ImportError, importText } from '../../import/run.js';
+import {
+  ADMIN_MAX_IMPORT_BYTES,
+  adminResponses,
+  DataImportAnswer,
+  DataImportQuery,
+  DataKindParams,
+  IMPORT_MEDIA_TYPES,
+} from '../../schemas/admin.js';
+import { ApiError, invalidParameters } from '../errors.js';
+import { type AdminRoute, adminRoute, answer } from './route.js';
+
+type Kind = 'assets' | 'rates' | 'gold';
+
+function formatOf(contentType: string | undefined): ImportFormat {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase() as keyof typeof IMPORT_MEDIA_TYPES;
+  const format = IMPORT_MEDIA_TYPES[type];
+  if (!format) throw new ApiError(415, 'unsupported_media_type');
+  return format;
+}
+
+function maxChangeOf(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_MAX_CHANGE_PERCENT;
+  const value = Number(text);
+  if (!(value > 0 && value <= 10_000)) {
+    throw invalidParameters([
+      { parameter: 'maxChange', message: 'must be a percentage above 0 and at most 10000, e.g. 35' },
+    ]);
+  }
+  return value;
+}
+
+export const dataRoutes: AdminRoute[] = [
+  adminRoute({
+    method: 'POST',
+    url: '/data/{kind}',
+    scope: 'data:write',
+    bodyLimit: ADMIN_MAX_IMPORT_BYTES,
+    textBody: Object.keys(IMPORT_MEDIA_TYPES),
+    schema: {
+      tags: ['Data'],
+      operationId: 'importData',
+      summary: 'Import market data',
+      description:
+        'Imports the asset directory, rates or gold references, as `mds import` does: the body is NDJSON ' +
+        '(`application/x-ndjson`), a JSON array (`application/json`) or CSV (`text/csv`), at most ' +
+        `${ADMIN_MAX_IMPORT_BYTES / 1024 / 1024} MB. Every record is checked, against the asset directory and the ` +
+        'plausibility guards too, before anything is written; then all of it is written in one transaction with ' +
+        'the import’s record and the revisions of the observations it changes. A refused import writes nothing ' +
+        'and answers 400 with one detail per problem, naming its line. `dryRun=true` runs the real import and ' +
+        'rolls it back.',
+      params: DataKindParams,
+      querystring: DataImportQuery,
+      response: adminResponses({ status: 200, schema: DataImportAnswer }, [404, 413, 415]),
+    },
+    handler: async (request, reply, { services, token }) => {
+      const { kind } = request.params as { kind: Kind };
+      const query = request.query as DataImportQuery;
+      const format = formatOf(request.headers['content-type']);
+      const maxChangePercent = maxChangeOf(query.maxChange);
+      const text = typeof request.body === 'string' ? request.body : '';
+      try {
+        const report = await importText(services.store, kind, text, format, {
+          maxChangePercent,
+          acceptOutliers: query.acceptOutliers === 'true',
+          dryRun: query.dryRun === 'true',
+          actor: token.publicId,
+          sourceName: 'admin-api',
+        });
+        return answer(request, reply, {
+          importId: report.importId,
+          kind: report.kind,
+          dryRun: report.dryRun,
+          received: report.received,
+          inserted: report.inserted,
+          updated: report.updated,
+          unchanged: report.unchanged,
+          revisions: report.revisions.map((r) => ({
+            code: r.code,
+            source: r.source,
+            updatedAt: new Date(r.updatedAt).toISOString(),
+            old: { buy: microsToNumber(r.old.buy), sell: microsToNumber(r.old.sell) },
+            new: { buy: microsToNumber(r.new.buy), sell: microsToNumber(r.new.sell) },
+          })),
+          outliers: report.outliers,
+        });
+      } catch (err) {
+        if (err instanceof ImportError) {
+          throw new ApiError(
+            400,
+            'invalid_request',
+            (err.problems ?? []).map((p) => ({ parameter: `line ${p.line}`, message: p.message })),
+            undefined,
+            err.message,
+          );
+        }
+        throw err;
+      }
+    },
+  }),
+];

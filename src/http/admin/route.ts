@@ -1,0 +1,86 @@
+/**
+ * What an admin route is: its method and path under /admin/v1, the scope it
+ * requires, its schema (which validates, serializes and documents it) and a
+ * handler over one operation of src/operations/. Route files (one per
+ * resource) list theirs with `adminRoute`; plugins/admin.ts mounts them, with
+ * authentication, the scope check and Idempotency-Key in front of each.
+ *
+ * Adding a route: a spec in the resource's file (or a new file listed in
+ * http/admin/index.ts), its schemas in schemas/admin.ts. The security suite
+ * and the conformance checks read it from /admin/openapi.json.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor, OperationError, Page, Result } from '../../operations/contract.js';
+import type { Services } from '../../runtime/services.js';
+import type { AdminScope } from '../../schemas/admin.js';
+import { ApiError } from '../errors.js';
+import type { AdminIdentity } from './auth.js';
+import { operationError } from './errors.js';
+
+export interface AdminContext {
+  services: Services;
+  /** The actor of every change this request makes (the audit log's). */
+  actor: Actor;
+  token: AdminIdentity;
+  /** The plan catalogue for new grants (MDS_PLANS_FILE); undefined: config/plans.json. */
+  plansFile?: string;
+}
+
+export interface AdminRoute {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** The path under /admin/v1, Fastify style (`/accounts/:id`). */
+  url: string;
+  scope: AdminScope;
+  schema: {
+    tags: string[];
+    operationId: string;
+    summary: string;
+    description: string;
+    params?: TSchema;
+    querystring?: TSchema;
+    body?: TSchema;
+    response: Record<number, TSchema>;
+  };
+  /** Fastify's body limit for this route (the data imports take more than the default). */
+  bodyLimit?: number;
+  /**
+   * The body as text, for these media types (the data imports: NDJSON, a JSON
+   * array, CSV, read by the import's own parsers); JSON parsed otherwise.
+   */
+  textBody?: readonly string[];
+  handler: (request: FastifyRequest, reply: FastifyReply, context: AdminContext) => Promise<unknown>;
+}
+
+export const adminRoute = (route: AdminRoute): AdminRoute => route;
+
+/** The value of a result, or the refusal it carries as an answer (400, 404, 409). */
+export function unwrap<T>(result: Result<T>, part: 'body' | 'query' = 'body'): T {
+  if (result.ok) return result.value;
+  throw operationError(result.error as OperationError, part);
+}
+
+/** `{ data, meta }` with this request's id, and `status` (201 for a creation). */
+export function answer(request: FastifyRequest, reply: FastifyReply, data: unknown, status = 200) {
+  reply.code(status);
+  return { data, meta: { requestId: request.id } };
+}
+
+/** A page of a list in the envelope, `meta.nextCursor` the next page's cursor. */
+export function pageAnswer<T>(request: FastifyRequest, result: Result<Page<T>>) {
+  const page = unwrap(result, 'query');
+  return { data: page.items, meta: { requestId: request.id, nextCursor: page.nextCursor } };
+}
+
+/** An epoch-milliseconds instant as the API writes it; null stays null. */
+export function iso(ms: number): string;
+export function iso(ms: number | null): string | null;
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** An ISO 8601 instant of a body or query (its format already checked) as epoch milliseconds. */
+export const ms = (text: string | undefined): number | undefined =>
+  text === undefined ? undefined : Date.parse(text);
+
+export const notFound = (what: string) => new ApiError(404, 'not_found', undefined, undefined, what);

@@ -1,0 +1,118 @@
+/**
+ * Admin tokens (docs/decisions.md, 57): the admin API's bearer credentials.
+ * The token is returned once, by createAdminToken; the store keeps its SHA-256
+ * digest. Scopes come from one list (domain/admin-tokens.ts ADMIN_SCOPES).
+ */
+import { ADMIN_SCOPES, generateAdminToken, isAdminScope, parseAdminToken } from '../domain/admin-tokens.js';
+import { digestKey, digestsEqual } from '../domain/keys.js';
+import type { AdminTokenRecord, Store } from '../storage/store.js';
+import type { Actor, ListOptions, Page, Result } from './contract.js';
+import { invalid, keysetOf, notFound, type OperationOptions, pageOf, parseText, refusing } from './rules.js';
+import { type AdminTokenView, adminTokenView } from './views.js';
+
+export interface AdminTokenInput {
+  label: string;
+  scopes: string[];
+}
+
+/** A new token: the token itself, shown this once, and what lists show of it. */
+export interface CreatedAdminToken {
+  token: string;
+  /** `adm_…`. */
+  publicId: string;
+  adminToken: AdminTokenView;
+}
+
+/** `lastUsedAt` is written at most this often per token: a read costs no write. */
+const TOUCH_EVERY_MS = 60_000;
+
+function parseAdminScopes(given: unknown): string[] {
+  if (!Array.isArray(given) || given.some((s) => typeof s !== 'string')) {
+    throw invalid('scopes', 'must be a list of scopes');
+  }
+  const scopes = [...new Set((given as string[]).map((s) => s.trim()).filter(Boolean))];
+  const unknown = scopes.filter((s) => !isAdminScope(s));
+  if (unknown.length > 0) {
+    throw invalid(
+      'scopes',
+      `unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}; the admin scopes are ${ADMIN_SCOPES.join(', ')}`,
+    );
+  }
+  if (scopes.length === 0) throw invalid('scopes', `list at least one of ${ADMIN_SCOPES.join(', ')}`);
+  return scopes;
+}
+
+export function createAdminToken(
+  store: Store,
+  actor: Actor,
+  input: AdminTokenInput,
+  options: OperationOptions = {},
+): Promise<Result<CreatedAdminToken>> {
+  return refusing(async () => {
+    if (input.label === undefined) throw invalid('label', 'is required');
+    const label = parseText(input.label, 'label', 100);
+    if (label.trim() === '') throw invalid('label', 'must not be empty');
+    const scopes = parseAdminScopes(input.scopes);
+    const generated = generateAdminToken();
+    const record: AdminTokenRecord = {
+      publicId: generated.publicId,
+      digest: generated.digest,
+      label,
+      scopes,
+      status: 'active',
+      createdAt: options.now ?? Date.now(),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await store.createAdminToken(record, actor);
+    return { token: generated.token, publicId: record.publicId, adminToken: adminTokenView(record) };
+  });
+}
+
+export function listAdminTokens(
+  store: Store,
+  _actor: Actor,
+  input: ListOptions = {},
+): Promise<Result<Page<AdminTokenView>>> {
+  return refusing(async () => {
+    const page = keysetOf(input);
+    const rows = await store.listAdminTokens(page);
+    return pageOf(rows, page, (t) => ({ at: t.createdAt, id: t.publicId }), adminTokenView);
+  });
+}
+
+/** Final, and idempotent: revoking a revoked token changes nothing and answers the token. */
+export function revokeAdminToken(
+  store: Store,
+  actor: Actor,
+  { id }: { id: string },
+  options: OperationOptions = {},
+): Promise<Result<AdminTokenView>> {
+  return refusing(async () => {
+    const token = await store.revokeAdminToken(id, options.now ?? Date.now(), actor);
+    if (!token) throw notFound(`no admin token ${id}`);
+    return adminTokenView(token);
+  });
+}
+
+/**
+ * The active token record `token` is, or null: its format and checksum first
+ * (a typo or a guess costs no lookup), then its digest, compared in constant
+ * time. A revoked token is null. Moves `lastUsedAt` at most once a minute.
+ */
+export async function verifyAdminToken(
+  store: Store,
+  token: string,
+  now = Date.now(),
+): Promise<AdminTokenRecord | null> {
+  const parsed = parseAdminToken(token);
+  if (!parsed) return null;
+  const digest = digestKey(token);
+  const record = await store.findAdminTokenByDigest(digest);
+  if (!record || record.publicId !== parsed.publicId || !digestsEqual(record.digest, digest)) return null;
+  if (record.status !== 'active') return null;
+  if (record.lastUsedAt === null || now - record.lastUsedAt >= TOUCH_EVERY_MS) {
+    await store.touchAdminToken(record.publicId, now);
+  }
+  return record;
+}

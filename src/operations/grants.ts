@@ -1,0 +1,219 @@
+/**
+ * Grants (decisions §3, §4; docs/decisions.md, 57): a plan of the catalogue
+ * (config/plans.json, or MDS_PLANS_FILE) fills the limits and scopes not
+ * given; `provider` names who sold it and `externalId` its id there (a
+ * subscription), unique per provider. Status transitions: active ⇄ suspended,
+ * either → cancelled, which is final; an illegal one is a conflict.
+ */
+import { loadPlans } from '../access/plans.js';
+import type { GrantPatch } from '../storage/admin-records.js';
+import {
+  DuplicateError,
+  GRANT_STATUSES,
+  GrantCancelledError,
+  type GrantRecord,
+  type GrantStatus,
+  type Store,
+} from '../storage/store.js';
+import type { Actor, ListOptions, Page, Result } from './contract.js';
+import {
+  conflict,
+  invalid,
+  keysetOf,
+  NO_END,
+  newId,
+  notFound,
+  type OperationOptions,
+  pageOf,
+  parseIdentifier,
+  parseInstant,
+  parseScopes,
+  positiveInt,
+  refusing,
+} from './rules.js';
+import { type GrantView, grantView } from './views.js';
+
+export interface GrantInput {
+  accountId: string;
+  /** A plan of the catalogue, or any name when scopes and both limits are given. */
+  plan: string;
+  scopes?: string[];
+  monthlyRequestLimit?: number;
+  requestsPerMinute?: number;
+  /** Who sold it; default `manual`. */
+  provider?: string;
+  /** The provider's id for it; unique per provider. */
+  externalId?: string | null;
+  /** ISO 8601; default now. */
+  validFrom?: string;
+  /** ISO 8601; default no end. */
+  validUntil?: string;
+}
+
+export interface GrantOptions extends OperationOptions {
+  /** MDS_PLANS_FILE; undefined: config/plans.json. */
+  plansFile?: string;
+}
+
+export interface GrantUpdateInput {
+  id: string;
+  status?: string;
+  scopes?: string[];
+  monthlyRequestLimit?: number;
+  requestsPerMinute?: number;
+  validUntil?: string;
+}
+
+export interface GrantListInput extends ListOptions {
+  accountId?: string;
+  provider?: string;
+  externalId?: string;
+  status?: string;
+}
+
+export const DEFAULT_PROVIDER = 'manual';
+
+const duplicate = (provider: string, externalId: string) =>
+  conflict(`provider ${provider} already has a grant with externalId ${externalId}`);
+
+function parseStatus(value: unknown, field = 'status'): GrantStatus {
+  if (typeof value !== 'string' || !(GRANT_STATUSES as readonly string[]).includes(value)) {
+    throw invalid(field, `must be one of ${GRANT_STATUSES.join(', ')}`);
+  }
+  return value as GrantStatus;
+}
+
+/** Grant transitions: active ⇄ suspended, either → cancelled (final). */
+export function checkTransition(from: GrantStatus, to: GrantStatus): void {
+  if (from === 'cancelled' && to !== 'cancelled') throw conflict('a cancelled grant cannot be reopened');
+}
+
+export function createGrant(
+  store: Store,
+  actor: Actor,
+  input: GrantInput,
+  options: GrantOptions = {},
+): Promise<Result<GrantView>> {
+  return refusing(async () => {
+    const now = options.now ?? Date.now();
+    if (input.accountId === undefined || input.accountId === '') throw invalid('accountId', 'is required');
+    if (input.plan === undefined) throw invalid('plan', 'is required');
+    if (typeof input.plan !== 'string' || input.plan.trim() === '')
+      throw invalid('plan', 'must not be empty');
+    // A catalogued plan fills what the caller did not give; anything given overrides it.
+    const catalogued = loadPlans(options.plansFile).get(input.plan);
+    if (!catalogued) {
+      for (const field of ['scopes', 'monthlyRequestLimit', 'requestsPerMinute'] as const) {
+        if (input[field] === undefined) {
+          throw invalid(field, `is required (plan "${input.plan}" is not in the plan catalogue)`);
+        }
+      }
+    }
+    const scopes = input.scopes === undefined ? catalogued!.scopes : parseScopes(input.scopes);
+    const monthlyRequestLimit =
+      input.monthlyRequestLimit === undefined
+        ? catalogued!.monthlyRequestLimit
+        : positiveInt(input.monthlyRequestLimit, 'monthlyRequestLimit');
+    const requestsPerMinute =
+      input.requestsPerMinute === undefined
+        ? catalogued!.requestsPerMinute
+        : positiveInt(input.requestsPerMinute, 'requestsPerMinute');
+    const provider =
+      input.provider === undefined ? DEFAULT_PROVIDER : parseIdentifier(input.provider, 'provider', 64);
+    const externalId = input.externalId == null ? null : parseIdentifier(input.externalId, 'externalId');
+    const validFrom = input.validFrom === undefined ? now : parseInstant(input.validFrom, 'validFrom');
+    const validUntil = input.validUntil === undefined ? NO_END : parseInstant(input.validUntil, 'validUntil');
+    if (validUntil <= validFrom) throw invalid('validUntil', 'must be after validFrom');
+    if (!(await store.getAccount(input.accountId))) {
+      throw invalid('accountId', `no account ${input.accountId}`);
+    }
+    if (externalId !== null) {
+      const [other] = await store.listGrants({ provider, externalId }, { limit: 1 });
+      if (other) throw duplicate(provider, externalId);
+    }
+    const grant: GrantRecord = {
+      id: newId('grt'),
+      accountId: input.accountId,
+      provider,
+      externalId,
+      plan: input.plan,
+      status: 'active',
+      scopes,
+      validFrom,
+      validUntil,
+      monthlyRequestLimit,
+      requestsPerMinute,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await store.createGrant(grant, actor);
+    } catch (err) {
+      // Another request took the external id between the check and the write.
+      if (err instanceof DuplicateError) throw duplicate(provider, externalId!);
+      throw err;
+    }
+    return grantView(grant);
+  });
+}
+
+export function getGrant(store: Store, _actor: Actor, { id }: { id: string }): Promise<Result<GrantView>> {
+  return refusing(async () => {
+    const grant = await store.getGrant(id);
+    if (!grant) throw notFound(`no grant ${id}`);
+    return grantView(grant);
+  });
+}
+
+export function listGrants(
+  store: Store,
+  _actor: Actor,
+  input: GrantListInput = {},
+): Promise<Result<Page<GrantView>>> {
+  return refusing(async () => {
+    const page = keysetOf(input);
+    const filter = {
+      ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
+      ...(input.provider !== undefined ? { provider: input.provider } : {}),
+      ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
+      ...(input.status !== undefined ? { status: parseStatus(input.status) } : {}),
+    };
+    const rows = await store.listGrants(filter, page);
+    return pageOf(rows, page, (g) => ({ at: g.createdAt, id: g.id }), grantView);
+  });
+}
+
+export function updateGrant(
+  store: Store,
+  actor: Actor,
+  input: GrantUpdateInput,
+  options: OperationOptions = {},
+): Promise<Result<GrantView>> {
+  return refusing(async () => {
+    const patch: GrantPatch = {};
+    if (input.status !== undefined) patch.status = parseStatus(input.status);
+    if (input.scopes !== undefined) patch.scopes = parseScopes(input.scopes);
+    if (input.monthlyRequestLimit !== undefined) {
+      patch.monthlyRequestLimit = positiveInt(input.monthlyRequestLimit, 'monthlyRequestLimit');
+    }
+    if (input.requestsPerMinute !== undefined) {
+      patch.requestsPerMinute = positiveInt(input.requestsPerMinute, 'requestsPerMinute');
+    }
+    if (input.validUntil !== undefined) patch.validUntil = parseInstant(input.validUntil, 'validUntil');
+    const grant = await store.getGrant(input.id);
+    if (!grant) throw notFound(`no grant ${input.id}`);
+    if (patch.status !== undefined) checkTransition(grant.status, patch.status);
+    if (patch.validUntil !== undefined && patch.validUntil <= grant.validFrom) {
+      throw invalid('validUntil', 'must be after the grant starts');
+    }
+    try {
+      const updated = await store.updateGrant(input.id, patch, options.now ?? Date.now(), actor);
+      if (!updated) throw notFound(`no grant ${input.id}`);
+      return grantView(updated);
+    } catch (err) {
+      // Cancelled by another request since it was read.
+      if (err instanceof GrantCancelledError) throw conflict('a cancelled grant cannot be reopened');
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,212 @@
+/**
+ * API keys (decisions §3; docs/decisions.md, 57): the full key is returned
+ * once, by the operation that creates it (createKey, rollKey), and never
+ * again; the store keeps its SHA-256 digest. A roll gives the same grant a new
+ * key with the old one's label, scopes and environment, and lets the old key
+ * work for a grace period (default a day) so clients can switch without an
+ * outage.
+ */
+import { generateKey, KEY_ENVIRONMENTS, type KeyEnvironment } from '../domain/keys.js';
+import type { GrantRecord, KeyRecord, Store } from '../storage/store.js';
+import type { Actor, ListOptions, Page, Result } from './contract.js';
+import {
+  conflict,
+  invalid,
+  keysetOf,
+  notFound,
+  type OperationOptions,
+  pageOf,
+  parseInstant,
+  parseScopes,
+  parseText,
+  refusing,
+} from './rules.js';
+import { type KeyView, keyView } from './views.js';
+
+export interface KeyInput {
+  grantId: string;
+  label?: string;
+  /** `live` (default) or `test`. */
+  environment?: string;
+  /** Narrower than the grant's; default: the grant's own. */
+  scopes?: string[];
+  /** ISO 8601, in the future; default: no expiry. */
+  expiresAt?: string;
+}
+
+export interface KeyListInput extends ListOptions {
+  grantId?: string;
+  accountId?: string;
+}
+
+export interface RollInput {
+  publicId: string;
+  /** How long the old key keeps working: 0 to 90 days in seconds, default 86,400. */
+  gracePeriodSeconds?: number;
+}
+
+/** A new key: the full key, shown this once, and what lists show of it. */
+export interface CreatedKey {
+  key: string;
+  publicId: string;
+  prefix: string;
+  apiKey: KeyView;
+}
+
+/** A roll: the new key (its full key, once) and the old one with its new expiry. */
+export interface RolledKey {
+  key: string;
+  publicId: string;
+  prefix: string;
+  apiKey: KeyView;
+  previous: KeyView;
+  gracePeriodSeconds: number;
+}
+
+export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
+export const MAX_GRACE_PERIOD_SECONDS = 90 * 86_400;
+
+async function grantOf(store: Store, key: KeyRecord): Promise<GrantRecord> {
+  const grant = await store.getGrant(key.grantId);
+  if (!grant) throw new Error(`key ${key.publicId} has no grant ${key.grantId}`);
+  return grant;
+}
+
+function newKeyRecord(
+  grant: GrantRecord,
+  environment: KeyEnvironment,
+  fields: Pick<KeyRecord, 'label' | 'scopes' | 'expiresAt'>,
+  now: number,
+) {
+  const generated = generateKey(environment);
+  const record: KeyRecord = {
+    publicId: generated.publicId,
+    grantId: grant.id,
+    environment,
+    digest: generated.digest,
+    ...fields,
+    status: 'active',
+    lastUsedAt: null,
+    createdAt: now,
+    revokedAt: null,
+  };
+  return { key: generated.key, record };
+}
+
+export function createKey(
+  store: Store,
+  actor: Actor,
+  input: KeyInput,
+  options: OperationOptions = {},
+): Promise<Result<CreatedKey>> {
+  return refusing(async () => {
+    const now = options.now ?? Date.now();
+    if (input.grantId === undefined || input.grantId === '') throw invalid('grantId', 'is required');
+    const label = input.label === undefined ? '' : parseText(input.label, 'label');
+    const scopes = input.scopes === undefined ? null : parseScopes(input.scopes);
+    const grant = await store.getGrant(input.grantId);
+    if (!grant) throw invalid('grantId', `no grant ${input.grantId}`);
+    if (grant.status === 'cancelled') throw invalid('grantId', 'the grant is cancelled');
+    const environment = (input.environment ?? 'live') as KeyEnvironment;
+    if (!KEY_ENVIRONMENTS.includes(environment)) throw invalid('environment', 'must be live or test');
+    const expiresAt = input.expiresAt === undefined ? null : parseInstant(input.expiresAt, 'expiresAt');
+    if (expiresAt !== null && expiresAt <= now) throw invalid('expiresAt', 'must be in the future');
+    const created = newKeyRecord(grant, environment, { label, scopes, expiresAt }, now);
+    await store.createKey(created.record, actor);
+    const apiKey = keyView(created.record, grant);
+    return { key: created.key, publicId: apiKey.publicId, prefix: apiKey.prefix, apiKey };
+  });
+}
+
+export function getKey(
+  store: Store,
+  _actor: Actor,
+  { publicId }: { publicId: string },
+): Promise<Result<KeyView>> {
+  return refusing(async () => {
+    const key = await store.getKey(publicId);
+    if (!key) throw notFound(`no key ${publicId}`);
+    return keyView(key, await grantOf(store, key));
+  });
+}
+
+export function listKeys(
+  store: Store,
+  _actor: Actor,
+  input: KeyListInput = {},
+): Promise<Result<Page<KeyView>>> {
+  return refusing(async () => {
+    const page = keysetOf(input);
+    const filter = {
+      ...(input.grantId !== undefined ? { grantId: input.grantId } : {}),
+      ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
+    };
+    const rows = await store.listKeyItems(filter, page);
+    return pageOf(
+      rows,
+      page,
+      (k) => ({ at: k.createdAt, id: k.publicId }),
+      (k) => keyView(k, k),
+    );
+  });
+}
+
+/** Final, and idempotent: revoking a revoked key changes nothing and answers the key. */
+export function revokeKey(
+  store: Store,
+  actor: Actor,
+  { publicId }: { publicId: string },
+  options: OperationOptions = {},
+): Promise<Result<KeyView>> {
+  return refusing(async () => {
+    const key = await store.revokeKey(publicId, options.now ?? Date.now(), actor);
+    if (!key) throw notFound(`no key ${publicId}`);
+    return keyView(key, await grantOf(store, key));
+  });
+}
+
+export function rollKey(
+  store: Store,
+  actor: Actor,
+  input: RollInput,
+  options: OperationOptions = {},
+): Promise<Result<RolledKey>> {
+  return refusing(async () => {
+    const now = options.now ?? Date.now();
+    const grace = input.gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
+    if (!Number.isSafeInteger(grace) || grace < 0 || grace > MAX_GRACE_PERIOD_SECONDS) {
+      throw invalid(
+        'gracePeriodSeconds',
+        `must be a whole number of seconds from 0 to ${MAX_GRACE_PERIOD_SECONDS} (90 days)`,
+      );
+    }
+    const old = await store.getKey(input.publicId);
+    if (!old) throw notFound(`no key ${input.publicId}`);
+    if (old.status === 'revoked')
+      throw conflict(`key ${input.publicId} is revoked: create a new key instead`);
+    if (old.expiresAt !== null && old.expiresAt <= now) {
+      throw conflict(`key ${input.publicId} has expired: create a new key instead`);
+    }
+    const grant = await grantOf(store, old);
+    if (grant.status === 'cancelled')
+      throw conflict(`the grant ${grant.id} of key ${input.publicId} is cancelled`);
+    // The new key ends when the old one was meant to (a key made to end keeps its end).
+    const created = newKeyRecord(
+      grant,
+      old.environment,
+      { label: old.label, scopes: old.scopes, expiresAt: old.expiresAt },
+      now,
+    );
+    const rolled = await store.rollKey(old.publicId, created.record, now + grace * 1000, now, actor);
+    if (!rolled) throw notFound(`no key ${input.publicId}`);
+    const apiKey = keyView(rolled.next, grant);
+    return {
+      key: created.key,
+      publicId: apiKey.publicId,
+      prefix: apiKey.prefix,
+      apiKey,
+      previous: keyView(rolled.old, grant),
+      gracePeriodSeconds: grace,
+    };
+  });
+}

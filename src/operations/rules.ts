@@ -1,0 +1,162 @@
+/**
+ * The rules every operation applies to what it is given, whoever calls it (the
+ * CLI or the admin API): instants, whole numbers, scopes, external ids, list
+ * limits and cursors (docs/decisions.md, 57). A broken rule is a Refusal,
+ * caught by `refusing` at the operation's edge and returned as its Result:
+ * operations never throw for a refusal.
+ */
+import { randomBytes } from 'node:crypto';
+import { isKnownScope } from '../domain/scopes.js';
+import type { KeysetPage } from '../storage/admin-records.js';
+import type { ListOptions, OperationError, Page, Result } from './contract.js';
+
+/** A refusal on its way to the operation's Result. */
+export class Refusal extends Error {
+  constructor(readonly error: OperationError) {
+    super(error.message);
+    this.name = 'Refusal';
+  }
+}
+
+export const invalid = (field: string, message: string) => new Refusal({ kind: 'invalid', field, message });
+export const notFound = (message: string) => new Refusal({ kind: 'not_found', message });
+export const conflict = (message: string) => new Refusal({ kind: 'conflict', message });
+
+/** Runs an operation's body: its value, or the refusal it threw as `{ ok: false }`. */
+export async function refusing<T>(body: () => Promise<T>): Promise<Result<T>> {
+  try {
+    return { ok: true, value: await body() };
+  } catch (err) {
+    if (err instanceof Refusal) return { ok: false, error: err.error };
+    throw err;
+  }
+}
+
+/** What every changing operation may be given besides its input (tests pin the clock). */
+export interface OperationOptions {
+  now?: number;
+}
+
+/** Far enough to mean "no end" while staying a valid timestamp for /v1/me. */
+export const NO_END = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+export const newId = (prefix: string) =>
+  `${prefix}_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').toLowerCase()}`;
+
+/** An ISO 8601 date-time with a zone, or a bare date (midnight UTC). */
+export function parseInstant(text: unknown, field: string): number {
+  if (
+    typeof text !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)
+  ) {
+    throw invalid(field, 'must be an ISO 8601 timestamp such as 2027-01-01T00:00:00Z');
+  }
+  const ms = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
+  // Date.parse rolls 2030-02-30 over to 2030-03-02: the calendar day must exist.
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  if (Number.isNaN(ms) || new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d) {
+    throw invalid(field, `${text} is not a real date`);
+  }
+  return ms;
+}
+
+/** A limit of a grant: a whole number of at least 1 (and at most 12 digits). */
+export function positiveInt(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 999_999_999_999) {
+    throw invalid(field, 'must be a whole number of at least 1');
+  }
+  return value;
+}
+
+/** API scopes (decisions §4): known entitlements or legacy umbrellas, stored as given, without repeats. */
+export function parseScopes(given: unknown, field = 'scopes'): string[] {
+  if (!Array.isArray(given) || given.some((s) => typeof s !== 'string')) {
+    throw invalid(field, 'must be a list of scopes');
+  }
+  const scopes = [...new Set((given as string[]).map((s) => s.trim()).filter(Boolean))];
+  const unknown = scopes.filter((s) => !isKnownScope(s));
+  if (unknown.length > 0) throw invalid(field, `unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}`);
+  if (scopes.length === 0) throw invalid(field, 'list at least one scope');
+  return scopes;
+}
+
+/**
+ * An identifier given by another system (a customer, a subscription) or a
+ * provider's name: printable, without surrounding spaces, at most `max` characters.
+ */
+export function parseIdentifier(value: unknown, field: string, max = 255): string {
+  if (typeof value !== 'string' || value.length === 0) throw invalid(field, 'must not be empty');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
+  if (value.length > max || value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw invalid(field, `must be at most ${max} printable characters, without surrounding spaces`);
+  }
+  return value;
+}
+
+/** Free text (a name, a label): at most `max` characters, no control characters. */
+export function parseText(value: unknown, field: string, max = 200): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
+  if (typeof value !== 'string' || value.length > max || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw invalid(field, `must be text of at most ${max} characters`);
+  }
+  return value;
+}
+
+export function parseEmail(value: unknown, field = 'email'): string {
+  if (typeof value !== 'string' || value.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(value)) {
+    throw invalid(field, 'not an email address');
+  }
+  return value;
+}
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+/**
+ * A list's page as the store reads it: one more than asked, so that whether a
+ * next page exists is known without another query.
+ */
+export function keysetOf(options: ListOptions): KeysetPage {
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw invalid('limit', `must be a whole number from 1 to ${MAX_LIMIT}`);
+  }
+  const page: KeysetPage = { limit: limit + 1 };
+  if (options.cursor !== undefined) page.after = decodeCursor(options.cursor);
+  return page;
+}
+
+/** The page of `rows` (read with keysetOf) and the cursor to the next one. */
+export function pageOf<R, T>(
+  rows: R[],
+  page: KeysetPage,
+  position: (row: R) => { at: number; id: string },
+  view: (row: R) => T,
+): Page<T> {
+  const limit = page.limit - 1;
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map(view),
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(position(last)) : null,
+  };
+}
+
+/** Opaque to callers: the last item's time and id. */
+function encodeCursor(p: { at: number; id: string }): string {
+  return Buffer.from(JSON.stringify([p.at, p.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: number; id: string } {
+  try {
+    if (cursor.length <= 200) {
+      const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+      if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string') {
+        return { at: v[0] as number, id: v[1] };
+      }
+    }
+  } catch {
+    // Refused below, as any other text that is not a cursor.
+  }
+  throw invalid('cursor', 'is not a cursor this list gave: pass the nextCursor of the previous page');
+}

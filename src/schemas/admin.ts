@@ -1,0 +1,513 @@
+/**
+ * The admin API's schemas (docs/decisions.md 58): the resources, the bodies and
+ * queries of /admin/v1, its error answers. They validate requests
+ * (http/admin/validation.ts), type the handlers, serialize the answers and
+ * generate /admin/openapi.json.
+ *
+ * Times are ISO 8601 strings in UTC with milliseconds, as on /v1.
+ *
+ * Longer than 300 lines because it is the admin API's whole vocabulary (each
+ * resource, body, query and answer, and the error statuses), read together
+ * the way the document presents it.
+ */
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { CursorParam, LimitParam, RequestId, Timestamp } from './common.js';
+import { type ErrorCode, errorBody } from './errors.js';
+import { Defaulted } from './query.js';
+
+/** The scopes of an admin token; each admin route requires one (docs/decisions.md 58). */
+export const ADMIN_SCOPES = [
+  'accounts:read',
+  'accounts:write',
+  'keys:write',
+  'usage:read',
+  'data:write',
+  'audit:read',
+] as const;
+export type AdminScope = (typeof ADMIN_SCOPES)[number];
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Id = (description: string, example: string) => Type.String({ description, examples: [example] });
+const Text = (max: number, description: string) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description });
+const Instant = (description: string) =>
+  Type.String({ format: 'date-time', description, examples: ['2027-01-01T00:00:00.000Z'] });
+const Email = Type.String({
+  maxLength: 254,
+  pattern: '^[^\\s@]+@[^\\s@]+$',
+  description: 'Billing contact address',
+  errorMessage: 'must be an email address',
+});
+const ExternalId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'The billing system’s own id for it (a customer or subscription id)',
+  examples: ['cus_9s8d7f6g'],
+});
+const GrantStatus = Type.Union(
+  [Type.Literal('active'), Type.Literal('suspended'), Type.Literal('cancelled')],
+  {
+    description: 'active ⇄ suspended, either → cancelled (final)',
+  },
+);
+const Scopes = Type.Array(Type.String({ maxLength: 100 }), {
+  minItems: 1,
+  maxItems: 50,
+  description: 'Entitlements (docs/decisions.md §4; legacy umbrellas accepted)',
+});
+const PositiveInt = (description: string) =>
+  Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description });
+
+// ---- Resources --------------------------------------------------------------
+
+export const Account = Type.Object({
+  id: Id('Account id', 'acc_x3k9m2p7q1w8e5r4'),
+  name: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  externalId: Nullable(Type.String({ description: 'The billing system’s customer id; unique' })),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const Grant = Type.Object({
+  id: Id('Grant id', 'grt_b7n4v1c8x2z5l9k3'),
+  accountId: Type.String(),
+  provider: Type.String({ description: 'Who sold the grant (a payment provider, `manual`)' }),
+  externalId: Nullable(
+    Type.String({ description: 'The provider’s id for it (a subscription id); unique per provider' }),
+  ),
+  plan: Type.String(),
+  status: GrantStatus,
+  scopes: Type.Array(Type.String(), { description: 'As stored (legacy umbrellas included)' }),
+  entitlements: Type.Array(Type.String(), { description: 'What the scopes grant, expanded and sorted' }),
+  validFrom: Timestamp,
+  validUntil: Timestamp,
+  monthlyRequestLimit: Type.Integer(),
+  requestsPerMinute: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const Key = Type.Object({
+  publicId: Id('The key’s public id', 'a1b2c3d4e5f6'),
+  prefix: Type.String({ examples: ['mds_live_a1b2c3d4e5f6'] }),
+  grantId: Type.String(),
+  accountId: Type.String({ description: 'The account of the key’s grant' }),
+  plan: Type.String({ description: 'The plan of the key’s grant' }),
+  label: Type.String(),
+  environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  scopes: Nullable(Type.Array(Type.String(), { description: 'Null: the grant’s scopes' })),
+  status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+  expiresAt: Nullable(Timestamp),
+  lastUsedAt: Nullable(Timestamp),
+  createdAt: Timestamp,
+  revokedAt: Nullable(Timestamp),
+});
+
+/** The full key, shown once, when it is created (or rolled). */
+const Secret = Type.String({
+  description: 'The full key: shown this once, never again',
+  examples: ['mds_live_a1b2c3d4e5f6_…'],
+});
+
+export const AuditRecord = Type.Object({
+  id: Type.String(),
+  at: Timestamp,
+  actor: Type.Object({
+    id: Type.String({ description: 'An admin token’s public id, `cli` or `system`' }),
+    label: Type.String(),
+  }),
+  action: Type.String({ examples: ['grant.update'] }),
+  targetId: Type.String(),
+  changes: Type.Record(Type.String(), Type.Object({ before: Type.Unknown(), after: Type.Unknown() }), {
+    description: 'Each changed field, before and after (never a secret, a digest or a full key)',
+  }),
+  requestId: Nullable(Type.String({ description: 'The admin API request’s id, or the import’s' })),
+});
+
+// ---- Bodies -------------------------------------------------------------------
+
+const body = <T extends Record<string, TSchema>>(properties: T, description: string) =>
+  Type.Object(properties, { additionalProperties: false, description });
+
+export const AccountCreate = body(
+  {
+    name: Type.Optional(Text(200, 'Display name')),
+    email: Type.Optional(Email),
+    externalId: Type.Optional(ExternalId),
+  },
+  'A new account',
+);
+export const AccountPatch = body(
+  {
+    name: Type.Optional(Nullable(Text(200, 'Display name'))),
+    email: Type.Optional(Nullable(Email)),
+    externalId: Type.Optional(Nullable(ExternalId)),
+  },
+  'The fields to change; null clears one',
+);
+
+export const GrantCreate = body(
+  {
+    accountId: Type.String({ minLength: 1 }),
+    plan: Text(100, 'A plan of the catalogue, whose limits and scopes apply unless given here'),
+    scopes: Type.Optional(Scopes),
+    monthlyRequestLimit: Type.Optional(PositiveInt('Requests per calendar month (UTC)')),
+    requestsPerMinute: Type.Optional(PositiveInt('Requests per UTC minute')),
+    provider: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Who sold the grant; default `manual`',
+        examples: ['stripe'],
+      }),
+    ),
+    externalId: Type.Optional(ExternalId),
+    validFrom: Type.Optional(Instant('Default now')),
+    validUntil: Type.Optional(Instant('Default: no end')),
+  },
+  'A new grant: a plan of the catalogue or explicit limits',
+);
+export const GrantPatch = body(
+  {
+    status: Type.Optional(GrantStatus),
+    scopes: Type.Optional(Scopes),
+    monthlyRequestLimit: Type.Optional(PositiveInt('Requests per calendar month (UTC)')),
+    requestsPerMinute: Type.Optional(PositiveInt('Requests per UTC minute')),
+    validUntil: Type.Optional(Instant('When the grant ends')),
+  },
+  'The fields to change',
+);
+
+export const KeyCreate = body(
+  {
+    grantId: Type.String({ minLength: 1 }),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+    scopes: Type.Optional(Scopes),
+    expiresAt: Type.Optional(Instant('Default: never')),
+  },
+  'A new key of a grant',
+);
+export const KeyRoll = body(
+  {
+    gracePeriodSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 7_776_000,
+        description: 'How long the old key keeps working, in seconds, at most 90 days (default 86400)',
+      }),
+    ),
+  },
+  'How to roll the key',
+);
+export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
+
+// ---- Parameters -------------------------------------------------------------------
+
+const filter = (description: string, example: string) =>
+  Type.String({ minLength: 1, maxLength: 320, description, examples: [example] });
+
+const Paging = { limit: Defaulted(LimitParam, 100), cursor: Type.Optional(CursorParam) };
+
+export const AccountListQuery = Type.Object(
+  {
+    externalId: Type.Optional(filter('Only the account with this externalId', 'cus_9s8d7f6g')),
+    email: Type.Optional(filter('Only accounts with this email', 'billing@example.com')),
+    ...Paging,
+  },
+  { additionalProperties: false },
+);
+export const GrantListQuery = Type.Object(
+  {
+    accountId: Type.Optional(filter('Only this account’s grants', 'acc_x3k9m2p7q1w8e5r4')),
+    provider: Type.Optional(filter('Only grants sold by this provider', 'stripe')),
+    externalId: Type.Optional(filter('Only grants with this externalId', 'sub_1a2b3c')),
+    status: Type.Optional(GrantStatus),
+    ...Paging,
+  },
+  { additionalProperties: false },
+);
+export const KeyListQuery = Type.Object(
+  {
+    grantId: Type.Optional(filter('Only this grant’s keys', 'grt_b7n4v1c8x2z5l9k3')),
+    accountId: Type.Optional(filter('Only keys of this account’s grants', 'acc_x3k9m2p7q1w8e5r4')),
+    ...Paging,
+  },
+  { additionalProperties: false },
+);
+export const AuditListQuery = Type.Object(
+  {
+    actor: Type.Optional(filter('Only changes by this actor id', 'adm_k2j4h6g8f0d1')),
+    targetId: Type.Optional(filter('Only changes of this resource', 'grt_b7n4v1c8x2z5l9k3')),
+    action: Type.Optional(filter('Only this action', 'grant.update')),
+    from: Type.Optional(Instant('Inclusive start')),
+    to: Type.Optional(Instant('Inclusive end')),
+    ...Paging,
+  },
+  { additionalProperties: false },
+);
+
+export const IdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, examples: ['acc_x3k9m2p7q1w8e5r4'] }),
+});
+export const GrantIdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, examples: ['grt_b7n4v1c8x2z5l9k3'] }),
+});
+export const KeyIdParams = Type.Object({
+  publicId: Type.String({ minLength: 1, maxLength: 100, examples: ['a1b2c3d4e5f6'] }),
+});
+
+export const IdempotencyKeyHeader = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]+$',
+      description:
+        'Makes a retry safe: the same key with the same request replays the first answer for 24 hours ' +
+        '(`Idempotent-Replayed: true`); with another request it is a 409 `idempotency_key_reused`. ' +
+        '1 to 255 printable ASCII characters, per admin token.',
+      examples: ['webhook-evt_1Nv3kL2eZvKYlo2C'],
+    }),
+  ),
+});
+
+// ---- Answers -------------------------------------------------------------------
+
+const Meta = Type.Object({ requestId: RequestId });
+const ListMeta = Type.Object({
+  requestId: RequestId,
+  nextCursor: Nullable(Type.String({ description: 'The next page’s `cursor`; null on the last page' })),
+});
+
+const RequestIdHeader = {
+  'X-Request-Id': Type.String({
+    description: 'Request identifier, equal to meta.requestId (but on a replay)',
+  }),
+};
+const ReplayedHeader = {
+  'Idempotent-Replayed': {
+    ...Type.Literal('true', {
+      description:
+        'Sent when the answer replays a first one under the same Idempotency-Key: the body is the first ' +
+        'answer’s, its meta.requestId the first request’s',
+    }),
+    headerOptional: true,
+  },
+};
+
+const ok = (data: TSchema, description: string, write: boolean) =>
+  ({
+    ...Type.Object({ data, meta: Meta }, { additionalProperties: false }),
+    description,
+    headers: write ? { ...RequestIdHeader, ...ReplayedHeader } : RequestIdHeader,
+  }) as TSchema;
+
+const list = (item: TSchema, description: string) =>
+  ({
+    ...Type.Object({ data: Type.Array(item), meta: ListMeta }, { additionalProperties: false }),
+    description,
+    headers: RequestIdHeader,
+  }) as TSchema;
+
+/** The `error.code`s each status of the admin API can carry. */
+export const ADMIN_ERROR_CODES = {
+  400: ['invalid_request', 'invalid_parameter', 'invalid_cursor'],
+  401: ['missing_admin_token', 'invalid_admin_token'],
+  403: ['insufficient_admin_scope'],
+  404: ['not_found'],
+  409: ['conflict', 'idempotency_key_reused', 'idempotency_key_in_progress'],
+  413: ['payload_too_large'],
+  414: ['uri_too_long'],
+  415: ['unsupported_media_type'],
+  429: ['too_many_requests'],
+  500: ['internal_error'],
+  503: ['service_unavailable'],
+} as const satisfies Record<number, readonly ErrorCode[]>;
+type AdminErrorStatus = keyof typeof ADMIN_ERROR_CODES;
+
+const RetryAfter = {
+  'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait before retrying' }),
+};
+const RetryAfterSometimes = {
+  'Retry-After': {
+    ...RetryAfter['Retry-After'],
+    headerOptional: true,
+    description: 'With `idempotency_key_in_progress`: 1',
+  },
+};
+
+const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unknown>]> = {
+  400: [
+    'The body (`invalid_request`), a query parameter (`invalid_parameter`, `invalid_cursor`) or the Idempotency-Key header is invalid; `details` names each problem.',
+    {},
+  ],
+  401: [
+    'No admin token (`missing_admin_token`), or one that is malformed, unknown or revoked, or an API key (`invalid_admin_token`).',
+    { 'WWW-Authenticate': Type.String({ examples: ['Bearer'] }) },
+  ],
+  403: ['The admin token lacks the scope the operation requires (`insufficient_admin_scope`).', {}],
+  404: ['No such resource (`not_found`).', {}],
+  409: [
+    'A duplicate externalId or an illegal status change (`conflict`); an Idempotency-Key used with another request (`idempotency_key_reused`) or still being processed (`idempotency_key_in_progress`, with `Retry-After: 1`).',
+    RetryAfterSometimes,
+  ],
+  413: ['The body is larger than the operation accepts (`payload_too_large`).', {}],
+  414: ['The URL is too long (`uri_too_long`).', {}],
+  415: ['The body’s Content-Type is not one the operation accepts (`unsupported_media_type`).', {}],
+  429: [
+    'Too many failed authentications from this address in the current minute (`too_many_requests`).',
+    RetryAfter,
+  ],
+  500: [
+    'An unexpected failure (`internal_error`). A POST or PATCH with an Idempotency-Key can be retried with it.',
+    {},
+  ],
+  503: ['Temporarily unavailable (`service_unavailable`).', RetryAfter],
+};
+
+const errorResponse = (status: AdminErrorStatus) =>
+  errorBody(ADMIN_ERROR_CODES[status], {
+    description: ERROR_DESCRIPTIONS[status][0],
+    headers: { ...RequestIdHeader, ...ERROR_DESCRIPTIONS[status][1] },
+    examples: [
+      {
+        data: null,
+        error: { status, code: ADMIN_ERROR_CODES[status][0], message: 'A sentence for people.' },
+        meta: { requestId: 'req_3f9k2m1x_1a' },
+      },
+    ],
+  });
+
+/**
+ * The responses of an admin operation: its success (200, or 201 for a
+ * creation) and the errors every admin route can answer, plus `extra`.
+ */
+export function adminResponses(
+  success: { status: 200 | 201; schema: TSchema },
+  extra: AdminErrorStatus[] = [],
+): Record<number, TSchema> {
+  const out: Record<number, TSchema> = { [success.status]: success.schema };
+  for (const s of [...new Set([400, 401, 403, 429, ...extra, 414, 500, 503] as AdminErrorStatus[])].sort())
+    out[s] = errorResponse(s);
+  return out;
+}
+
+export const AccountAnswer = (write: boolean, description: string) => ok(Account, description, write);
+export const GrantAnswer = (write: boolean, description: string) => ok(Grant, description, write);
+export const KeyAnswer = (write: boolean, description: string) => ok(Key, description, write);
+export const CreatedKeyAnswer = ok(
+  Type.Object({ key: Secret, apiKey: Key }),
+  'The new key: the full key (`key`), shown this once, and what lists show of it (`apiKey`)',
+  true,
+);
+export const RolledKeyAnswer = ok(
+  Type.Object({
+    key: Secret,
+    apiKey: Key,
+    previous: Key,
+    gracePeriodSeconds: Type.Integer({ minimum: 0 }),
+  }),
+  'The new key of the same grant, label and scopes (its full key shown this once) and the old one (`previous`), ' +
+    'which keeps working until its `expiresAt`, the end of the grace period',
+  true,
+);
+export const AccountList = list(Account, 'A page of accounts, oldest first');
+export const GrantList = list(Grant, 'A page of grants, oldest first');
+export const KeyList = list(Key, 'A page of keys, oldest first, each with its account and plan');
+export const AuditList = list(AuditRecord, 'A page of audit records, newest first');
+
+export type AccountCreate = Static<typeof AccountCreate>;
+export type AccountPatch = Static<typeof AccountPatch>;
+export type GrantCreate = Static<typeof GrantCreate>;
+export type GrantPatch = Static<typeof GrantPatch>;
+export type KeyCreate = Static<typeof KeyCreate>;
+export type KeyRoll = Static<typeof KeyRoll>;
+export type AccountListQuery = Static<typeof AccountListQuery>;
+export type GrantListQuery = Static<typeof GrantListQuery>;
+export type KeyListQuery = Static<typeof KeyListQuery>;
+export type AuditListQuery = Static<typeof AuditListQuery>;
+
+// ---- Data imports ---------------------------------------------------------------
+
+/** The largest body a data import takes (docs/decisions.md 58): larger files go through `mds import`. */
+export const ADMIN_MAX_IMPORT_BYTES = 50 * 1024 * 1024;
+
+/** The body's media type names its format, as a file's extension does for `mds import`. */
+export const IMPORT_MEDIA_TYPES = {
+  'application/x-ndjson': 'ndjson',
+  'application/json': 'json',
+  'text/csv': 'csv',
+} as const;
+
+export const DataKindParams = Type.Object({
+  kind: Type.Union([Type.Literal('assets'), Type.Literal('rates'), Type.Literal('gold')], {
+    description: 'What the body holds: the asset directory, rates or gold references',
+    examples: ['rates'],
+  }),
+});
+
+const Flag = (description: string) =>
+  Type.Union([Type.Literal('true'), Type.Literal('false')], {
+    description,
+    errorMessage: 'must be true or false',
+  });
+
+export const DataImportQuery = Type.Object(
+  {
+    dryRun: Type.Optional(
+      Flag('Run the import in its transaction and roll it back: the report of a real import, nothing kept'),
+    ),
+    maxChange: Type.Optional(
+      Type.String({
+        pattern: '^(?:\\d{1,5})(?:\\.\\d{1,4})?$',
+        description:
+          'The largest change from the previous observation of a series, in percent, above 0 and at most ' +
+          '10000 (default 20), as `mds import --max-change`',
+        examples: ['35'],
+        errorMessage: 'must be a percentage above 0 and at most 10000, e.g. 35',
+      }),
+    ),
+    acceptOutliers: Type.Optional(
+      Flag(
+        'The body was reviewed: the guards’ findings are reported and let through, as `--accept-outliers`',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type DataImportQuery = Static<typeof DataImportQuery>;
+
+const Problem = Type.Object({ line: Type.Integer({ minimum: 1 }), message: Type.String() });
+const Pair = Type.Object({ buy: Type.Number(), sell: Type.Number() });
+
+export const DataImportAnswer = ok(
+  Type.Object({
+    importId: Type.String({
+      description: 'The import’s record (`mds imports list`)',
+      examples: ['imp_k3j5h7g9f1d2'],
+    }),
+    kind: Type.Union([Type.Literal('assets'), Type.Literal('rates'), Type.Literal('gold')]),
+    dryRun: Type.Boolean(),
+    received: Type.Integer({ minimum: 0 }),
+    inserted: Type.Integer({ minimum: 0 }),
+    updated: Type.Integer({ minimum: 0 }),
+    unchanged: Type.Integer({ minimum: 0 }),
+    revisions: Type.Array(
+      Type.Object({
+        code: Type.String({ description: 'The currency, or the purity for gold' }),
+        source: Type.String({ description: 'The rate source, or `gold`' }),
+        updatedAt: Timestamp,
+        old: Pair,
+        new: Pair,
+      }),
+      { description: 'The first 20 stored observations the import changed, with their previous values' },
+    ),
+    outliers: Type.Array(Problem, {
+      description: 'What the guards found and `acceptOutliers=true` let through',
+    }),
+  }),
+  'What the import wrote, or with `dryRun=true` would write; nothing was kept on a dry run',
+  true,
+);

@@ -1,0 +1,146 @@
+/**
+ * Usage by UTC day, the month's statement, and the record of each usage
+ * commit (docs/decisions.md, 59): the types, the part of the Store interface
+ * that reads them, and the Kysely queries both backends share. The commits
+ * themselves are each backend's own (sqlite.ts, postgres.ts).
+ */
+import type { Generated } from 'kysely';
+import { DAY_MS } from '../domain/dates.js';
+
+/** Units of one key of a grant on one UTC day (`YYYY-MM-DD`); negative for a give-back. */
+export interface DailyIncrement {
+  grantId: string;
+  keyId: string;
+  day: string;
+  count: number;
+}
+
+/** What a usage commit carries besides the monthly increments. */
+export interface UsageCommit {
+  /**
+   * Written in the commit's transaction (PostgreSQL), so that after a lost
+   * reply `usageBatchOutcome` can tell whether it was applied.
+   */
+  batchId?: string;
+  /** The same units by key and day: their sum per month is the month's increment. */
+  daily?: readonly DailyIncrement[];
+}
+
+/** The answer to "was this batch applied?", asked once its commit failed. */
+export interface BatchOutcome {
+  applied: boolean;
+  /** What the commit recorded with its id (the store limiter's outcomes, as JSON). */
+  detail: string | null;
+}
+
+export interface DailyUsage {
+  day: string;
+  /** The grant's units that day: the sum over its keys. */
+  total: number;
+  keys: Array<{ keyId: string; used: number }>;
+}
+
+export interface StatementLine {
+  grantId: string;
+  accountId: string;
+  /** The billing system's customer id (accounts.external_id), when set. */
+  accountExternalId: string | null;
+  /** The provider's id for the grant (grants.external_id), when set. */
+  grantExternalId: string | null;
+  plan: string;
+  provider: string;
+  monthlyRequestLimit: number;
+  /** Units counted in the month (0 when none). */
+  used: number;
+}
+
+/** Reads of the usage record (kysely: this file). */
+export interface UsageRecordsStore {
+  /**
+   * The grant's usage per UTC day from `fromDay` to `toDay` (inclusive,
+   * `YYYY-MM-DD`), oldest first, each with its keys; days without use are absent.
+   */
+  dailyUsage(grantId: string, fromDay: string, toDay: string): Promise<DailyUsage[]>;
+  /** Every grant created before the month ends, with its use in `period` (`YYYY-MM`). */
+  monthlyStatement(period: string): Promise<StatementLine[]>;
+  /**
+   * Whether the usage commit `batchId` was applied. Decisive: when it was not,
+   * it never will be (the id is claimed, so a commit still on its way fails).
+   */
+  usageBatchOutcome(batchId: string, now: number): Promise<BatchOutcome>;
+}
+
+/** The tables of migration 0007 (typed here, beside the queries that read them). */
+export interface UsageDailyTable {
+  grant_id: string;
+  key_id: string;
+  day: string;
+  used: number;
+}
+
+export interface UsageBatchesTable {
+  id: string;
+  committed_at: number;
+  detail: string | null;
+  claimed: Generated<boolean>;
+}
+
+/**
+ * How long a commit's id is kept (PostgreSQL). It is read only after that
+ * commit failed, by the instance that sent it, within USAGE_LOOKUP_GIVE_UP_MS;
+ * longer would only grow the table by one row per commit.
+ */
+export const BATCH_ID_RETENTION_MS = 3_600_000;
+/** An instance stops asking about a failed commit after this (well inside the retention). */
+export const USAGE_LOOKUP_GIVE_UP_MS = BATCH_ID_RETENTION_MS / 2;
+
+let dayStart = 0;
+let dayEnd = 0;
+let dayKey = '1970-01-01';
+/** The UTC day of `ms` as `YYYY-MM-DD`; the last one is kept, so a request costs a comparison. */
+export function utcDay(ms: number): string {
+  if (ms >= dayStart && ms < dayEnd) return dayKey;
+  dayStart = Math.floor(ms / DAY_MS) * DAY_MS;
+  dayEnd = dayStart + DAY_MS;
+  dayKey = new Date(dayStart).toISOString().slice(0, 10);
+  return dayKey;
+}
+
+/**
+ * Errors of a usage commit that was never sent (no connection could be had):
+ * nothing to look up. Marked on the driver's error, which the store wraps.
+ */
+const NOT_SENT = Symbol('usage commit not sent');
+export function markNotSent(err: unknown): unknown {
+  if (err !== null && typeof err === 'object') Object.defineProperty(err, NOT_SENT, { value: true });
+  return err;
+}
+export function wasNotSent(err: unknown): boolean {
+  for (let e = err; e !== null && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as Record<symbol, unknown>)[NOT_SENT] === true) return true;
+  }
+  return false;
+}
+
+/**
+ * The day's counts per key of a store-limiter batch: the first `allowed`
+ * requests of each grant were let through, so their keys, in arrival order,
+ * are the ones counted.
+ */
+export function dailyOfTaken(
+  taken: ReadonlyArray<{ grantId: string; keyIds?: readonly string[] }>,
+  counts: readonly number[],
+  day: string,
+): DailyIncrement[] {
+  const out: DailyIncrement[] = [];
+  taken.forEach((r, i) => {
+    const byKey = new Map<string, number>();
+    for (let j = 0; j < counts[i]!; j++) {
+      const key = r.keyIds?.[j] ?? '';
+      byKey.set(key, (byKey.get(key) ?? 0) + 1);
+    }
+    for (const [keyId, count] of [...byKey].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+      out.push({ grantId: r.grantId, keyId, day, count });
+  });
+  return out;
+}

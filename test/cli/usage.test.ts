@@ -1,0 +1,97 @@
+/**
+ * `mds usage GRANT_ID --daily` and `mds usage statement` (docs/decisions.md
+ * 62), run as an operator would (the built dist/mds.mjs) on every backend,
+ * against usage made by real /v1 answers: the same counts as the admin API
+ * (one set of operations behind both), the statement's CSV byte for byte,
+ * refusals naming the option.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AdminHarness, startAdminHarness } from '../support/admin.js';
+import { backends } from '../support/backends.js';
+import { mds } from '../support/cli.js';
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+describe.each(backends())('mds usage on $name', (backend) => {
+  let h: AdminHarness;
+  let token: string;
+  let grantId: string;
+  let keys: string[];
+
+  beforeAll(async () => {
+    h = await startAdminHarness(backend);
+    ({ token } = await h.token(['usage:read']));
+    const first = await h.newKey();
+    grantId = first.grantId;
+    const second = await h.keyFor(grantId);
+    keys = [first.publicId, second.publicId].sort();
+    for (const key of [first.key, first.key, second.key]) {
+      expect((await h.get('/v1/assets', key)).statusCode).toBe(200);
+    }
+  });
+  afterAll(async () => h?.close());
+
+  it('--daily prints the days of the current month with each key, as the admin API answers', async () => {
+    const res = await mds(['usage', grantId, '--daily', '--json'], { db: h.db.url });
+    expect(res.status, res.stderr).toBe(0);
+    const api = await h.call('GET', `/admin/v1/grants/${grantId}/usage/daily`, { token });
+    expect(res.json()).toEqual(api.json().data);
+    expect(res.json().requests).toBe(3);
+    const day = res.json().days.at(-1);
+    expect(day.day).toBe(today());
+    expect(day.keys.map((k: { publicId: string }) => k.publicId)).toEqual(keys);
+
+    const text = await mds(['usage', grantId, '--daily', '--from', today()], { db: h.db.url });
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`${grantId}: 3 requests from ${today()} to ${today()} (UTC days)`);
+    expect(text.stdout).toMatch(new RegExp(`${today()}\\s+total\\s+3`));
+  });
+
+  it('statement prints the month as JSON, a table, or the admin API’s CSV', async () => {
+    const month = today().slice(0, 7);
+    const json = await mds(['usage', 'statement', '--month', month, '--json'], { db: h.db.url });
+    expect(json.status, json.stderr).toBe(0);
+    expect(json.json().month).toBe(month);
+    const line = json.json().lines.find((l: { grant: { id: string } }) => l.grant.id === grantId);
+    expect(line.requestsUsed).toBe(3);
+
+    const csv = await mds(['usage', 'statement', '--month', month, '--csv'], { db: h.db.url });
+    expect(csv.status, csv.stderr).toBe(0);
+    const api = await h.call('GET', `/admin/v1/usage/statement?month=${month}`, {
+      token,
+      headers: { accept: 'text/csv' },
+    });
+    expect(csv.stdout).toBe(api.body);
+
+    const table = await mds(['usage', 'statement'], { db: h.db.url });
+    expect(table.stdout).toMatch(/^ACCOUNT\s+ACCOUNT EXTERNAL ID\s+GRANT/);
+    expect(table.stdout).toContain(grantId);
+  });
+
+  it('refuses a bad window, month or option naming it, exit code 2', async () => {
+    const cases: Array<[string[], string]> = [
+      [
+        ['usage', grantId, '--daily', '--from', '2026-02-30'],
+        '--from: must be a real calendar date as YYYY-MM-DD',
+      ],
+      [
+        ['usage', grantId, '--daily', '--from', '2026-03-02', '--to', '2026-03-01'],
+        '--from: must not be after --to',
+      ],
+      [
+        ['usage', grantId, '--daily', '--from', '2024-01-01', '--to', '2026-01-01'],
+        'must not exceed 366 days',
+      ],
+      [['usage', grantId, '--from', '2026-01-01'], '--from and --to go with --daily'],
+      [['usage', 'grt_nope', '--daily'], 'no grant grt_nope'],
+      [['usage', 'statement', '--month', '2026-13'], '--month: must be a calendar month as YYYY-MM'],
+      [['usage', 'statement', '--csv', '--json'], 'give --csv or --json, not both'],
+    ];
+    for (const [args, message] of cases) {
+      const res = await mds(args, { db: h.db.url });
+      expect(res.status, args.join(' ')).toBe(2);
+      expect(res.stderr, args.join(' ')).toContain(message);
+      expect(res.stdout).toBe('');
+    }
+  });
+});

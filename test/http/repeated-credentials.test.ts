@@ -1,0 +1,118 @@
+/**
+ * A credential header sent twice is refused (docs/decisions.md 60). Node keeps
+ * the first `Authorization` and joins repeated `X-API-Key` values; a proxy in
+ * front may read the last one, so the key it checks could differ from the key
+ * billed. Sent over a real connection: light-my-request cannot repeat a header.
+ * The request is offered to the raw writer first (it steps aside) and answered
+ * by Fastify, so the rule holds on both entrances.
+ */
+import { connect } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { backends } from '../support/backends.js';
+import { type Harness, startHarness } from '../support/harness.js';
+
+const take = vi.spyOn(RawWriter.prototype, 'take');
+/** Whether the last request was answered by the raw writer (the fast path). */
+const tookFast = () => take.mock.results.at(-1)?.value as boolean;
+
+interface RawAnswer {
+  status: number;
+  headers: Map<string, string>;
+  body: string;
+}
+
+/** One request with exactly these header lines, over a new connection. */
+function send(port: number, path: string, headerLines: string[]): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => {
+      text += d;
+    });
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = new Map<string, string>();
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+    socket.write(
+      [`GET ${path} HTTP/1.1`, 'Host: localhost', 'Connection: close', ...headerLines, '', ''].join('\r\n'),
+    );
+  });
+}
+
+describe.each(backends())('repeated credential headers on $name', (backend) => {
+  let h: Harness;
+  let key: string;
+  let port: number;
+
+  beforeAll(async () => {
+    h = await startHarness(backend);
+    ({ key } = await h.newKey());
+    await h.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (h.app.server.address() as { port: number }).port;
+  });
+  afterAll(() => h?.close());
+  afterEach(() => take.mockClear());
+
+  /** The key verified and served by the raw writer, so a 200 would come from the fast path. */
+  const fastPathReady = async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await send(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`]);
+      expect(res.status).toBe(200);
+      if (tookFast()) return;
+    }
+    expect(tookFast(), 'a verified Bearer key takes the raw writer').toBe(true);
+  };
+
+  const expectRefused = (res: RawAnswer) => {
+    expect(res.status).toBe(401);
+    const body = JSON.parse(res.body);
+    expect(body.error.code).toBe('invalid_api_key');
+    expect(body.error.message).toMatch(/send one credential/);
+    // As every other 401 of a key: the RFC 6750 challenge, no quota headers (no grant is known).
+    expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(res.headers.has('ratelimit-limit')).toBe(false);
+    expect(res.headers.get('x-request-id')).toBe(body.meta.requestId);
+  };
+
+  it('refuses a valid Authorization followed by another one, on both entrances', async () => {
+    await fastPathReady();
+    const res = await send(port, '/v1/rates/latest', [
+      `Authorization: Bearer ${key}`,
+      'Authorization: Bearer xxx',
+    ]);
+    expect(take).toHaveBeenCalled();
+    expect(tookFast(), 'the raw writer steps aside').toBe(false);
+    expectRefused(res);
+  });
+
+  it('refuses the same valid key twice, whatever the header spelling', async () => {
+    await fastPathReady();
+    expectRefused(
+      await send(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`, `authorization: Bearer ${key}`]),
+    );
+    expectRefused(await send(port, '/v1/rates/latest', [`X-API-Key: ${key}`, `x-api-key: ${key}`]));
+    expectRefused(
+      await send(port, '/v1/me', [`Authorization: Bearer ${key}`, `X-Api-Key: ${key}`, `X-Api-Key: ${key}`]),
+    );
+  });
+
+  it('refuses an operation the raw writer never takes', async () => {
+    expectRefused(await send(port, '/v1/me', ['Authorization: Bearer xxx', `Authorization: Bearer ${key}`]));
+  });
+
+  it('still accepts one key in Authorization and the same in X-API-Key (docs/security.md, Keys)', async () => {
+    const res = await send(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`, `X-API-Key: ${key}`]);
+    expect(res.status).toBe(200);
+    const once = await send(port, '/v1/rates/latest', [`X-API-Key: ${key}`]);
+    expect(once.status).toBe(200);
+  });
+});
