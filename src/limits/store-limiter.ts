@@ -123,14 +123,14 @@ export class StoreLimiter implements Limiter {
         // Sent, and its reply lost: the store says whether it was applied, and
         // how each grant's requests were decided (docs/decisions.md, 59).
         const answer = askOutcome(this.store, batchId, Date.now, sentAt);
-        void within(answer, ANSWER_DEADLINE_MS, 'late' as const).then((outcome) => {
+        const acted = within(answer, ANSWER_DEADLINE_MS, 'late' as const).then((outcome) => {
           if (outcome !== 'late' && outcome.applied && outcome.detail !== null) {
             return this.settle(groups, JSON.parse(outcome.detail) as ConsumeOutcome[], now);
           }
           fail();
           if (outcome !== 'late') return;
           // Answered 503 before the store could say: if it was applied, the units come off again.
-          answer.then(
+          return answer.then(
             (late) => {
               if (late.applied && late.detail !== null)
                 this.giveBackAll(groups, JSON.parse(late.detail) as ConsumeOutcome[], period, now);
@@ -138,6 +138,9 @@ export class StoreLimiter implements Limiter {
             () => {},
           );
         }, fail);
+        // Until the answer is acted on, the recorder's flush (a shutdown's, a test's)
+        // waits for it, boundedly: a late give-back is then written, not lost.
+        this.recorder.awaitOutcome(acted);
       },
     );
     this.inFlight.add(done);

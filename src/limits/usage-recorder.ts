@@ -87,6 +87,21 @@ export class UsageRecorder {
     return this.refundBatch.done;
   }
 
+  /**
+   * An answer about a failed commit made elsewhere (the store limiter's own
+   * transaction) whose handling may still give units back here: `flush` waits
+   * for it as for the answers about this recorder's commits, up to the same
+   * deadline, then writes the give-backs it queued (docs/decisions.md, 59).
+   */
+  awaitOutcome(handled: Promise<unknown>): void {
+    const settled = handled.then(
+      () => {},
+      () => {},
+    );
+    this.asking.add(settled);
+    void settled.finally(() => this.asking.delete(settled));
+  }
+
   /** Give-backs not yet committed (a gauge for operators, and for tests). */
   get refundsPending(): number {
     let n = 0;

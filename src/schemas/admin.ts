@@ -130,6 +130,10 @@ export const AuditRecord = Type.Object({
 const body = <T extends Record<string, TSchema>>(properties: T, description: string) =>
   Type.Object(properties, { additionalProperties: false, description });
 
+/** A change must change something: `{}` is refused as the CLI refuses an update without an option. */
+const patch = <T extends Record<string, TSchema>>(properties: T, description: string) =>
+  Type.Object(properties, { additionalProperties: false, minProperties: 1, description });
+
 export const AccountCreate = body(
   {
     name: Type.Optional(Text(200, 'Display name')),
@@ -138,7 +142,7 @@ export const AccountCreate = body(
   },
   'A new account',
 );
-export const AccountPatch = body(
+export const AccountPatch = patch(
   {
     name: Type.Optional(Nullable(Text(200, 'Display name'))),
     email: Type.Optional(Nullable(Email)),
@@ -168,7 +172,7 @@ export const GrantCreate = body(
   },
   'A new grant: a plan of the catalogue or explicit limits',
 );
-export const GrantPatch = body(
+export const GrantPatch = patch(
   {
     status: Type.Optional(GrantStatus),
     scopes: Type.Optional(Scopes),

@@ -12,8 +12,19 @@ import type { ImportMeta } from '../import-records.js';
 import type { AuditLogTable } from '../schema.js';
 import type { Db, Runner } from './database.js';
 
-export const newAuditId = (): string =>
-  `aud_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').toLowerCase()}`;
+let sequence = 0;
+
+/**
+ * `aud_` + the time (base 36, fixed width) + a counter of this process + random
+ * letters. The log is listed by (at, id): two records of one millisecond from
+ * one process keep the order they were written in (a grant's create before
+ * its update), and a cursor on (at, id) is stable.
+ */
+export const newAuditId = (at: number = Date.now()): string => {
+  sequence = (sequence + 1) % 36 ** 4;
+  const random = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').toLowerCase();
+  return `aud_${at.toString(36).padStart(9, '0')}${sequence.toString(36).padStart(4, '0')}${random}`;
+};
 
 /** An instant as the audit log shows it. */
 export const auditInstant = (ms: number | null): string | null =>
@@ -46,7 +57,7 @@ export function auditRow(
 ): AuditLogTable {
   const who = actor ?? SYSTEM_ACTOR;
   return {
-    id: newAuditId(),
+    id: newAuditId(at),
     at,
     actor_id: who.id,
     actor_label: who.label,
