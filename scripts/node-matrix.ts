@@ -248,8 +248,9 @@ const ENDPOINTS = [
   '/v1/gold/latest',
   '/v1/gold/history',
   '/v1/me',
+  '/v1/usage/daily',
 ];
-const UNAUTHENTICATED = ['/healthz', '/readyz', '/openapi.json', '/llms.txt'];
+const UNAUTHENTICATED = ['/healthz', '/readyz', '/status', '/openapi.json', '/llms.txt'];
 
 /** The environment of the service and the CLI: none of the operator's MDS_ settings. */
 function smokeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
