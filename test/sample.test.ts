@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PURITIES, type RateObservation } from '../src/domain/types.js';
-import { generateSample, SAMPLE_NOTICE } from '../src/sample/generate.js';
+import { generateSample, lastCompleteDay, SAMPLE_NOTICE } from '../src/sample/generate.js';
 
 const END = '2026-12-15';
 const END_MS = Date.UTC(2026, 11, 15);
@@ -263,5 +263,14 @@ describe('generateSample', () => {
     expect(() => generateSample({ endDate: '15/12/2026' })).toThrow(RangeError);
     expect(() => generateSample({ endDate: END, days: 0 })).toThrow(RangeError);
     expect(() => generateSample({ endDate: END, days: 1.5 })).toThrow(RangeError);
+  });
+});
+
+describe('lastCompleteDay: where a --first-run sample ends', () => {
+  it('is today once the day’s last observation (transfer, 11:00 UTC) is past, else yesterday', () => {
+    expect(lastCompleteDay(Date.parse('2026-11-25T10:59:59.999Z'))).toBe('2026-11-24');
+    expect(lastCompleteDay(Date.parse('2026-11-25T11:00:00.000Z'))).toBe('2026-11-25');
+    expect(lastCompleteDay(Date.parse('2026-11-25T23:59:59.999Z'))).toBe('2026-11-25');
+    expect(lastCompleteDay(Date.parse('2026-01-01T00:00:00.000Z'))).toBe('2025-12-31');
   });
 });

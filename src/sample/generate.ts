@@ -48,6 +48,18 @@ const SOURCE_OFFSET_MS: Record<Source, number> = {
 const EMIT_ORDER: readonly Source[] = ['parallel', 'official', 'transfer'];
 const GOLD_OFFSET_MS = 9 * HOUR_MS + 30 * 60_000;
 
+/**
+ * The last UTC day whose every observation is already in the past at `now`:
+ * today once its last series (transfer, 11:00) is, else yesterday. A sample
+ * ending there has no time in the future, and its newest parallel quote is at
+ * most 26 hours old, inside the default freshness threshold (decisions 53).
+ */
+export function lastCompleteDay(now: number = Date.now()): string {
+  const today = now - (now % DAY_MS);
+  const last = Math.max(...Object.values(SOURCE_OFFSET_MS), GOLD_OFFSET_MS);
+  return new Date(now >= today + last ? today : today - DAY_MS).toISOString().slice(0, 10);
+}
+
 // ---------------------------------------------------------------------------
 // Price paths
 // ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { createGrant } from '../../operations/grants.js';
 import { createKey } from '../../operations/keys.js';
 import { tuneHeap } from '../../runtime/heap.js';
 import { TopologyError } from '../../runtime/single-process.js';
-import { generateSample, SAMPLE_NOTICE } from '../../sample/generate.js';
+import { generateSample, lastCompleteDay, SAMPLE_NOTICE } from '../../sample/generate.js';
 import { SYSTEM_ACTOR } from '../../storage/admin-records.js';
 import { openStore } from '../../storage/open.js';
 import type { Store } from '../../storage/store.js';
@@ -34,9 +34,8 @@ async function firstRun(store: Store): Promise<FirstRun> {
   await store.migrate();
   const result: FirstRun = { seeded: false };
   if ((await store.listAssets()).length === 0) {
-    // End yesterday: today's observations would otherwise carry times still in the future.
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    await seedSample(store, generateSample({ endDate: yesterday }));
+    // The last day whose observations are all in the past: never a time in the future.
+    await seedSample(store, generateSample({ endDate: lastCompleteDay() }));
     result.seeded = true;
   }
   if ((await store.countAccounts()) === 0) {
