@@ -67,3 +67,16 @@ export function minuteWindow(ms: number): { start: number; end: number } {
 export function secondsUntil(end: number, now: number): number {
   return Math.max(1, Math.ceil((end - now) / 1000));
 }
+
+// Every unit counted is counted on its UTC day too; as with the month, computing it once a day is enough.
+let dayStart = 0;
+let dayEnd = 0;
+let dayKey = '1970-01-01';
+/** The UTC day of `ms` as `YYYY-MM-DD`; the last one is kept, so a request costs a comparison. */
+export function utcDay(ms: number): string {
+  if (ms >= dayStart && ms < dayEnd) return dayKey;
+  dayStart = Math.floor(ms / DAY_MS) * DAY_MS;
+  dayEnd = dayStart + DAY_MS;
+  dayKey = new Date(dayStart).toISOString().slice(0, 10);
+  return dayKey;
+}

@@ -104,7 +104,7 @@ export interface Limiter {
 /**
  * The limiter cannot decide now (its Redis, or the store it counts in, is
  * away). Every limiter throws this, and only this, for its failures: callers
- * test the type (issue #15), never the cause's codes or messages.
+ * test the type (docs/architecture.md, errors), never the cause's codes or messages.
  */
 export class LimiterUnavailableError extends Error {
   constructor(cause?: unknown) {

@@ -4,9 +4,8 @@
  * Monthly counts start from the durable usage in the store and every consumed
  * unit is committed through the UsageRecorder before the request is answered.
  */
-import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
+import { MINUTE_MS, minuteStart, monthPeriod, utcDay } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
-import { utcDay } from '../storage/usage-records.js';
 import {
   type GrantLimits,
   type LimitDecision,

@@ -157,7 +157,7 @@ export function openRedis(url: string, cluster: boolean): LimiterRedis {
     enableOfflineQueue: false,
     // No auto-pipelining: a tick's check-and-consume is already one command
     // (sendBatch), and the pipeline ioredis would build around it per tick cost
-    // the service about 5 % of its requests with PostgreSQL + Redis (issue #5).
+    // the service about 5 % of its requests with PostgreSQL + Redis (docs/performance-notes.md).
     enableAutoPipelining: false,
   };
   const perNode: RedisOptions = {

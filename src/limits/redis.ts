@@ -10,7 +10,7 @@
  *
  * Time comes from Redis (`TIME`, inside the script), not from each instance:
  * instances whose clocks disagree still count in the same window and report
- * the same reset (issue #13). A grant's counters are two hashes whose names
+ * the same reset (docs/deployment.md). A grant's counters are two hashes whose names
  * share the hash tag `{grantId}`, so on a Redis Cluster they sit in one slot
  * and the script that touches both stays atomic; one script call carries the
  * grants of one slot.
@@ -24,9 +24,8 @@
 
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
-import { MINUTE_MS, monthPeriod } from '../domain/dates.js';
+import { MINUTE_MS, monthPeriod, utcDay } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
-import { utcDay } from '../storage/usage-records.js';
 import {
   type GrantLimits,
   type LimitDecision,

@@ -1,5 +1,5 @@
 /**
- * The limiter of N instances on PostgreSQL without Redis (issue #13). Counting
+ * The limiter of N instances on PostgreSQL without Redis (docs/deployment.md). Counting
  * in each process, as the embedded default does, would let every instance
  * through its own full window: two instances served 20 requests of a grant
  * limited to 10. Here the store decides: each tick's requests are grouped by
@@ -15,9 +15,9 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { MINUTE_MS, minuteStart, monthPeriod } from '../domain/dates.js';
+import { MINUTE_MS, minuteStart, monthPeriod, utcDay } from '../domain/dates.js';
 import type { ConsumeOutcome, ConsumeRequest, Store, UsageStore } from '../storage/store.js';
-import { utcDay, wasNotSent } from '../storage/usage-records.js';
+import { wasNotSent } from '../storage/usage-records.js';
 import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
 import {
   type GrantLimits,

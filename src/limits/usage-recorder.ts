@@ -53,7 +53,7 @@ export class UsageRecorder {
      * a second one in flight has its statement run and waiting by the time the
      * first is flushed. More do not flush together: a grant's batches update one
      * row, so each waits for the one before it to commit, and every waiter
-     * shrinks the batches (issue #5: 4 in flight served about a fifth fewer
+     * shrinks the batches (measured, docs/performance-notes.md: 4 in flight served about a fifth fewer
      * requests than 2 with PostgreSQL + Redis). SQLite commits synchronously:
      * one is enough.
      */

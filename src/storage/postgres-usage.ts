@@ -3,9 +3,10 @@
  * from postgres.ts for size.
  */
 import { sql, type Transaction } from 'kysely';
+import { utcDay } from '../domain/dates.js';
 import type { Database } from './schema.js';
 import { allowedOf, type ConsumeOutcome, type ConsumeRequest } from './store.js';
-import { BATCH_ID_RETENTION_MS, dailyOfTaken, utcDay } from './usage-records.js';
+import { BATCH_ID_RETENTION_MS, dailyOfTaken } from './usage-records.js';
 
 /** Every PRUNE_EVERY-th commit deletes up to PRUNE_LIMIT expired batch ids: four times the rate they are made. */
 export const PRUNE_EVERY = 64;

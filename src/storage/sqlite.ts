@@ -27,6 +27,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import { setting } from '../config/setting.js';
+import { utcDay } from '../domain/dates.js';
 import type { RateObservation } from '../domain/types.js';
 import { classified, errorCode, type UnavailableTest } from './errors.js';
 import type { ImportOutcome } from './import-records.js';
@@ -50,13 +51,7 @@ import {
   type Store,
   type UsageIncrement,
 } from './store.js';
-import {
-  type BatchOutcome,
-  type DailyIncrement,
-  dailyOfTaken,
-  type UsageCommit,
-  utcDay,
-} from './usage-records.js';
+import { type BatchOutcome, type DailyIncrement, dailyOfTaken, type UsageCommit } from './usage-records.js';
 
 /**
  * SQLite's codes for a store that cannot serve now: locked past the busy

@@ -5,7 +5,6 @@
  * themselves are each backend's own (sqlite.ts, postgres.ts).
  */
 import type { Generated } from 'kysely';
-import { DAY_MS } from '../domain/dates.js';
 
 /** Units of one key of a grant on one UTC day (`YYYY-MM-DD`); negative for a give-back. */
 export interface DailyIncrement {
@@ -93,18 +92,6 @@ export interface UsageBatchesTable {
 export const BATCH_ID_RETENTION_MS = 3_600_000;
 /** An instance stops asking about a failed commit after this (well inside the retention). */
 export const USAGE_LOOKUP_GIVE_UP_MS = BATCH_ID_RETENTION_MS / 2;
-
-let dayStart = 0;
-let dayEnd = 0;
-let dayKey = '1970-01-01';
-/** The UTC day of `ms` as `YYYY-MM-DD`; the last one is kept, so a request costs a comparison. */
-export function utcDay(ms: number): string {
-  if (ms >= dayStart && ms < dayEnd) return dayKey;
-  dayStart = Math.floor(ms / DAY_MS) * DAY_MS;
-  dayEnd = dayStart + DAY_MS;
-  dayKey = new Date(dayStart).toISOString().slice(0, 10);
-  return dayKey;
-}
 
 /**
  * Errors of a usage commit that was never sent (no connection could be had):

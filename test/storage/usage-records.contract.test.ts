@@ -6,9 +6,9 @@
  * a month add up to its monthly usage.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { utcDay } from '../../src/domain/dates.js';
 import { UsageRecorder } from '../../src/limits/usage-recorder.js';
 import type { Store } from '../../src/storage/store.js';
-import { utcDay } from '../../src/storage/usage-records.js';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
 import { keyOnNewGrant } from '../support/keys.js';
 
