@@ -2,7 +2,8 @@
  * One scenario under load: the service and the two reference servers, each
  * loaded in turn with the same wrk settings and the same request (key
  * included), warm-up first, then interleaved rounds (service, node:http,
- * fastify, service, …), so that a noisy moment hurts every target alike.
+ * fastify, then node:http, fastify, service, …), so that a noisy moment hurts
+ * every target alike and none always follows the same neighbour.
  */
 import { type Spawned, sampleRss } from './proc.js';
 import { runWrk, type WrkResult } from './wrk.js';
@@ -49,6 +50,8 @@ export interface TargetSummary {
   non2xx: number;
   /** Peak VmRSS sampled during this scenario's runs, kB. */
   peakRssKb: number;
+  /** The most CPU the generator used in a measured round, in cores (WrkResult.generatorCores). */
+  generatorCoresMax: number;
   rounds: Array<{ rps: number; p50Us: number; p99Us: number; requests: number }>;
 }
 
@@ -136,12 +139,16 @@ export async function loadScenario(
   const warmups = warm ? await warmUp(targets, url, s) : new Map<TargetName, Measured[]>();
   const runs = new Map<TargetName, Measured[]>(targets.map((t) => [t.name, []]));
   for (let r = 0; r < s.rounds; r++) {
-    for (const t of targets) {
+    // Each round starts one target later: a target loaded right after a heavy
+    // one on the same core (Fastify's collector, its sockets closing) would
+    // otherwise meet that aftermath in every round.
+    for (const t of [...targets.slice(r % targets.length), ...targets.slice(0, r % targets.length)]) {
       const m = await measure(t, url, s.seconds, s);
       runs.get(t.name)?.push(m);
       progress(
         `    round ${r + 1}/${s.rounds} ${t.name.padEnd(9)} ${Math.round(m.result.rps).toLocaleString('en').padStart(7)} req/s` +
           `  p99 ${(m.result.latencyUs.p99 / 1000).toFixed(2)} ms` +
+          `  wrk ${Math.round(m.result.generatorCores * 100)} % CPU` +
           (m.result.socketErrors || m.result.non2xx
             ? `  errors ${m.result.socketErrors}, non-2xx ${m.result.non2xx}`
             : ''),
@@ -160,6 +167,7 @@ export async function loadScenario(
       socketErrors: all.reduce((n, m) => n + m.result.socketErrors, 0),
       non2xx: all.reduce((n, m) => n + m.result.non2xx, 0),
       peakRssKb: Math.max(0, ...all.map((m) => m.peakRssKb)),
+      generatorCoresMax: Math.round(Math.max(0, ...measured.map((m) => m.result.generatorCores)) * 100) / 100,
       rounds: measured.map((m) => ({
         rps: Math.round(m.result.rps),
         p50Us: m.result.latencyUs.p50,
@@ -169,4 +177,34 @@ export async function loadScenario(
     };
   }
   return out;
+}
+
+/** At or above this share of its threads' cores, the generator is taken as the limit of a run. */
+export const GENERATOR_SATURATED = 0.9;
+
+/**
+ * Whether any measured run was limited by wrk rather than by its target: a
+ * ratio between two targets means something only while the generator keeps up
+ * with both (bench/wrk-report.lua tells how the generator once did not).
+ */
+export function generatorCheck(
+  scenarios: Array<{ title: string; targets: Partial<Record<TargetName, TargetSummary>> }>,
+  threads: number,
+): { name: string; ok: boolean; detail: string } {
+  const busy: string[] = [];
+  let most = 0;
+  for (const s of scenarios)
+    for (const [name, t] of Object.entries(s.targets)) {
+      if (!t) continue;
+      most = Math.max(most, t.generatorCoresMax);
+      if (t.generatorCoresMax >= GENERATOR_SATURATED * threads)
+        busy.push(`${s.title}, ${name}: ${Math.round(t.generatorCoresMax * 100)} %`);
+    }
+  return {
+    name: `the load generator kept up (wrk below ${GENERATOR_SATURATED * 100} % of its ${threads} core(s) in every measured run)`,
+    ok: busy.length === 0,
+    detail: busy.length
+      ? `saturated in ${busy.join('; ')}: those figures measure wrk, not the target`
+      : `at most ${Math.round(most * 100)} % of one core`,
+  };
 }

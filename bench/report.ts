@@ -519,7 +519,8 @@ ${[
   a parsed object, serialized per request through the route's 200 schema from the service's OpenAPI
   document (fast-json-stringify; unions of string literals written as one string enum): the framework's limit.
 - Every target gets the same request (Authorization header included) from the same wrk settings;
-  bench/wrk-report.lua counts non-2xx answers and reports the latency percentiles.
+  bench/wrk-report.lua reports non-2xx answers and the latency percentiles, with no per-answer
+  Lua hook; the shell's \`times\` gives wrk's CPU, and a check fails any run where wrk was the limit.
 - History: \`currency=EUR\`, a 366-day window ending yesterday, \`limit=250\`; the cursor page is the
   \`meta.nextCursor\` of the first (${cursorRecords(r)} records with one observation a day, so it is smaller;
   "as fast" means at least 0.90× the first page's requests/s). That target is judged on the two pages

@@ -14,7 +14,7 @@ import { cleanUp, defer } from './cleanup.js';
 import { measureCli } from './cli.js';
 import { measureImports } from './import.js';
 import { measureImportBesideServing } from './import-beside-serving.js';
-import { type LoadSettings, loadScenario, type Target, type TargetName } from './load.js';
+import { generatorCheck, type LoadSettings, loadScenario, type Target, type TargetName } from './load.js';
 import { loadAverage, machine, measuredCommit, versions } from './machine.js';
 import { type BenchOptions, type OnlyPart, parseOptions, type SCENARIO_IDS, USAGE } from './options.js';
 import { type CpuPlan, cpuPlan, httpGet, stop } from './proc.js';
@@ -387,6 +387,7 @@ async function main(argv: string[]): Promise<number> {
     reports.push(store.report);
   }
   await local.stopRefs();
+  checks.push(generatorCheck(reports, o.threads));
 
   const imports = wants('import')
     ? await measureImports({

@@ -43,8 +43,14 @@ export interface WrkResult {
   bytes: number;
   /** Socket errors: connect, read, write, timeout. */
   socketErrors: number;
-  /** Answers outside 2xx (counted by the Lua response hook). */
+  /** Answers outside 2xx: wrk's status count (>= 400; bench/wrk-report.lua says why no 3xx can come). */
   non2xx: number;
+  /**
+   * CPU the generator used, in cores (user + system seconds over the run's
+   * seconds, for all its threads). Near its thread count, the generator was
+   * the limit and the run measured wrk, not the server.
+   */
+  generatorCores: number;
   latencyUs: { p50: number; p90: number; p99: number; max: number; mean: number };
 }
 
@@ -70,8 +76,11 @@ export async function runWrk(o: WrkRun): Promise<WrkResult> {
     ...Object.entries(o.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
     o.url,
   ];
-  const [file, argv] = o.cpus ? ['taskset', ['-c', o.cpus, o.wrk, ...args]] : [o.wrk, args];
-  const { stdout } = await run(file, argv as string[], { maxBuffer: 10_000_000 });
+  const command = o.cpus ? ['taskset', '-c', o.cpus, o.wrk, ...args] : [o.wrk, args].flat();
+  // The shell's `times` prints its children's user and system seconds last: wrk's CPU, whatever it was pinned to.
+  const { stdout } = await run('sh', ['-c', '"$@"; s=$?; times; exit $s', 'sh', ...command], {
+    maxBuffer: 10_000_000,
+  });
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
   if (!line) throw new Error(`wrk printed no report for ${o.url}:\n${stdout}`);
   const r = JSON.parse(line.slice('BENCH_JSON '.length)) as Record<string, number>;
@@ -83,8 +92,16 @@ export async function runWrk(o: WrkRun): Promise<WrkResult> {
     rps: seconds > 0 ? n('requests') / seconds : 0,
     bytes: n('bytes'),
     socketErrors: n('connect') + n('read') + n('write') + n('timeout'),
-    // wrk's own status count (>= 400) is included in the hook's count; take the larger to be safe.
-    non2xx: Math.max(n('non2xx'), n('status')),
+    non2xx: n('status'),
+    generatorCores: seconds > 0 ? childCpuSeconds(stdout) / seconds : 0,
     latencyUs: { p50: n('p50'), p90: n('p90'), p99: n('p99'), max: n('max'), mean: n('mean') },
   };
+}
+
+/** The children's user + system seconds from the last line `times` printed (`0m1.230000s 0m0.450000s`). */
+export function childCpuSeconds(stdout: string): number {
+  const last = stdout.trimEnd().split('\n').at(-1) ?? '';
+  const m = /^(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s$/.exec(last.trim());
+  if (!m) throw new Error(`no CPU times after wrk's report: ${JSON.stringify(last)}`);
+  return Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]);
 }

@@ -26,6 +26,7 @@ function summary(rps: number): TargetSummary {
     socketErrors: 0,
     non2xx: 0,
     peakRssKb: rps * 2,
+    generatorCoresMax: 0.5,
     rounds: [{ rps, p50Us: 1_000_000 / rps, p99Us: 3_000_000 / rps, requests: rps * 5 }],
   };
 }
