@@ -27,11 +27,13 @@ export interface Instance {
 
 export async function instance(
   databaseUrl: string,
-  redis?: { url: string; prefix: string },
+  redis?: { url: string; prefix: string; cluster?: boolean },
 ): Promise<Instance> {
   const runtime = await assemble({
     databaseUrl,
-    ...(redis ? { redisUrl: redis.url, redisPrefix: redis.prefix } : {}),
+    ...(redis
+      ? { redisUrl: redis.url, redisPrefix: redis.prefix, redisCluster: redis.cluster ?? false }
+      : {}),
     pollMs: 100,
   });
   const app = await buildApp(runtime.services, { logger: false });
@@ -144,7 +146,7 @@ export async function storedUsage(databaseUrl: string, grantId: string) {
   }
 }
 
-/** The Redis month counter of a grant (null when not seeded). */
+/** The Redis month counter of a grant (null when not seeded); on a cluster, `url` is the node serving its slot. */
 export async function redisMonth(url: string, prefix: string, grantId: string): Promise<number | null> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {

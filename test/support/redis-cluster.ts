@@ -20,6 +20,13 @@ export interface RedisCluster {
   ports: number[];
   /** Kills node `i` (SIGKILL), as a crashed or unreachable master. */
   killNode(i: number): Promise<void>;
+  /** Starts node `i` again, empty, on its port and cluster config (it takes its slots back), and waits for the cluster. */
+  restartNode(i: number): Promise<void>;
+  /** Stops node `i` (SIGSTOP) and lets it go on (SIGCONT): a stalled master. */
+  pauseNode(i: number): void;
+  resumeNode(i: number): void;
+  /** The index of the node serving the slot of `key` (`{tag}` rules apply). */
+  nodeFor(key: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -65,40 +72,48 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
     new Promise<void>((resolve) => {
       if (p.exitCode !== null || p.signalCode !== null) return resolve();
       p.once('exit', () => resolve());
+      p.kill('SIGCONT'); // a paused node would not take the kill until resumed
       p.kill('SIGKILL');
     });
   const stop = async () => {
     await Promise.all(procs.map(kill));
     rmSync(dir, { recursive: true, force: true });
   };
+  const startNode = (i: number) => {
+    const port = ports[i]!;
+    const proc = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        '2000',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+      ],
+      { stdio: 'ignore' },
+    );
+    track(proc, `redis-server --cluster-enabled --port ${port}`);
+    procs[i] = proc;
+  };
+  const clusterOk = async () => {
+    for (const port of ports)
+      await waitFor(async () => (await cli(port, 'cluster', 'info')).includes('cluster_state:ok'));
+  };
   try {
     for (let i = 0; i < nodes; i++) {
-      const port = await freePort(taken);
-      ports.push(port);
-      const proc = spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout',
-          '2000',
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--dir',
-          dir,
-        ],
-        { stdio: 'ignore' },
-      );
-      track(proc, `redis-server --cluster-enabled --port ${port}`);
-      procs.push(proc);
+      ports.push(await freePort(taken));
+      startNode(i);
     }
     for (const port of ports) await waitFor(async () => (await cli(port, 'ping')).trim() === 'PONG');
     await run('redis-cli', [
@@ -109,9 +124,34 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
       '0',
       '--cluster-yes',
     ]);
-    for (const port of ports)
-      await waitFor(async () => (await cli(port, 'cluster', 'info')).includes('cluster_state:ok'));
-    return { url: `redis://127.0.0.1:${ports[0]}`, ports, killNode: (i) => kill(procs[i]!), stop };
+    await clusterOk();
+    return {
+      url: `redis://127.0.0.1:${ports[0]}`,
+      ports,
+      killNode: (i) => kill(procs[i]!),
+      async restartNode(i) {
+        await kill(procs[i]!);
+        startNode(i);
+        await waitFor(async () => (await cli(ports[i]!, 'ping')).trim() === 'PONG');
+        await clusterOk();
+      },
+      pauseNode: (i) => procs[i]!.kill('SIGSTOP'),
+      resumeNode: (i) => procs[i]!.kill('SIGCONT'),
+      async nodeFor(key) {
+        const slot = Number((await cli(ports[0]!, 'cluster', 'keyslot', key)).trim());
+        // CLUSTER NODES: `<id> <ip>:<port>@<bus> <flags> <master> <ping> <pong> <epoch> <link> <slot ranges…>`
+        for (const line of (await cli(ports[0]!, 'cluster', 'nodes')).split('\n')) {
+          const f = line.trim().split(/\s+/);
+          const port = Number(/:(\d+)@/.exec(f[1] ?? '')?.[1]);
+          for (const range of f.slice(8)) {
+            const [lo, hi = lo] = range.split('-').map(Number);
+            if (lo !== undefined && slot >= lo && slot <= hi!) return ports.indexOf(port);
+          }
+        }
+        throw new Error(`no node serves slot ${slot} of ${key}`);
+      },
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -19,11 +19,18 @@ export async function waitFor<T>(
   { timeout = 5_000, interval = 20, what = 'condition' }: WaitOptions = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeout;
+  const late = () => new Error(`${typeof what === 'function' ? what() : what}: not within ${timeout} ms`);
   for (;;) {
-    const value = await predicate();
+    // A predicate that never settles (a client stuck on a stalled server) fails at the deadline too.
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(late()), Math.max(0, deadline - Date.now()) + interval);
+    });
+    const value = await Promise.race([Promise.resolve(predicate()), expired]).finally(() =>
+      clearTimeout(timer),
+    );
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline)
-      throw new Error(`${typeof what === 'function' ? what() : what}: not within ${timeout} ms`);
+    if (Date.now() > deadline) throw late();
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
 }

@@ -1,5 +1,7 @@
 /**
- * Monthly usage is durable (decisions §5): a real `mds serve` process answers a
+ * `kill -9` of a serving process (docs/reliability.md, Faults and what is
+ * promised), on SQLite, PostgreSQL with Redis and PostgreSQL without it.
+ * Monthly usage is durable (docs/decisions.md, 5): a real `mds serve` process answers a
  * burst, is killed with SIGKILL, and the restarted server (and the store
  * itself) count exactly the units that were answered with 200 or 404: none
  * lost, none extra. Requests refused with 400 or 401 count nothing.
@@ -12,7 +14,7 @@ import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
 import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
-import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { type Backend, backends, type Database, freshDatabase, POSTGRES_URL } from '../support/backends.js';
 import { SAMPLE_END } from '../support/harness.js';
 import { getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
 
@@ -48,7 +50,13 @@ async function send(base: string, key: string, i: number, tally: Tally): Promise
   }
 }
 
-describe.each(backends())('durable monthly usage across SIGKILL on $name', (backend) => {
+/** Every topology the service accepts for one process: SQLite, PostgreSQL with Redis, PostgreSQL without it. */
+const topologies = [
+  ...backends().map((b) => ({ ...b, label: b.redisUrl ? `${b.name} + Redis` : b.name })),
+  ...(POSTGRES_URL ? [{ name: 'postgres' as const, label: 'postgres, store limiter' }] : []),
+] as Array<Backend & { label: string }>;
+
+describe.each(topologies)('durable monthly usage across SIGKILL on $label', (backend) => {
   let db: Database;
   let store: Store;
   let server: ServerProcess | undefined;
