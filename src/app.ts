@@ -49,7 +49,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   app.register(wire.plugin);
   app.register(observabilityPlugin, { observer });
-  app.register(errorsPlugin, { services, routes });
+  app.register(errorsPlugin, { routes });
   await registerOpenApi(app, options.contact);
   app.register(openRoutes, { services });
   app.register(v1Plugin, { services, operations: operations(services), transport: wire, observer });

@@ -8,9 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody, unavailable } from '../http/errors.js';
 import { JSON_TYPE } from '../http/respond.js';
-import type {} from '../http/v1/fastify-writer.js'; // request.access, request.limits
 import { QUOTA_HEADERS, WITH_QUOTA } from '../http/v1/quota.js';
-import type { Services } from '../runtime/services.js';
 
 /** The GET routes' paths, so that another method on one gets 405, not 404. */
 export interface RouteTable {
@@ -32,7 +30,7 @@ export function routeTable(): RouteTable {
 }
 
 export const errorsPlugin = fp(
-  (app: FastifyInstance, { services, routes }: { services: Services; routes: RouteTable }, done) => {
+  (app: FastifyInstance, { routes }: { routes: RouteTable }, done) => {
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       if (methods.includes('GET')) routes.add(route.url);
@@ -54,14 +52,6 @@ export const errorsPlugin = fp(
           request.log.error({ err }, 'unhandled error');
           api = new ApiError(500, 'internal_error');
         }
-      }
-      if (api.status >= 500 && request.limits && request.access) {
-        // The unit was consumed for a request we failed to answer: give it back,
-        // and answer once the give-back is committed (or queued for retry).
-        return services.limiter.refund(request.access.grant, request.limits).then(
-          () => send(reply, api, request.id),
-          () => send(reply, api, request.id),
-        );
       }
       send(reply, api, request.id);
     });

@@ -10,12 +10,13 @@
  * and every request then goes through Fastify and meets that hook.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
+import type { AccessContext } from '../access/authenticator.js';
 import { decider } from '../http/v1/decide.js';
-import { writeReply } from '../http/v1/fastify-writer.js';
 import type { Operation } from '../http/v1/operation.js';
 import { type Observe, RawWriter } from '../http/v1/raw-writer.js';
+import { failure, WRITER_HEADERS, type Writing, writeAnswer } from '../http/v1/write.js';
 import type { Services } from '../runtime/services.js';
 import { isKnown } from './known-hooks.js';
 import { parseQuery, type transport } from './transport.js';
@@ -65,13 +66,30 @@ export function unknownHooks(instance: FastifyInstance): string[] {
   );
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key and grant of a /v1 request, once known (the access line names them). */
+    access: AccessContext | null;
+  }
+}
+
+/** Headers a hook set on the reply before the handler, other than those the writer sets itself. */
+function hookedHeaders(reply: FastifyReply): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value === undefined || WRITER_HEADERS.has(name)) continue;
+    if (Array.isArray(value)) for (const v of value) out.push(name, v);
+    else out.push(name, String(value));
+  }
+  return out;
+}
+
 export const v1Plugin = fp(
   (app: FastifyInstance, { services, operations, transport, observer }: V1Options, done) => {
     app.decorateRequest('access', null);
-    app.decorateRequest('limits', null);
-    const decide = decider(services, (err, requestId) =>
-      app.log.error({ err, requestId }, 'unhandled error'),
-    );
+    const logError = (err: unknown, requestId: string) =>
+      app.log.error({ err, requestId }, 'unhandled error');
+    const decide = decider(services, logError);
     const raw = new RawWriter({
       decide,
       limiter: services.limiter,
@@ -80,7 +98,7 @@ export const v1Plugin = fp(
       maxUrlLength: transport.maxUrlLength,
       hsts: transport.hsts,
       draining: () => services.lifecycle.draining,
-      logError: (err, requestId) => app.log.error({ err, requestId }, 'unhandled error'),
+      logError,
     });
     const unknownRouteHooks: string[] = [];
 
@@ -119,7 +137,29 @@ export const v1Plugin = fp(
                 requestId: request.id,
                 ip: () => request.ip,
               };
-              return decide(op, input)!.then((answer) => writeReply(request, reply, answer));
+              // The answer is written by the one writer (http/v1/write.ts), not by Fastify's reply.
+              reply.hijack();
+              const writing: Writing = {
+                requestId: request.id,
+                hsts: transport.hsts,
+                draining: services.lifecycle.draining,
+                head: request.method === 'HEAD',
+                acceptEncoding: request.headers['accept-encoding'],
+                hooked: hookedHeaders(reply),
+                limiter: services.limiter,
+                logError,
+              };
+              decide(op, input)!.then(
+                (answer) => {
+                  // The access line names the key (plugins/observability.ts).
+                  request.access = answer.access;
+                  writeAnswer(reply.raw, answer, writing);
+                },
+                (err: unknown) => {
+                  logError(err, request.id);
+                  failure(reply.raw, writing);
+                },
+              );
             },
           });
           raw.add(`/v1${op.url}`, op, observer(`/v1${op.url}`));

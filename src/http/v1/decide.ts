@@ -1,7 +1,7 @@
 /**
  * THE pipeline of every /v1 request (decisions §1): one function decides the
- * answer, `(operation, request) → { status, headers, body }`, and two writers
- * only write it (fastify-writer.ts, raw-writer.ts).
+ * answer, `(operation, request) → { status, headers, body }`, and one writer
+ * writes it (write.ts), whichever entrance the request came through.
  *
  *   1. route and method                 the router's (404, 405: plugins/errors.ts)
  *   2. authenticate the key             401 (429 for an address that keeps guessing)

@@ -1,14 +1,15 @@
 /**
- * The raw writer: for a GET to a /v1 operation whose answer is already
- * prepared (latest rates, premium, gold latest, the asset directory, a history
- * page this data version has served, as JSON or as the CSV its Accept asks
- * for), from a key verified since the last access change, it writes the
- * pipeline's answer on Node's response without Fastify's per-request machinery.
+ * The raw entrance: a shortcut past Fastify's router to the same decide and
+ * the same writer (write.ts), for a GET to a /v1 operation whose answer is
+ * already prepared (latest rates, premium, gold latest, the asset directory, a
+ * history page this data version has served, as JSON or as the CSV its Accept
+ * asks for), from a key verified since the last access change.
  *
- * Why it exists (issue #5): profiles of /v1/rates/latest put about half of the
- * request's time in Fastify's request and reply objects, hook runners, header
- * map and onSend, for a body that is already bytes. It decides nothing: the
- * answer is the pipeline's (decide.ts, asked for a prepared answer only), and
+ * Why it exists (docs/performance-notes.md): profiles of /v1/rates/latest put
+ * about half of the request's time in Fastify's request and reply objects,
+ * hook runners, header map and onSend, for a body that is already bytes. It
+ * decides nothing and writes nothing itself: the answer is the pipeline's
+ * (decide.ts, asked for a prepared answer only), written by writeAnswer, and
  * everything else goes to Fastify untouched, before anything is consumed.
  *
  * It is on only while the app's request hooks are the known set, whose work it
@@ -19,11 +20,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessContext } from '../../access/authenticator.js';
 import type { Limiter } from '../../limits/limiter.js';
-import { compress, encodingFor } from '../compression.js';
-import { ApiError } from '../errors.js';
-import { bodyFor } from '../respond.js';
-import { type Answer, type Decide, errorAnswer } from './decide.js';
+import type { Decide } from './decide.js';
 import type { Operation } from './operation.js';
+import { failure, type Writing, writeAnswer } from './write.js';
 
 /**
  * What the app records of every answered request: metrics, and the access line
@@ -88,7 +87,7 @@ export class RawWriter {
     if (route === undefined) return false;
     const h = req.headers;
     // The router ends the path at '#' too; such URLs, Host-less requests and
-    // conditional requests are rare enough to leave to the general writer.
+    // conditional requests are rare enough to leave to Fastify's route.
     if (h['if-none-match'] !== undefined || h.host === undefined || this.o.draining()) return false;
     if (url.includes('#')) return false;
     const started = performance.now();
@@ -97,88 +96,27 @@ export class RawWriter {
     const request = { headers: h, rawHeaders: req.rawHeaders, query, url, requestId, ip: NO_ADDRESS };
     const pending = this.o.decide(route.op, request, true);
     if (pending === undefined) return false;
-    // One reaction per request: write() catches its own failures.
+    const writing: Writing = {
+      requestId,
+      hsts: this.o.hsts,
+      draining: false,
+      acceptEncoding: h['accept-encoding'],
+      limiter: this.o.limiter,
+      logError: this.o.logError,
+    };
+    // One reaction per request: writeAnswer() catches its own failures.
     pending.then(
       (decided) => {
-        const answer = this.write(res, decided, requestId, h['accept-encoding']);
+        const answer = writeAnswer(res, decided, writing);
         route.observe(answer.status, performance.now() - started, requestId, 'GET', url, answer.access, req);
       },
       (err: unknown) => {
         // The pipeline answers its failures itself; this would be a bug of ours.
         this.o.logError(err, requestId);
-        const answer = this.fail(res, requestId);
+        const answer = failure(res, writing);
         route.observe(answer.status, performance.now() - started, requestId, 'GET', url, null, req);
       },
     );
     return true;
-  }
-
-  private write(res: ServerResponse, answer: Answer, requestId: string, acceptEncoding?: string): Answer {
-    try {
-      // The answer is this request's own: its list takes the writer's headers, not
-      // a copy. First, as Fastify's onRequest hook sets them (the differential test).
-      const { headers, body } = answer;
-      if (this.o.hsts) headers.unshift('x-request-id', requestId, 'strict-transport-security', this.o.hsts);
-      else headers.unshift('x-request-id', requestId);
-      if (body === null) {
-        res.writeHead(answer.status, headers);
-        res.end();
-        return answer;
-      }
-      if (typeof body === 'string') {
-        headers.push('content-length', String(Buffer.byteLength(body)));
-        res.writeHead(answer.status, headers);
-        res.end(body);
-        return answer;
-      }
-      const length = body.csv ? body.head.length : body.head.length + requestId.length + body.tail.length;
-      const encoding =
-        answer.compressible && acceptEncoding !== undefined ? encodingFor(acceptEncoding, length) : null;
-      if (encoding !== null) {
-        const bytes = compress(bodyFor(body, requestId), encoding);
-        headers.push('content-encoding', encoding, 'content-length', String(bytes.length));
-        res.writeHead(answer.status, headers);
-        res.end(bytes);
-        return answer;
-      }
-      // The prepared halves go out as they are, around the id: no body is built
-      // per request (a 6 KB copy, and external memory the GC must account for).
-      headers.push('content-length', String(length));
-      res.writeHead(answer.status, headers);
-      if (body.csv) {
-        res.end(body.head);
-        return answer;
-      }
-      res.cork();
-      res.write(body.head);
-      res.write(requestId, 'latin1');
-      res.end(body.tail);
-      res.uncork();
-      return answer;
-    } catch (err) {
-      this.o.logError(err, requestId);
-      // The unit was consumed for an answer that did not go out: given back. Not
-      // awaited: nothing here can fail once the status line is written but the socket.
-      const { consumed, access } = answer;
-      if (consumed && access) void this.o.limiter.refund(access.grant, consumed).catch(() => {});
-      return { ...this.fail(res, requestId), access };
-    }
-  }
-
-  /** A failure of ours: a 500 without quota headers, or a cut connection if the head went out. */
-  private fail(res: ServerResponse, requestId: string): Answer {
-    const answer = errorAnswer(new ApiError(500, 'internal_error'), requestId);
-    if (res.headersSent) {
-      // Failed part-way through the body: the client must not take it as whole.
-      res.destroy();
-      return answer;
-    }
-    const body = answer.body as string;
-    const headers = ['x-request-id', requestId];
-    if (this.o.hsts) headers.push('strict-transport-security', this.o.hsts);
-    headers.push(...answer.headers, 'content-length', String(Buffer.byteLength(body)));
-    res.writeHead(answer.status, headers);
-    res.end(body);
-    return answer;
   }
 }

@@ -1,0 +1,188 @@
+/**
+ * The one writer of /v1 answers (src/http/v1/write.ts) over real TLS: a 200,
+ * a HEAD, a 304, a 404, a 429 and a 503, through the raw entrance and through
+ * Fastify's route, each carry exactly one X-Request-Id (equal to
+ * `meta.requestId` where there is a body) and Strict-Transport-Security, and
+ * a draining server's answers close their connections. Deleting any line of
+ * the writer that sets them fails here.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
+import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { seedSample } from '../../src/import/seed.js';
+import { LimiterUnavailableError } from '../../src/limits/limiter.js';
+import { generateSample } from '../../src/sample/generate.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { openStore } from '../../src/storage/open.js';
+import { SAMPLE_END } from '../support/harness.js';
+
+const HSTS = 'max-age=31536000; includeSubDomains';
+const take = vi.spyOn(RawWriter.prototype, 'take');
+/** Keep-alive: a `Connection: close` in an answer is then the server's own choice. */
+const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
+
+interface Got {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  raw: string[];
+  body: string;
+  /** Which entrance answered: the raw one took it, or Fastify's route. */
+  entrance: 'raw' | 'fastify';
+}
+
+describe('the /v1 writer over TLS', () => {
+  let dir: string;
+  let server: RunningServer;
+  let key: string;
+  let limitedKey: string;
+
+  function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Got> {
+    take.mockClear();
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        `${server.url}${path}`,
+        { method, headers, agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              raw: res.rawHeaders,
+              body: Buffer.concat(chunks).toString('utf8'),
+              entrance: take.mock.results.some((r) => r.value === true) ? 'raw' : 'fastify',
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  function expectWritten(res: Got, status: number, entrance: Got['entrance']): void {
+    const where = `${res.status} via ${res.entrance} ${JSON.stringify(res.headers)} ${res.body.slice(0, 200)}`;
+    expect(res.status, where).toBe(status);
+    expect(res.entrance, where).toBe(entrance);
+    expect(res.headers['strict-transport-security'], where).toBe(HSTS);
+    const ids = res.raw.filter((_, i) => i % 2 === 0 && res.raw[i]!.toLowerCase() === 'x-request-id');
+    expect(ids, where).toHaveLength(1);
+    if (res.body !== '') expect(JSON.parse(res.body).meta.requestId, where).toBe(res.headers['x-request-id']);
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mds-writer-'));
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost'].concat([
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ]),
+      { stdio: 'ignore' },
+    );
+    const db = join(dir, 'mds.sqlite');
+    const store = openStore(db);
+    await store.migrate();
+    await seedSample(store, generateSample({ endDate: SAMPLE_END, days: 10 }));
+    const account = await createAccount(store, {});
+    const grant = (requestsPerMinute: number) =>
+      createGrant(store, {
+        accountId: account.id,
+        plan: 'p',
+        scopes: [...ENTITLEMENTS],
+        monthlyRequestLimit: 1_000_000,
+        requestsPerMinute,
+      });
+    key = (await createKey(store, { grantId: (await grant(10_000)).id })).key;
+    limitedKey = (await createKey(store, { grantId: (await grant(1)).id })).key;
+    await store.close();
+    server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      databaseUrl: db,
+      tlsCert: join(dir, 'cert.pem'),
+      tlsKey: join(dir, 'key.pem'),
+      logLevel: 'silent',
+      drainMs: 0,
+    });
+    // Verified once, so that the raw entrance may take this key's requests.
+    await get('/v1/me', { authorization: `Bearer ${key}` });
+  }, 30_000);
+
+  afterAll(async () => {
+    agent.destroy();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('200 through both entrances, and HEAD', async () => {
+    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${key}` }), 200, 'raw');
+    expectWritten(await get('/v1/rates/latest', { 'x-api-key': key }), 200, 'fastify');
+    const head = await get('/v1/rates/latest', { authorization: `Bearer ${key}` }, 'HEAD');
+    expectWritten(head, 200, 'fastify');
+    expect(head.body).toBe('');
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+  });
+
+  it('304 for a matching If-None-Match', async () => {
+    const first = await get('/v1/rates/latest', { authorization: `Bearer ${key}` });
+    const again = await get('/v1/rates/latest', {
+      authorization: `Bearer ${key}`,
+      'if-none-match': String(first.headers.etag),
+    });
+    expectWritten(again, 304, 'fastify');
+    expect(again.body).toBe('');
+  });
+
+  it('404 for an unknown currency', async () => {
+    expectWritten(
+      await get('/v1/rates/history?currency=ZZZ', { authorization: `Bearer ${key}` }),
+      404,
+      'fastify',
+    );
+  });
+
+  it('429 past the per-minute limit, through both entrances', async () => {
+    expectWritten(await get('/v1/me', { authorization: `Bearer ${limitedKey}` }), 200, 'fastify');
+    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${limitedKey}` }), 429, 'raw');
+    expectWritten(await get('/v1/rates/latest', { 'x-api-key': limitedKey }), 429, 'fastify');
+  });
+
+  it('503 while the limiter is away, through both entrances', async () => {
+    const { limiter } = server.runtime.services;
+    const consume = vi
+      .spyOn(limiter, 'consume')
+      .mockRejectedValue(new LimiterUnavailableError(new Error('away')));
+    try {
+      const raw = await get('/v1/rates/latest', { authorization: `Bearer ${key}` });
+      expectWritten(raw, 503, 'raw');
+      expect(raw.headers['retry-after']).toBeDefined();
+      expectWritten(await get('/v1/rates/latest', { 'x-api-key': key }), 503, 'fastify');
+    } finally {
+      consume.mockRestore();
+    }
+  });
+
+  it('while draining, an answer closes its connection', async () => {
+    server.runtime.services.lifecycle.draining = true;
+    try {
+      const res = await get('/v1/rates/latest', { authorization: `Bearer ${key}` });
+      expectWritten(res, 200, 'fastify');
+      expect(res.headers.connection).toBe('close');
+      // Not draining: the same request keeps its connection.
+      server.runtime.services.lifecycle.draining = false;
+      expect((await get('/v1/rates/latest', { 'x-api-key': key })).headers.connection).toBe('keep-alive');
+    } finally {
+      server.runtime.services.lifecycle.draining = false;
+    }
+  });
+});
