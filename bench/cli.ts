@@ -1,5 +1,5 @@
 /**
- * The admin CLI as operators script it (issue #14): `npm run mds -- keys list
+ * The admin CLI as operators script it: `npm run mds -- keys list
  * --json` against the built executable called directly, `node dist/mds.mjs
  * keys list --json`, alternated run by run on the same store. The difference
  * is npm's own start and `premds` (scripts/build-if-stale.mjs), which used to

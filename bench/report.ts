@@ -71,7 +71,7 @@ export interface BenchReport {
   /** `commits`: PostgreSQL commit latency measured before and after the scale-out scenario. */
   scaleOut: { included: boolean; reason?: string; commits?: CommitLatency[] };
   startup?: StartupResult;
-  /** The admin CLI's answer time (absent from reports written before issue #14). */
+  /** The admin CLI's answer time (absent from older reports). */
   cli?: CliTiming;
   imports: {
     records: number;

@@ -236,7 +236,7 @@ async function alternatePages(
  * /v1/rates/latest again, on a fresh PostgreSQL schema: with the Redis limiter,
  * or (`withRedis` false) with the store limiter, where each tick's
  * check-and-consume is a PostgreSQL transaction (several instances without
- * Redis, issue #13). The second has no target: it shows what that topology costs.
+ * Redis). The second has no target: it shows what that topology costs.
  */
 async function scaleOutScenario(
   run: Run,

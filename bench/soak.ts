@@ -1,5 +1,5 @@
 /**
- * `npm run soak`: a bounded load run at a fixed rate against 127.0.0.1 (issue #6).
+ * `npm run soak`: a bounded load run at a fixed rate against 127.0.0.1.
  * Reports the error count (must be 0), latency percentiles, and the server's
  * memory at start and end, and fails if errors occur or memory grows past the
  * stated bound. Not part of `npm test`.

@@ -3,7 +3,7 @@
  * builds (`npm run build`) only when dist/mds.mjs is missing or older than a
  * file it is built from.
  *
- * Why (issue #14): `premds` used to build the whole project on every call,
+ * Why: `premds` used to build the whole project on every call,
  * about 8 s for a command that answers in 0.3 s, and operators script this
  * command. Comparing modification times costs a few milliseconds. Directories
  * count too: a file removed or added changes its directory's time.

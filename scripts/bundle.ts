@@ -2,7 +2,7 @@
  * The `mds` executable as one file, dist/mds.mjs: tsc's output (dist/src/)
  * bundled with the libraries it loads on every start.
  *
- * Why (issue #5, start to first 200 under a second): Node 20 loads an ES
+ * Why (start to first 200 under a second): Node 20 loads an ES
  * module graph file by file, and Kysely, TypeBox, Fastify and prom-client are
  * several hundred files. Resolving and compiling them one at a time was about
  * half of the time from process start to the first answer; from one file it

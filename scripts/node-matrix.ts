@@ -1,6 +1,6 @@
 /**
  * `npm run matrix` (and `.ci/run`): the service, the CLI and the client on the
- * Node lines operators deploy besides the machine's own (issue #14). By
+ * Node lines operators deploy besides the machine's own. By
  * default the whole test suite (`npm test`) on Node 24, and a smoke subset on
  * Node 22 and 26: `mds serve --first-run` on a fresh SQLite file, its key, one
  * request per /v1 endpoint, a CLI round trip (a key created by `mds keys

@@ -1,7 +1,7 @@
 /**
  * The configuration: every MDS_* variable is declared once, as a TypeBox
  * schema (config/environment.ts), and checked with one clear message per bad
- * value (issue #15: they were read and checked by hand in several places, some
+ * value (they were read and checked by hand in several places, some
  * not at all: MDS_DRAIN_MS=abc drained for 1 ms, MDS_LOG_LEVEL=loud was an
  * "unexpected error" from pino).
  *

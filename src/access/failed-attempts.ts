@@ -1,5 +1,5 @@
 /**
- * Per-address throttle on failed authentication (issue #6, decisions 18a): once
+ * Per-address throttle on failed authentication (decisions 18a): once
  * an address has presented `limit` invalid keys in a UTC minute, its further
  * invalid keys are answered 429 until the minute ends. It counts and refuses
  * only keys that fail: a key that verifies is served from any address, so a

@@ -1,6 +1,6 @@
 /**
  * Every MDS_* variable the service and the `mds` CLI read, declared once
- * (issue #15): a TypeBox schema each, with what it means (`description`), its
+ * here: a TypeBox schema each, with what it means (`description`), its
  * `default`, which strings are valid (a pattern, or a list) and what to write
  * instead (`errorMessage`). README's "Running it" table lists the same names
  * (test/config/environment.test.ts holds them together).

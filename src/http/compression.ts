@@ -1,5 +1,5 @@
 /**
- * gzip/brotli for bodies over 1 KB, when the client asks (issue #7). Done here
+ * gzip/brotli for bodies over 1 KB, when the client asks. Done here
  * rather than by a plugin's onSend hook because a hook runs for every response,
  * compressed or not, and cost a fifth of the throughput of /v1/rates/latest; a
  * client that sends no Accept-Encoding now pays one header lookup. Brotli runs at

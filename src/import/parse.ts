@@ -98,7 +98,7 @@ export function parseImport(
  * not): the import of a file read a piece at a time. Same records, lines and
  * problems as `parseImport(kind, pieces.join(''), 'ndjson', options)`.
  *
- * Why (issue #5): reading a 100 MB file whole and decoding it whole touches
+ * Why: reading a 100 MB file whole and decoding it whole touches
  * 200 MB of fresh memory, and a page fault here costs about 3 ms per MB, a
  * seventh of a million-line import. Pieces of 64 KB reuse the same memory.
  */

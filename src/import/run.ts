@@ -36,7 +36,7 @@ export interface Progress {
 /**
  * The input as text. An all-ASCII file (the usual export) is copied byte for
  * byte, which is the same string as decoding it as UTF-8 at a third of the
- * cost (100 MB: 0.3 s, issue #5); anything else is decoded as UTF-8.
+ * cost (100 MB: 0.3 s); anything else is decoded as UTF-8.
  */
 function decode(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');

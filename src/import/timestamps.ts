@@ -253,7 +253,7 @@ const CACHE_SIZE = 50_000;
  * `readTimestamp`, remembering the strings already read. An import holds many
  * series over the same instants (every currency and source at each hour), so
  * most timestamps repeat: a lookup by text replaced most of the parsing, which
- * was an eighth of a million-line import (profile, issue #5).
+ * was an eighth of a million-line import (profile).
  */
 export class TimestampReader {
   private readonly seen = new Map<string, number | string>();

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (issue #7), served on the admin port only (server.ts),
+ * Prometheus metrics, served on the admin port only (server.ts),
  * never on the public one. Label values are route templates, statuses and
  * fixed words: never a key, a grant id or anything a client chose.
  */
@@ -56,7 +56,7 @@ export interface Observer {
 /**
  * The request-latency histogram, observed on every request. prom-client's
  * `observe()` validates and hashes its labels on each call: 2.5 % of a cached
- * request's CPU time in the profile (issue #5). Here each (route, status) series
+ * request's CPU time in the profile. Here each (route, status) series
  * is a plain array of bucket counts, looked up once, and the exposition (the
  * same `_bucket`, `_sum` and `_count` lines) is built when the metrics are read.
  */

@@ -1,5 +1,5 @@
 /**
- * The memory policy of a serving process (issue #5: RSS under load at most
+ * The memory policy of a serving process (RSS under load at most
  * 150 MB). Under load each request's objects are alive for a millisecond or two,
  * and those caught by a young-generation collection are promoted and die in
  * the old generation. Left to its defaults, V8 lets the old generation grow to

@@ -1,5 +1,5 @@
 /**
- * Bodies prepared once per data snapshot (issue #5): the JSON envelope as
+ * Bodies prepared once per data snapshot: the JSON envelope as
  * UTF-8 bytes split around the request id, so a request only writes its id
  * between the two halves, and the weak ETag of the representation (the bytes
  * differ by request id, the representation does not). Request ids are

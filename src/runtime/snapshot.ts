@@ -2,7 +2,7 @@
  * The market snapshot: everything "latest" the API serves, built once per data
  * change and shared by every request until the next one. Records are kept
  * pre-serialised, so a request for the latest rates only joins strings and
- * writes its own `meta` (issue #5: do per request only what must be).
+ * writes its own `meta` (do per request only what must be).
  */
 
 import { microsToNumber } from '../domain/decimal.js';

@@ -1,5 +1,5 @@
 /**
- * Store failures, typed where they arise (issue #15). Each backend knows its
+ * Store failures, typed where they arise. Each backend knows its
  * driver's ways of saying "the store is not there right now" (a refused or
  * dropped connection, a pool timeout, a server shutting down, a locked or full
  * SQLite file) and turns them into one error, StoreUnavailableError, at its own

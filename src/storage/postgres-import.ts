@@ -49,7 +49,7 @@ export async function importObservations(
         const running = upsert(trx, table, columns, { meta, now, seq: summary.updated });
         // The next chunk is encoded while PostgreSQL works on this one (the query
         // is on the wire by the time a setImmediate callback runs): the client's
-        // share of the import no longer adds to the server's (issue #5).
+        // share of the import no longer adds to the server's.
         const following =
           i + CHUNK < records.length
             ? new Promise<string[]>((resolve, reject) =>

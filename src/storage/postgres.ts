@@ -80,7 +80,7 @@ class PostgresParts implements BackendParts {
   /**
    * Clients kept checked out between usage commits, idle ones here. A pool
    * checkout and release per commit (its events, its idle timer) cost the
-   * service more than the statement's own client work (issue #5). The usage
+   * service more than the statement's own client work. The usage
    * recorder keeps two commits in flight; more concurrent callers get clients
    * that go back to the pool afterwards, so reads never wait for held ones.
    */
@@ -222,7 +222,7 @@ interface HeldClient {
 /**
  * pg is loaded when a PostgreSQL store is opened, not with this module: the
  * embedded default never needs it, and loading it (it probes for undici) was a
- * tenth of the time from process start to the first answer (issue #5).
+ * tenth of the time from process start to the first answer.
  */
 const loadPg = (): typeof import('pg') => createRequire(import.meta.url)('pg');
 

@@ -1,7 +1,7 @@
 /**
  * WAL checkpoints of a serving SQLite store, run on a worker thread.
  *
- * Why (issue #5, p99 at most 2x the bare node:http p99): every usage commit
+ * Why (p99 at most 2x the bare node:http p99): every usage commit
  * appends a page or two to the WAL, so under load SQLite's automatic checkpoint
  * (every 1,000 pages) ran every second or two, on the event loop, inside a
  * commit: it copies the WAL back into the database file and syncs both. Requests

@@ -1,7 +1,7 @@
 /**
  * better-sqlite3 connections whose native objects are never garbage collected.
  *
- * Why (issue #14): from Node 24 on, `node::ObjectWrap` (a header compiled into
+ * Why: from Node 24 on, `node::ObjectWrap` (a header compiled into
  * the addon) removes an environment cleanup hook in its destructor, and finds
  * the environment through the isolate's current context. better-sqlite3 12
  * wraps every Database and Statement in an ObjectWrap, deleted by a V8 weak

@@ -140,7 +140,7 @@ export function importObservations(
   };
   // The foreign key of rates (currency → assets) is checked once per import,
   // inside its transaction, instead of by SQLite on every row: that per-row
-  // lookup in assets was a tenth of the import (profile, issue #5). The pragma
+  // lookup in assets was a tenth of the import (profile). The pragma
   // applies to this connection only and is restored before anything else can
   // run on it (this block is synchronous). Gold has no foreign key.
   const checkAssetsHere =

@@ -1,6 +1,6 @@
 /**
  * A unit consumed for a request that then failed (503) is given back, and the
- * give-back is as durable as the consumption (issue #13, item 9): when the
+ * give-back is as durable as the consumption (item 9): when the
  * store refuses the give-back too, it is retried until it lands, so the client
  * is never charged for an answer it did not get.
  */

@@ -1,6 +1,6 @@
 /**
  * `npm run mds` builds only when something it is built from changed
- * (scripts/build-if-stale.mjs, issue #14): it used to rebuild the whole
+ * (scripts/build-if-stale.mjs): it used to rebuild the whole
  * project on every call.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';

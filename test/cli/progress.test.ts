@@ -1,6 +1,6 @@
 /**
  * `mds import` on a terminal shows its progress and ends with a summary
- * (issue #7); piped or with --json it prints nothing but the result. The
+ *; piped or with --json it prints nothing but the result. The
  * terminal is a real pseudo-terminal from util-linux `script`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -46,7 +46,7 @@ describe('mds serve', () => {
     expect(Number(m![1])).toBeGreaterThan(0);
     expect(s.url).toBe(`http://127.0.0.1:${m![1]}`);
     expect(s.stdout).toContain('Loaded the sample data set (SYNTHETIC SAMPLE DATA');
-    // Where to go next: the interactive reference, the charts page and the document (issue #14).
+    // Where to go next: the interactive reference, the charts page and the document.
     expect(lines).toContain(`Interactive API reference: ${s.url}/docs/`);
     expect(lines).toContain(`Charts (paste your key): ${s.url}/charts`);
     expect(lines).toContain(`OpenAPI document: ${s.url}/openapi.json`);

@@ -1,5 +1,5 @@
 /**
- * Every MDS_* variable, declared once (src/config/environment.ts, issue #15):
+ * Every MDS_* variable, declared once (src/config/environment.ts):
  * each with a description, a default and, when some values are wrong, what to
  * write instead; read only through src/config*, so a bad value is named with
  * that message wherever it is used; and listed in README's table.

@@ -1,5 +1,5 @@
 /**
- * Authentication abuse (issue #6, part 3):
+ * Authentication abuse (part 3):
  * - brute force with random keys costs the store nothing: a bad checksum is
  *   refused before any lookup, and an unknown public id is looked up once, then
  *   remembered (negative cache);

@@ -1,5 +1,5 @@
 /**
- * Faults during `mds import` on the embedded SQLite store (issue #6, part 5):
+ * Faults during `mds import` on the embedded SQLite store (part 5):
  * a read-only store, a full disk and a crash mid-import. Each must end with a
  * clear error (or a killed process) and the store exactly as before or exactly
  * as after: never part of an import. (A store stopped under load is covered by

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every /v1 route (issue #6, part 1): random and
+ * Property-based fuzzing of every /v1 route (part 1): random and
  * adversarial query strings through `app.inject`, thousands of cases per run.
  *
  * Invariants, on every case:

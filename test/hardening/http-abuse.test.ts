@@ -1,5 +1,5 @@
 /**
- * HTTP-level abuse against a real server process (issue #6, part 2), over raw
+ * HTTP-level abuse against a real server process (part 2), over raw
  * sockets where a well-behaved client library would refuse to send the request:
  * over-long URLs and headers, slow clients, idle connections, bodies, odd
  * methods, Transfer-Encoding tricks (no request smuggling), path traversal and

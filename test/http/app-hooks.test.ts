@@ -1,5 +1,5 @@
 /**
- * An app-level hook cannot be skipped (issue #15): the raw writer, which answers
+ * An app-level hook cannot be skipped: the raw writer, which answers
  * hot /v1 requests without Fastify's hooks, is on only while the app's hooks
  * are the known set. Adding one (a header, CORS, tracing) turns it off, and
  * the hook then runs on every /v1 answer, the hot ones included.

@@ -1,5 +1,5 @@
 /**
- * HTTP caching and compression (issue #7): weak ETags on every 200 of a data
+ * HTTP caching and compression: weak ETags on every 200 of a data
  * endpoint, 304 on a matching If-None-Match (a valid request: it consumes a
  * unit), Cache-Control by data cadence, gzip/brotli over 1 KB.
  */

@@ -1,6 +1,6 @@
 /**
  * The served OpenAPI document passes the two linters API tooling is most often
- * judged by, with no warning at all (issue #14): Spectral's `spectral:oas`
+ * judged by, with no warning at all: Spectral's `spectral:oas`
  * ruleset and Redocly's `recommended` ruleset, both at their default
  * severities, on exactly the bytes GET /openapi.json answers.
  */

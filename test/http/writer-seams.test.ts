@@ -45,23 +45,19 @@ describe('the /v1 writer over TLS', () => {
   function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Got> {
     take.mockClear();
     return new Promise((resolve, reject) => {
-      const req = https.request(
-        `${server.url}${path}`,
-        { method, headers, agent },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              raw: res.rawHeaders,
-              body: Buffer.concat(chunks).toString('utf8'),
-              entrance: take.mock.results.some((r) => r.value === true) ? 'raw' : 'fastify',
-            }),
-          );
-        },
-      );
+      const req = https.request(`${server.url}${path}`, { method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            raw: res.rawHeaders,
+            body: Buffer.concat(chunks).toString('utf8'),
+            entrance: take.mock.results.some((r) => r.value === true) ? 'raw' : 'fastify',
+          }),
+        );
+      });
       req.on('error', reject);
       req.end();
     });

@@ -1,5 +1,5 @@
 /**
- * `npm install` is clean (issue #14): no EBADENGINE, no unreviewed install
+ * `npm install` is clean: no EBADENGINE, no unreviewed install
  * script, no unknown config, on every Node line the project supports. npm only
  * checks the Node it runs on, so one green install on Node 20 says nothing
  * about Node 22's; the lock file records every package's `engines`, so the
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 
-/** The lines operators deploy in November 2026 (issue #14): the even, LTS-track ones. */
+/** The lines operators deploy in November 2026: the even, LTS-track ones. */
 const SUPPORTED_LINES = [20, 22, 24, 26];
 /** npm as bundled with the oldest Node the project accepts (20.19.0): a package may not ask for more. */
 const OLDEST_NPM = '10.8.2';

@@ -1,5 +1,5 @@
 /**
- * Graceful stop (issue #6): SIGTERM under load stops accepting, lets every
+ * Graceful stop: SIGTERM under load stops accepting, lets every
  * in-flight request finish, flushes usage and exits; no answered unit is lost.
  * Requests that still arrive on open connections get our answers
  * (docs/decisions.md 20).

@@ -1,5 +1,5 @@
 /**
- * Native HTTPS (decisions §10, issue #6): with a certificate and key the server
+ * Native HTTPS (decisions §10): with a certificate and key the server
  * speaks TLS 1.2+ only and sends Strict-Transport-Security. The certificate is
  * self-signed and generated for this run.
  */

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics on the admin port only (issue #7): request counts and
+ * Prometheus metrics on the admin port only: request counts and
  * latency by route template and status, limiter decisions, store latency,
  * cache lookups, usage flush lag; never a key or a grant id in a label.
  */

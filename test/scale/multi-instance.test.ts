@@ -1,5 +1,5 @@
 /**
- * Several stateless instances on one PostgreSQL and one Redis (issue #4): limits
+ * Several stateless instances on one PostgreSQL and one Redis: limits
  * are exact across them, usage is their sum, and a revocation made through one
  * path reaches every instance within 2 seconds.
  */

@@ -1,5 +1,5 @@
 /**
- * Outages (issue #4): with Redis or PostgreSQL away, requests that need them get
+ * Outages: with Redis or PostgreSQL away, requests that need them get
  * 503 service_unavailable with Retry-After, /readyz says not ready, nothing
  * crashes, and service resumes on its own when the dependency returns.
  */

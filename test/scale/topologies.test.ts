@@ -1,6 +1,6 @@
 /**
  * Every topology the service accepts keeps the limits exact, and the one it
- * cannot keep exact is refused (issue #13): real `mds serve` processes, as an
+ * cannot keep exact is refused: real `mds serve` processes, as an
  * operator runs them, on PostgreSQL without Redis, on a Redis Cluster the test
  * starts itself, and on one SQLite file.
  */

@@ -346,7 +346,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
 
 /**
  * A store that cannot serve now, whatever the backend and whatever its driver
- * says, fails with StoreUnavailableError (issue #15): callers test the type,
+ * says, fails with StoreUnavailableError: callers test the type,
  * never a driver's codes or messages. The driver's code stays readable on it.
  */
 describe.each(backends())('store failures on $name', ({ name }) => {

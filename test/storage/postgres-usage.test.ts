@@ -1,6 +1,6 @@
 /**
- * PostgreSQL's usage commits run on clients held between commits (issue #5:
- * a pool checkout per commit cost more than the commit's own client work).
+ * PostgreSQL's usage commits run on clients held between commits
+ * (a pool checkout per commit cost more than the commit's own client work).
  * Held clients must not outlive their server nor keep the store from closing.
  */
 import { randomBytes } from 'node:crypto';

@@ -26,7 +26,7 @@ interface FirstRun {
 }
 
 /**
- * First run on the embedded default (issues #2, #3): an empty store gets the
+ * First run on the embedded default: an empty store gets the
  * sample data set, and a store without accounts gets a demo account whose key
  * is printed once. Never on PostgreSQL: a shared store is provisioned on purpose.
  */

@@ -38,7 +38,7 @@ function limitText(limit: number): { text: string; policy: string } {
 /**
  * Appends the quota headers to a flat [name, value, …] list, in a fixed order.
  * The reset counts from the limiter's own instant (`state.at`), not this
- * instance's clock: instances then agree on it (issue #13).
+ * instance's clock: instances then agree on it.
  */
 export function pushQuotaHeaders(state: LimitState, headers: string[]): void {
   const minute = limitText(state.minuteLimit);
