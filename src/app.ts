@@ -13,6 +13,7 @@ import { clientAddress, type TrustProxy, trustFunction } from './http/client-add
 import { registerOpenApi } from './http/openapi.js';
 import { openRoutes } from './http/routes/index.js';
 import { operations } from './http/routes/v1/index.js';
+import type { Operation } from './http/v1/operation.js';
 import { errorsPlugin, routeTable } from './plugins/errors.js';
 import { observabilityPlugin, observers } from './plugins/observability.js';
 import { type TransportOptions, transport } from './plugins/transport.js';
@@ -29,6 +30,12 @@ export interface AppOptions extends TransportOptions {
   trustProxy?: TrustProxy;
   /** info.contact of the OpenAPI document (MDS_CONTACT_*); a name only when undefined. */
   contact?: Contact;
+  /**
+   * The /v1 operations (http/routes/v1/index.ts unless given): a test adds one
+   * here to show that a route module is all a new endpoint needs
+   * (test/http/new-endpoint.test.ts).
+   */
+  operations?: (services: Services) => Operation[];
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -52,6 +59,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.register(errorsPlugin, { routes });
   await registerOpenApi(app, options.contact);
   app.register(openRoutes, { services });
-  app.register(v1Plugin, { services, operations: operations(services), transport: wire, observer });
+  app.register(v1Plugin, {
+    services,
+    operations: (options.operations ?? operations)(services),
+    transport: wire,
+    observer,
+  });
   return app;
 }

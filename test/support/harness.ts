@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../../src/access/admin.js';
-import { buildApp } from '../../src/app.js';
+import { type AppOptions, buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
@@ -82,7 +82,7 @@ export async function servedOpenApi(): Promise<OpenApiDocument> {
 
 export async function startHarness(
   backend: Backend,
-  options: { seed?: boolean; now?: () => number } = {},
+  options: { seed?: boolean; now?: () => number; operations?: AppOptions['operations'] } = {},
 ): Promise<Harness> {
   const db = await freshDatabase(backend.name);
   const store = db.open();
@@ -104,7 +104,7 @@ export async function startHarness(
     now: options.now,
     pollMs: 100,
   });
-  const app = await buildApp(runtime.services, { logger: false });
+  const app = await buildApp(runtime.services, { logger: false, operations: options.operations });
   await app.ready();
   injectThroughServer(app);
   const doc = await validateResponses(app);
