@@ -24,6 +24,7 @@ import {
   type Operation,
   pascal,
   propertyKey,
+  type Renames,
   str,
   stringArray,
 } from './client-codegen.js';
@@ -83,6 +84,17 @@ interface Summary {
   csv: boolean;
 }
 
+/** The admin document's components named otherwise here, so that the main entry's names stay its own. */
+const ADMIN_RENAMES: Renames = {
+  Error: {
+    name: 'AdminErrorResponse',
+    doc: 'The body of every non-2xx answer of the admin API: `data` is null, `error` says why.',
+  },
+  ErrorInfo: { name: 'AdminErrorInfo', doc: 'The `error` of an admin API error answer.' },
+  ErrorCode: { name: 'AdminErrorCode', doc: 'Every `error.code` of the admin API.' },
+  ErrorDetail: { name: 'AdminErrorDetail', doc: 'One problem of an admin API error answer.' },
+};
+
 /** `name(a, b): R {` on one line when it fits, else one parameter a line, as Biome prints it. */
 function signature(head: string, params: string[], returns: string): string {
   const flat = `  ${head}(${params.join(', ')}): ${returns} {`;
@@ -92,7 +104,7 @@ function signature(head: string, params: string[], returns: string): string {
 
 /** The whole text of `admin-generated.ts` for the admin document. */
 export function generateAdminClientSource(doc: OpenApiDocument): string {
-  const g = new Generator(doc);
+  const g = new Generator(doc, ADMIN_RENAMES);
   const blocks: string[] = [];
   const methods: string[] = [];
   const list: Summary[] = [];
@@ -149,7 +161,11 @@ export function generateAdminClientSource(doc: OpenApiDocument): string {
       const envelope = ok.properties;
       if (ok.type === 'object' && envelope?.data && envelope.meta) {
         const items = envelope.data.items;
-        if (envelope.data.type === 'array' && items?.type === 'object' && items.properties) {
+        if (envelope.data.type === 'array' && items?.$ref) {
+          // A list of a component: its item keeps the name it had before components (docs/decisions.md 64).
+          blocks.push(g.declaration(`${name}Item`, items, [`An item of \`data\` of ${title}`]));
+          blocks.push(`/** \`data\` of ${title} */\nexport type ${name}Data = ${name}Item[];`);
+        } else if (envelope.data.type === 'array' && items?.type === 'object' && items.properties) {
           // A list: its item is an interface of its own (`{…}[]` is neither readable nor Biome's format).
           blocks.push(g.declaration(`${name}Item`, items, [`An item of \`data\` of ${title}`]));
           blocks.push(`/** \`data\` of ${title} */\nexport type ${name}Data = ${name}Item[];`);
@@ -170,7 +186,7 @@ export function generateAdminClientSource(doc: OpenApiDocument): string {
 
       // The method: path parameters, then the body, then the query, then the options.
       const args: string[] = pathParams.map((p) => `${p.name}: ${name}Params[${str(p.name)}]`);
-      const bodyRequired = jsonBody ? (jsonBody.required ?? []).length > 0 : body === 'text';
+      const bodyRequired = jsonBody ? (g.resolve(jsonBody).required ?? []).length > 0 : body === 'text';
       if (body === 'json') args.push(`body${bodyRequired ? '' : '?'}: ${name}Body`);
       if (body === 'text') args.push('body: string');
       const queryRequired = queryParams.some((p) => p.required);
@@ -343,5 +359,5 @@ export function generateAdminClientSource(doc: OpenApiDocument): string {
     options,
     base,
   ];
-  return `${sections.join('\n\n')}\n`;
+  return `${sections.filter((section) => section !== '').join('\n\n')}\n`;
 }

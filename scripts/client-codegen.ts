@@ -9,7 +9,9 @@
  * The JSON Schemas of this API are small and regular (objects, arrays, strings
  * with enums or constants, numbers, integers, nullables, `$ref` to component
  * schemas), so the conversion is written here rather than taken from a
- * dependency. The output is already in the repository's Biome format, so the
+ * dependency. A component becomes a type of its name (docs/decisions.md 64),
+ * but the error envelope `Error`, which is `ErrorResponse` here (a type named
+ * `Error` would hide the global class). The output is already in the repository's Biome format, so the
  * committed file passes `biome check` and regeneration is byte-stable.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -169,14 +171,27 @@ export function describe(schema: JsonSchema | undefined, description?: string): 
   return out;
 }
 
+/** A component's type when its own name will not do, and the type's documentation. */
+export type Renames = Record<string, { name: string; doc: string }>;
+
+const RENAMES: Renames = {
+  Error: {
+    name: 'ErrorResponse',
+    doc: 'The body of every non-2xx answer: `data` is null, `error` says why.',
+  },
+};
+
 export class Generator {
   /** Component schema reference → type name. */
   private readonly refs = new Map<string, string>();
 
-  constructor(private readonly doc: OpenApiDocument) {
+  constructor(
+    private readonly doc: OpenApiDocument,
+    private readonly renames: Renames = RENAMES,
+  ) {
     const taken = new Set<string>();
     for (const [key, schema] of Object.entries(doc.components?.schemas ?? {})) {
-      const name = pascal(schema.title ?? key);
+      const name = renames[key]?.name ?? pascal(schema.title ?? key);
       if (taken.has(name)) throw new Error(`two component schemas are both named ${name}`);
       taken.add(name);
       this.refs.set(`#/components/schemas/${key}`, name);
@@ -187,6 +202,13 @@ export class Generator {
     const name = this.refs.get(ref);
     if (!name) throw new Error(`unresolved $ref ${ref}`);
     return name;
+  }
+
+  /** The component a `$ref` names, or the schema itself. */
+  resolve(schema: JsonSchema): JsonSchema {
+    if (!schema.$ref) return schema;
+    this.refName(schema.$ref);
+    return this.doc.components!.schemas![schema.$ref.slice('#/components/schemas/'.length)]!;
   }
 
   /** The members of the union a schema denotes, each rendered at `indent`. */
@@ -269,19 +291,28 @@ export class Generator {
     return lines.join('\n');
   }
 
-  /** `export interface Name {…}` for an object, `export type Name = …;` otherwise. */
+  /**
+   * `export interface Name {…}` for an object, `export type Name = …;` otherwise;
+   * nothing (the empty string) for a `$ref` to the component of that very name.
+   */
   declaration(name: string, schema: JsonSchema, doc: string[] = []): string {
-    const rendered = this.type(schema, '');
+    if (schema.$ref && this.refName(schema.$ref) === name) return '';
+    const members = this.members(schema, '');
     const head = jsdoc(doc, '');
-    if (rendered.startsWith('{\n')) return [...head, `export interface ${name} ${rendered}`].join('\n');
-    return [...head, `export type ${name} = ${rendered};`].join('\n');
+    if (members.length === 1 && members[0]!.startsWith('{\n'))
+      return [...head, `export interface ${name} ${members[0]}`].join('\n');
+    const flat = `export type ${name} = ${members.join(' | ')};`;
+    if (flat.length <= LINE_WIDTH || members.some((m) => m.includes('\n'))) return [...head, flat].join('\n');
+    // A long union: one member a line, as Biome prints it.
+    return [...head, `export type ${name} =`, ...members.map((m) => `  | ${m}`)].join('\n').concat(';');
   }
 
   components(): string[] {
     const out: string[] = [];
     for (const [key, schema] of Object.entries(this.doc.components?.schemas ?? {})) {
       const name = this.refName(`#/components/schemas/${key}`);
-      out.push(this.declaration(name, schema, schema.description ? [schema.description] : []));
+      const about = this.renames[key]?.doc ?? schema.description;
+      out.push(this.declaration(name, schema, about ? [about] : []));
     }
     return out;
   }
@@ -367,20 +398,24 @@ export class Generator {
   /**
    * Every non-2xx error envelope of the document. They must all have one shape
    * but for `error.code`, whose enum varies with the status: the type lists
-   * every code, in status order.
+   * every code, in status order. Nothing when they are all one component
+   * (`Error`, written with the components).
    */
   errorBody(): string {
     let shape: string | undefined;
     let where = '';
     let first: JsonSchema | undefined;
     const codes = new Map<number, unknown[]>();
+    const refs = new Set<string | undefined>();
     for (const [path, item] of Object.entries(this.doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         if (!HTTP_METHODS.includes(method)) continue;
         for (const [status, response] of Object.entries(op.responses ?? {})) {
-          const schema = response.content?.['application/json']?.schema;
+          const raw = response.content?.['application/json']?.schema;
+          const schema = raw && this.resolve(raw);
           // Only error envelopes: a 503 of /readyz, say, is an ordinary answer.
           if (/^2/.test(status) || !schema?.properties?.error) continue;
+          refs.add(raw?.$ref);
           const code = errorCode(schema);
           if (code?.enum) codes.set(Number(status), [...(codes.get(Number(status)) ?? []), ...code.enum]);
           const rendered = this.object(withCodes(schema, undefined), '', true);
@@ -395,6 +430,7 @@ export class Generator {
       }
     }
     if (first === undefined) throw new Error('the document describes no error body');
+    if (refs.size === 1 && !refs.has(undefined)) return '';
     const all = [...codes.entries()].sort(([a], [b]) => a - b).flatMap(([, c]) => c);
     const merged = all.length > 0 ? withCodes(first, [...new Set(all)]) : first;
     return [
@@ -516,5 +552,5 @@ export function generateClientSource(doc: OpenApiDocument): string {
     '/** Every path of the document. */\nexport type OperationPath = keyof Operations;',
     `/** Paths the document marks deprecated. */\nexport type DeprecatedPath = ${deprecated.length ? deprecated.join(' | ') : 'never'};`,
   ];
-  return `${sections.join('\n\n')}\n`;
+  return `${sections.filter((section) => section !== '').join('\n\n')}\n`;
 }

@@ -86,6 +86,18 @@ export function repeatedCredential(rawHeaders: readonly string[]): boolean {
   return false;
 }
 
+/**
+ * An Authorization header that is not `Bearer <key>`: most often the key alone,
+ * without its scheme (docs/decisions.md 63). Still `invalid_api_key`, with the
+ * fix in the message; the value is never repeated.
+ */
+export const NOT_BEARER: AccessRefused = Object.freeze({
+  ok: false,
+  reason: 'invalid_api_key',
+  message:
+    'The Authorization header is not a Bearer credential: send Authorization: Bearer <key>, or the key alone in X-API-Key.',
+});
+
 interface CacheEntry {
   key: KeyRecord;
   grant: GrantRecord;
@@ -158,7 +170,7 @@ export class Authenticator {
     let bearer: string | undefined;
     if (auth !== undefined) {
       const m = /^Bearer +(\S+) *$/i.exec(auth);
-      if (!m) return INVALID;
+      if (!m) return NOT_BEARER;
       bearer = m[1];
     }
     const header = xKey?.trim();

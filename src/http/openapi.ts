@@ -5,6 +5,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { type Contact, DEFAULT_CONTACT_NAME } from '../config.js';
+import { componentNames, documentedRoute, finishComponents } from './openapi-components.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -84,8 +85,16 @@ export async function registerOpenApi(
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     },
     hideUntagged: true,
+    ...COMPONENTS,
   });
 }
+
+/**
+ * What both documents (this one and the admin API's) need for named
+ * components: each after its schema's `$id` (docs/decisions.md 64,
+ * http/openapi-components.ts).
+ */
+export const COMPONENTS = { refResolver: componentNames, transform: documentedRoute };
 
 /**
  * Removes our schema annotations that are not OpenAPI vocabulary: `errorMessage`;
@@ -95,9 +104,14 @@ export async function registerOpenApi(
  * listed `error.code`s (the quota headers of a 429: not on `too_many_requests`)
  * and becomes `required: false` with the extension `x-sent-with-error-codes`; and
  * `csvMedia` on the JSON schema of a history page, which becomes its `text/csv`
- * media type (schemas/responses.ts, pageResponses).
+ * media type (schemas/responses.ts, pageResponses). Then the named components
+ * are finished (http/openapi-components.ts).
  */
 export function cleanDocument<T>(doc: T): T {
+  return finishComponents(cleanAnnotations(doc));
+}
+
+function cleanAnnotations<T>(doc: T): T {
   return JSON.parse(
     JSON.stringify(doc, (key, value) => {
       if (key === 'errorMessage') return undefined;

@@ -5,7 +5,7 @@
  * (http/csv.ts: header row, CRLF, RFC 4180 quoting, nested fields joined with `_`).
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { RequestId } from './common.js';
+import { RequestId, RequestMeta } from './common.js';
 import { DailyUsage, DailyUsageQuery, dailyUsageExample } from './usage.js';
 
 export { DailyUsageQuery };
@@ -31,20 +31,24 @@ export const StatementQuery = Type.Object(
 export type StatementQuery = Static<typeof StatementQuery>;
 
 /** One grant's line; its fields, in this order, are the CSV's columns. */
-export const StatementLine = Type.Object({
-  account: Type.Object({
-    id: Type.String({ examples: ['acc_x3k9m2p7q1w8e5r4'] }),
-    externalId: Nullable(Type.String({ description: 'The billing system’s customer id' })),
-  }),
-  grant: Type.Object({
-    id: Type.String({ examples: ['grt_b7n4v1c8x2z5l9k3'] }),
-    plan: Type.String(),
-    provider: Type.String({ description: 'Who sold the grant' }),
-    externalId: Nullable(Type.String({ description: 'The provider’s id for it (a subscription id)' })),
-  }),
-  requestsUsed: Type.Integer({ minimum: 0, description: 'Requests counted in the month' }),
-  monthlyRequestLimit: Type.Integer({ description: 'The grant’s monthly limit as it is now' }),
-});
+export const StatementLine = Type.Object(
+  {
+    account: Type.Object({
+      id: Type.String({ examples: ['acc_x3k9m2p7q1w8e5r4'] }),
+      externalId: Nullable(Type.String({ description: 'The billing system’s customer id' })),
+    }),
+    grant: Type.Object({
+      id: Type.String({ examples: ['grt_b7n4v1c8x2z5l9k3'] }),
+      plan: Type.String(),
+      provider: Type.String({ description: 'Who sold the grant' }),
+      externalId: Nullable(Type.String({ description: 'The provider’s id for it (a subscription id)' })),
+    }),
+    requestsUsed: Type.Integer({ minimum: 0, description: 'Requests counted in the month' }),
+    monthlyRequestLimit: Type.Integer({ description: 'The grant’s monthly limit as it is now' }),
+  },
+  // The component of the admin OpenAPI document (docs/decisions.md 64).
+  { component: 'StatementLine' },
+);
 export type StatementLine = Static<typeof StatementLine>;
 
 /** The statement's example, in the document as JSON and as CSV (http/admin/usage.ts). */
@@ -58,10 +62,7 @@ export const statementExample = [
 ];
 
 export const DailyUsageAnswer = {
-  ...Type.Object(
-    { data: DailyUsage, meta: Type.Object({ requestId: RequestId }) },
-    { additionalProperties: false },
-  ),
+  ...Type.Object({ data: DailyUsage, meta: RequestMeta }, { additionalProperties: false }),
   description: 'The grant’s requests per UTC day, with each key’s',
   headers: RequestIdHeader,
   examples: [{ data: dailyUsageExample, meta: { requestId: 'req_3f9k2m1x_1a' } }],
@@ -75,10 +76,13 @@ export const StatementAnswer = (csvHeader: string, csvExample: string) => ({
   ...Type.Object(
     {
       data: Type.Array(StatementLine),
-      meta: Type.Object({
-        requestId: RequestId,
-        month: Type.String({ description: 'The month of the statement, `YYYY-MM`', examples: ['2026-11'] }),
-      }),
+      meta: Type.Object(
+        {
+          requestId: RequestId,
+          month: Type.String({ description: 'The month of the statement, `YYYY-MM`', examples: ['2026-11'] }),
+        },
+        { component: 'StatementMeta' },
+      ),
     },
     { additionalProperties: false },
   ),

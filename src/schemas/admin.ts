@@ -4,15 +4,16 @@
  * (http/admin/validation.ts), type the handlers, serialize the answers and
  * generate /admin/openapi.json.
  *
- * Times are ISO 8601 strings in UTC with milliseconds, as on /v1.
+ * Times are ISO 8601 strings in UTC with milliseconds, as on /v1. `component`
+ * names a schema's component in the admin OpenAPI document (docs/decisions.md 64).
  *
  * Longer than 300 lines because it is the admin API's whole vocabulary (each
  * resource, body, query and answer, and the error statuses), read together
  * the way the document presents it.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { CursorParam, LimitParam, RequestId, Timestamp } from './common.js';
-import { type ErrorCode, errorBody } from './errors.js';
+import { CursorParam, LimitParam, RequestId, RequestMeta, Timestamp } from './common.js';
+import { type ErrorCode, errorBody, errorResponse } from './errors.js';
 import { Defaulted } from './query.js';
 
 /** The scopes of an admin token; each admin route requires one (docs/decisions.md 58). */
@@ -47,6 +48,7 @@ const ExternalId = Type.String({
 const GrantStatus = Type.Union(
   [Type.Literal('active'), Type.Literal('suspended'), Type.Literal('cancelled')],
   {
+    component: 'GrantStatus',
     description: 'active ⇄ suspended, either → cancelled (final)',
   },
 );
@@ -60,49 +62,58 @@ const PositiveInt = (description: string) =>
 
 // ---- Resources --------------------------------------------------------------
 
-export const Account = Type.Object({
-  id: Id('Account id', 'acc_x3k9m2p7q1w8e5r4'),
-  name: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  externalId: Nullable(Type.String({ description: 'The billing system’s customer id; unique' })),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Account = Type.Object(
+  {
+    id: Id('Account id', 'acc_x3k9m2p7q1w8e5r4'),
+    name: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    externalId: Nullable(Type.String({ description: 'The billing system’s customer id; unique' })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { component: 'Account' },
+);
 
-export const Grant = Type.Object({
-  id: Id('Grant id', 'grt_b7n4v1c8x2z5l9k3'),
-  accountId: Type.String(),
-  provider: Type.String({ description: 'Who sold the grant (a payment provider, `manual`)' }),
-  externalId: Nullable(
-    Type.String({ description: 'The provider’s id for it (a subscription id); unique per provider' }),
-  ),
-  plan: Type.String(),
-  status: GrantStatus,
-  scopes: Type.Array(Type.String(), { description: 'As stored (legacy umbrellas included)' }),
-  entitlements: Type.Array(Type.String(), { description: 'What the scopes grant, expanded and sorted' }),
-  validFrom: Timestamp,
-  validUntil: Timestamp,
-  monthlyRequestLimit: Type.Integer(),
-  requestsPerMinute: Type.Integer(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Grant = Type.Object(
+  {
+    id: Id('Grant id', 'grt_b7n4v1c8x2z5l9k3'),
+    accountId: Type.String(),
+    provider: Type.String({ description: 'Who sold the grant (a payment provider, `manual`)' }),
+    externalId: Nullable(
+      Type.String({ description: 'The provider’s id for it (a subscription id); unique per provider' }),
+    ),
+    plan: Type.String(),
+    status: GrantStatus,
+    scopes: Type.Array(Type.String(), { description: 'As stored (legacy umbrellas included)' }),
+    entitlements: Type.Array(Type.String(), { description: 'What the scopes grant, expanded and sorted' }),
+    validFrom: Timestamp,
+    validUntil: Timestamp,
+    monthlyRequestLimit: Type.Integer(),
+    requestsPerMinute: Type.Integer(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { component: 'Grant' },
+);
 
-export const Key = Type.Object({
-  publicId: Id('The key’s public id', 'a1b2c3d4e5f6'),
-  prefix: Type.String({ examples: ['mds_live_a1b2c3d4e5f6'] }),
-  grantId: Type.String(),
-  accountId: Type.String({ description: 'The account of the key’s grant' }),
-  plan: Type.String({ description: 'The plan of the key’s grant' }),
-  label: Type.String(),
-  environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
-  scopes: Nullable(Type.Array(Type.String(), { description: 'Null: the grant’s scopes' })),
-  status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
-  expiresAt: Nullable(Timestamp),
-  lastUsedAt: Nullable(Timestamp),
-  createdAt: Timestamp,
-  revokedAt: Nullable(Timestamp),
-});
+export const Key = Type.Object(
+  {
+    publicId: Id('The key’s public id', 'a1b2c3d4e5f6'),
+    prefix: Type.String({ examples: ['mds_live_a1b2c3d4e5f6'] }),
+    grantId: Type.String(),
+    accountId: Type.String({ description: 'The account of the key’s grant' }),
+    plan: Type.String({ description: 'The plan of the key’s grant' }),
+    label: Type.String(),
+    environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    scopes: Nullable(Type.Array(Type.String(), { description: 'Null: the grant’s scopes' })),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+    expiresAt: Nullable(Timestamp),
+    lastUsedAt: Nullable(Timestamp),
+    createdAt: Timestamp,
+    revokedAt: Nullable(Timestamp),
+  },
+  { component: 'Key' },
+);
 
 /** The full key, shown once, when it is created (or rolled). */
 const Secret = Type.String({
@@ -110,31 +121,35 @@ const Secret = Type.String({
   examples: ['mds_live_a1b2c3d4e5f6_…'],
 });
 
-export const AuditRecord = Type.Object({
-  id: Type.String(),
-  at: Timestamp,
-  actor: Type.Object({
-    id: Type.String({ description: 'An admin token’s public id, `cli` or `system`' }),
-    label: Type.String(),
-  }),
-  action: Type.String({ examples: ['grant.update'] }),
-  targetId: Type.String(),
-  changes: Type.Record(Type.String(), Type.Object({ before: Type.Unknown(), after: Type.Unknown() }), {
-    description: 'Each changed field, before and after (never a secret, a digest or a full key)',
-  }),
-  requestId: Nullable(Type.String({ description: 'The admin API request’s id, or the import’s' })),
-});
+export const AuditRecord = Type.Object(
+  {
+    id: Type.String(),
+    at: Timestamp,
+    actor: Type.Object({
+      id: Type.String({ description: 'An admin token’s public id, `cli` or `system`' }),
+      label: Type.String(),
+    }),
+    action: Type.String({ examples: ['grant.update'] }),
+    targetId: Type.String(),
+    changes: Type.Record(Type.String(), Type.Object({ before: Type.Unknown(), after: Type.Unknown() }), {
+      description: 'Each changed field, before and after (never a secret, a digest or a full key)',
+    }),
+    requestId: Nullable(Type.String({ description: 'The admin API request’s id, or the import’s' })),
+  },
+  { component: 'AuditRecord' },
+);
 
 // ---- Bodies -------------------------------------------------------------------
 
-const body = <T extends Record<string, TSchema>>(properties: T, description: string) =>
-  Type.Object(properties, { additionalProperties: false, description });
+const body = <T extends Record<string, TSchema>>(component: string, properties: T, description: string) =>
+  Type.Object(properties, { component, additionalProperties: false, description });
 
 /** A change must change something: `{}` is refused as the CLI refuses an update without an option. */
-const patch = <T extends Record<string, TSchema>>(properties: T, description: string) =>
-  Type.Object(properties, { additionalProperties: false, minProperties: 1, description });
+const patch = <T extends Record<string, TSchema>>(component: string, properties: T, description: string) =>
+  Type.Object(properties, { component, additionalProperties: false, minProperties: 1, description });
 
 export const AccountCreate = body(
+  'AccountCreate',
   {
     name: Type.Optional(Text(200, 'Display name')),
     email: Type.Optional(Email),
@@ -143,6 +158,7 @@ export const AccountCreate = body(
   'A new account',
 );
 export const AccountPatch = patch(
+  'AccountPatch',
   {
     name: Type.Optional(Nullable(Text(200, 'Display name'))),
     email: Type.Optional(Nullable(Email)),
@@ -152,6 +168,7 @@ export const AccountPatch = patch(
 );
 
 export const GrantCreate = body(
+  'GrantCreate',
   {
     accountId: Type.String({ minLength: 1 }),
     plan: Text(100, 'A plan of the catalogue, whose limits and scopes apply unless given here'),
@@ -173,6 +190,7 @@ export const GrantCreate = body(
   'A new grant: a plan of the catalogue or explicit limits',
 );
 export const GrantPatch = patch(
+  'GrantPatch',
   {
     status: Type.Optional(GrantStatus),
     scopes: Type.Optional(Scopes),
@@ -184,6 +202,7 @@ export const GrantPatch = patch(
 );
 
 export const KeyCreate = body(
+  'KeyCreate',
   {
     grantId: Type.String({ minLength: 1 }),
     label: Type.Optional(Type.String({ maxLength: 200 })),
@@ -194,6 +213,7 @@ export const KeyCreate = body(
   'A new key of a grant',
 );
 export const KeyRoll = body(
+  'KeyRoll',
   {
     gracePeriodSeconds: Type.Optional(
       Type.Integer({
@@ -279,11 +299,13 @@ export const IdempotencyKeyHeader = Type.Object({
 
 // ---- Answers -------------------------------------------------------------------
 
-const Meta = Type.Object({ requestId: RequestId });
-const ListMeta = Type.Object({
-  requestId: RequestId,
-  nextCursor: Nullable(Type.String({ description: 'The next page’s `cursor`; null on the last page' })),
-});
+const ListMeta = Type.Object(
+  {
+    requestId: RequestId,
+    nextCursor: Nullable(Type.String({ description: 'The next page’s `cursor`; null on the last page' })),
+  },
+  { component: 'ListMeta' },
+);
 
 const RequestIdHeader = {
   'X-Request-Id': Type.String({
@@ -303,7 +325,7 @@ const ReplayedHeader = {
 
 const ok = (data: TSchema, description: string, write: boolean) =>
   ({
-    ...Type.Object({ data, meta: Meta }, { additionalProperties: false }),
+    ...Type.Object({ data, meta: RequestMeta }, { additionalProperties: false }),
     description,
     headers: write ? { ...RequestIdHeader, ...ReplayedHeader } : RequestIdHeader,
   }) as TSchema;
@@ -371,8 +393,11 @@ const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unkno
   503: ['Temporarily unavailable (`service_unavailable`).', RetryAfter],
 };
 
-const errorResponse = (status: AdminErrorStatus) =>
-  errorBody(ADMIN_ERROR_CODES[status], {
+/** The admin document's `Error`: any code of the admin API (each status's in its `x-error-codes`). */
+const AdminErrorBody = errorBody([...new Set(Object.values(ADMIN_ERROR_CODES).flat())]);
+
+const adminError = (status: AdminErrorStatus) =>
+  errorResponse(AdminErrorBody, ADMIN_ERROR_CODES[status], {
     description: ERROR_DESCRIPTIONS[status][0],
     headers: { ...RequestIdHeader, ...ERROR_DESCRIPTIONS[status][1] },
     examples: [
@@ -394,7 +419,7 @@ export function adminResponses(
 ): Record<number, TSchema> {
   const out: Record<number, TSchema> = { [success.status]: success.schema };
   for (const s of [...new Set([400, 401, 403, 429, ...extra, 414, 500, 503] as AdminErrorStatus[])].sort())
-    out[s] = errorResponse(s);
+    out[s] = adminError(s);
   return out;
 }
 
@@ -402,17 +427,20 @@ export const AccountAnswer = (write: boolean, description: string) => ok(Account
 export const GrantAnswer = (write: boolean, description: string) => ok(Grant, description, write);
 export const KeyAnswer = (write: boolean, description: string) => ok(Key, description, write);
 export const CreatedKeyAnswer = ok(
-  Type.Object({ key: Secret, apiKey: Key }),
+  Type.Object({ key: Secret, apiKey: Key }, { component: 'CreatedKey' }),
   'The new key: the full key (`key`), shown this once, and what lists show of it (`apiKey`)',
   true,
 );
 export const RolledKeyAnswer = ok(
-  Type.Object({
-    key: Secret,
-    apiKey: Key,
-    previous: Key,
-    gracePeriodSeconds: Type.Integer({ minimum: 0 }),
-  }),
+  Type.Object(
+    {
+      key: Secret,
+      apiKey: Key,
+      previous: Key,
+      gracePeriodSeconds: Type.Integer({ minimum: 0 }),
+    },
+    { component: 'RolledKey' },
+  ),
   'The new key of the same grant, label and scopes (its full key shown this once) and the old one (`previous`), ' +
     'which keeps working until its `expiresAt`, the end of the grace period',
   true,
@@ -483,35 +511,41 @@ export const DataImportQuery = Type.Object(
 );
 export type DataImportQuery = Static<typeof DataImportQuery>;
 
-const Problem = Type.Object({ line: Type.Integer({ minimum: 1 }), message: Type.String() });
-const Pair = Type.Object({ buy: Type.Number(), sell: Type.Number() });
+const Problem = Type.Object(
+  { line: Type.Integer({ minimum: 1 }), message: Type.String() },
+  { component: 'ImportProblem' },
+);
+const Pair = Type.Object({ buy: Type.Number(), sell: Type.Number() }, { component: 'BuySell' });
 
 export const DataImportAnswer = ok(
-  Type.Object({
-    importId: Type.String({
-      description: 'The import’s record (`mds imports list`)',
-      examples: ['imp_k3j5h7g9f1d2'],
-    }),
-    kind: Type.Union([Type.Literal('assets'), Type.Literal('rates'), Type.Literal('gold')]),
-    dryRun: Type.Boolean(),
-    received: Type.Integer({ minimum: 0 }),
-    inserted: Type.Integer({ minimum: 0 }),
-    updated: Type.Integer({ minimum: 0 }),
-    unchanged: Type.Integer({ minimum: 0 }),
-    revisions: Type.Array(
-      Type.Object({
-        code: Type.String({ description: 'The currency, or the purity for gold' }),
-        source: Type.String({ description: 'The rate source, or `gold`' }),
-        updatedAt: Timestamp,
-        old: Pair,
-        new: Pair,
+  Type.Object(
+    {
+      importId: Type.String({
+        description: 'The import’s record (`mds imports list`)',
+        examples: ['imp_k3j5h7g9f1d2'],
       }),
-      { description: 'The first 20 stored observations the import changed, with their previous values' },
-    ),
-    outliers: Type.Array(Problem, {
-      description: 'What the guards found and `acceptOutliers=true` let through',
-    }),
-  }),
+      kind: Type.Union([Type.Literal('assets'), Type.Literal('rates'), Type.Literal('gold')]),
+      dryRun: Type.Boolean(),
+      received: Type.Integer({ minimum: 0 }),
+      inserted: Type.Integer({ minimum: 0 }),
+      updated: Type.Integer({ minimum: 0 }),
+      unchanged: Type.Integer({ minimum: 0 }),
+      revisions: Type.Array(
+        Type.Object({
+          code: Type.String({ description: 'The currency, or the purity for gold' }),
+          source: Type.String({ description: 'The rate source, or `gold`' }),
+          updatedAt: Timestamp,
+          old: Pair,
+          new: Pair,
+        }),
+        { description: 'The first 20 stored observations the import changed, with their previous values' },
+      ),
+      outliers: Type.Array(Problem, {
+        description: 'What the guards found and `acceptOutliers=true` let through',
+      }),
+    },
+    { component: 'ImportReport' },
+  ),
   'What the import wrote, or with `dryRun=true` would write; nothing was kept on a dry run',
   true,
 );

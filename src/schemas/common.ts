@@ -17,11 +17,15 @@ export const MAX_SYMBOL_LENGTH = 16;
 export const MAX_NAME_LENGTH = 200;
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-21T09:00:00.000Z'] });
-export const Quote = Type.Literal('DZD');
+export const Quote = Type.Literal('DZD', { component: 'QuoteCurrency' });
 
 // ---- Entity fields ----------------------------------------------------------
 // The rules of a stored asset, rate and gold observation: the responses declare
 // them, and `mds import` validates its records with them (src/import/records.ts).
+// `component` names the schema's component in the OpenAPI document, an
+// annotation that only the document reads (docs/decisions.md 64,
+// http/openapi-components.ts); a query parameter has none: the document
+// writes parameters inline.
 
 /** An asset code as stored: the directory's key and a rate's `currency`. */
 export const AssetCode = Type.String({
@@ -38,19 +42,27 @@ const Label = (max: number) =>
 export const AssetSymbol = Label(MAX_SYMBOL_LENGTH);
 export const SourceName = Type.Union(
   SOURCES.map((s) => Type.Literal(s)),
-  { description: 'Rate source family', errorMessage: `must be one of ${SOURCES.join(', ')}` },
+  {
+    component: 'RateSource',
+    description: 'Rate source family',
+    errorMessage: `must be one of ${SOURCES.join(', ')}`,
+  },
 );
 export const AssetTypeName = Type.Union(
   ASSET_TYPES.map((t) => Type.Literal(t)),
-  { errorMessage: `must be one of ${ASSET_TYPES.join(', ')}` },
+  { component: 'AssetType', errorMessage: `must be one of ${ASSET_TYPES.join(', ')}` },
 );
 export const PurityName = Type.Union(
   PURITIES.map((p) => Type.Literal(p)),
-  { errorMessage: `must be one of ${PURITIES.join(', ')}` },
+  { component: 'GoldPurity', errorMessage: `must be one of ${PURITIES.join(', ')}` },
 );
 export const LocalizedNames = Type.Object(
   { en: Label(MAX_NAME_LENGTH), fr: Label(MAX_NAME_LENGTH), ar: Label(MAX_NAME_LENGTH) },
-  { additionalProperties: false, errorMessage: 'must be an object with en, fr and ar' },
+  {
+    component: 'LocalizedNames',
+    additionalProperties: false,
+    errorMessage: 'must be an object with en, fr and ar',
+  },
 );
 
 // ---- Query parameters -------------------------------------------------------
@@ -111,6 +123,9 @@ export const HistoryWindowQuery = {
 // ---- Envelope ---------------------------------------------------------------
 
 export const RequestId = Type.String({ description: 'Same value as the X-Request-Id header' });
+
+/** The `meta` of an answer that has nothing else to say: its request id. */
+export const RequestMeta = Type.Object({ requestId: RequestId }, { component: 'RequestMeta' });
 
 export const Envelope = <D extends TSchema, M extends TSchema>(data: D, meta: M, example?: unknown) =>
   Type.Object({ data, meta }, { additionalProperties: false, ...(example ? { examples: [example] } : {}) });

@@ -4,13 +4,13 @@
  * error envelope. The `ErrorCode` type is derived from the schema, so the
  * HTTP layer (http/errors.ts) cannot name a code the document does not know.
  */
-import { type SchemaOptions, type Static, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { Problem } from '../domain/problems.js';
-import { RequestId } from './common.js';
+import { RequestMeta } from './common.js';
 
 /** A string enum, typed as the union of its values (TypeBox would write `anyOf` of `const`s). */
-const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+const StringEnum = <T extends string>(values: readonly T[], options: SchemaOptions = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 
 const CODE_DESCRIPTION = 'Machine-readable reason; the message is for people';
 
@@ -48,13 +48,14 @@ export const ErrorCode = StringEnum(
     'payload_too_large',
     'unsupported_media_type',
   ],
-  CODE_DESCRIPTION,
+  { description: CODE_DESCRIPTION },
 );
 export type ErrorCode = Static<typeof ErrorCode>;
 
 /**
- * The `error.code` each documented status can carry (decisions §1, §10 and 18a), so
- * that the document, and the client generated from it, list them as enums. A
+ * The `error.code` each documented status can carry (decisions §1, §10 and 18a),
+ * listed by the document as the response's `x-error-codes` (docs/decisions.md
+ * 64), and together as the enum `ErrorCode` of the error envelope. A
  * 500 (`internal_error`, an unexpected failure) can answer any operation.
  * A 400 may name `invalid_cursor` on any route: a `cursor` a route does not
  * take is reported on `cursor` alone, as a bad cursor is.
@@ -73,34 +74,56 @@ export const ERROR_CODES = {
 export type ErrorStatus = keyof typeof ERROR_CODES;
 type DocumentedCode = (typeof ERROR_CODES)[ErrorStatus][number];
 
-export const ErrorDetail = Type.Object({
-  parameter: Type.Optional(Type.String()),
-  entitlement: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
-});
+export const ErrorDetail = Type.Object(
+  {
+    parameter: Type.Optional(Type.String()),
+    entitlement: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+  },
+  { component: 'ErrorDetail' },
+);
 
 // The schema documents the problems domain rules report (domain/problems.ts): a
 // member added to one and not the other fails to compile here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 true satisfies Same<Static<typeof ErrorDetail>, Problem>;
 
-/** The error envelope, its `error.code` limited to `codes`. */
+/**
+ * The error envelope of a document, its `error.code` one of `codes` (every
+ * code the document's operations list): the components `Error`, `ErrorInfo`,
+ * `ErrorCode` and `ErrorDetail` (docs/decisions.md 64).
+ */
 export const errorBody = <C extends ErrorCode>(codes: readonly C[], options: SchemaOptions = {}) =>
   Type.Object(
     {
       data: Type.Null(),
-      error: Type.Object({
-        status: Type.Integer(),
-        code: StringEnum(codes, CODE_DESCRIPTION),
-        message: Type.String(),
-        details: Type.Optional(Type.Array(ErrorDetail)),
-      }),
-      meta: Type.Object({ requestId: RequestId }),
+      error: Type.Object(
+        {
+          status: Type.Integer(),
+          code: StringEnum(codes, { component: 'ErrorCode', description: CODE_DESCRIPTION }),
+          message: Type.String(),
+          details: Type.Optional(Type.Array(ErrorDetail)),
+        },
+        { component: 'ErrorInfo' },
+      ),
+      meta: RequestMeta,
     },
-    options,
+    { component: 'Error', ...options },
   );
 
 /** Every non-2xx answer the document describes: any documented code. */
 export const ErrorBody = errorBody([...new Set(Object.values(ERROR_CODES).flat())] as DocumentedCode[], {
   description: 'Every non-2xx answer',
 });
+
+/**
+ * The response of status `status` with the envelope `body`: the answer's
+ * `description`, `headers` and `examples`, and the codes it can carry as
+ * `x-error-codes`, which the document writes on the Response Object
+ * (http/openapi-components.ts); the body's schema is the envelope itself.
+ */
+export const errorResponse = <S extends TSchema>(
+  body: S,
+  codes: readonly ErrorCode[],
+  response: { description: string; headers: Record<string, unknown>; examples: object[] },
+) => ({ ...body, ...response, 'x-error-codes': [...codes] }) as S;

@@ -1,4 +1,8 @@
-/** The answers of /healthz, /readyz and /status: the envelope, outside /v1, without quota headers. */
+/**
+ * The answers of /healthz, /readyz and /status: the envelope, outside /v1,
+ * without quota headers. `component` names a schema's component in the OpenAPI
+ * document (docs/decisions.md 64).
+ */
 import { type TSchema, Type } from '@sinclair/typebox';
 import { RequestId, Timestamp } from './common.js';
 import { ErrorResponses } from './responses.js';
@@ -8,9 +12,14 @@ const RequestIdHeader = {
   'X-Request-Id': Type.String({ description: 'Request identifier, equal to meta.requestId' }),
 };
 
+const HealthMeta = Type.Object(
+  { requestId: RequestId },
+  { component: 'HealthMeta', additionalProperties: false },
+);
+
 const answer = (data: TSchema, description: string, headers: Record<string, TSchema>, example: object) =>
   Type.Object(
-    { data, meta: Type.Object({ requestId: RequestId }, { additionalProperties: false }) },
+    { data, meta: HealthMeta },
     {
       additionalProperties: false,
       description,
@@ -19,19 +28,19 @@ const answer = (data: TSchema, description: string, headers: Record<string, TSch
     },
   );
 
-const readiness = (status: TSchema) =>
+const readiness = (status: TSchema, component: string) =>
   Type.Object(
     {
       status,
       store: Type.Boolean({ description: 'The store answered a ping' }),
       limiter: Type.Boolean({ description: 'The limiter (Redis, when configured) answered a ping' }),
     },
-    { additionalProperties: false },
+    { component, additionalProperties: false },
   );
 
 export const HealthResponses = {
   200: answer(
-    Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }),
+    Type.Object({ status: Type.Literal('ok') }, { component: 'Health', additionalProperties: false }),
     'The process is up and answering',
     RequestIdHeader,
     { data: { status: 'ok' } },
@@ -42,13 +51,13 @@ export const HealthResponses = {
 
 export const ReadinessResponses = {
   200: answer(
-    readiness(Type.Literal('ready')),
+    readiness(Type.Literal('ready'), 'Readiness'),
     'Store and limiter reachable, not draining: send traffic here',
     RequestIdHeader,
     { data: { status: 'ready', store: true, limiter: true } },
   ),
   503: answer(
-    readiness(Type.Union([Type.Literal('not_ready'), Type.Literal('draining')])),
+    readiness(Type.Union([Type.Literal('not_ready'), Type.Literal('draining')]), 'Unreadiness'),
     'The store or the limiter is unreachable (`not_ready`), or the instance is shutting down (`draining`): ' +
       'send traffic elsewhere',
     {
@@ -62,26 +71,25 @@ export const ReadinessResponses = {
 };
 
 /** One family's freshness on /status (docs/decisions.md 53). */
-const family = (name: string) =>
-  Type.Object(
-    {
-      updatedAt: Type.Union([Timestamp, Type.Null()], {
-        description: 'The newest observation of the family this instance serves; null when it has none',
-      }),
-      ageSeconds: Type.Union([Type.Integer(), Type.Null()], {
-        description:
-          'Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation',
-      }),
-      thresholdSeconds: Type.Integer({
-        minimum: 1,
-        description: 'Age past which the family is stale (MDS_STALE_AFTER)',
-      }),
-      stale: Type.Boolean({
-        description: '`ageSeconds` is past `thresholdSeconds`, or the family has no observation at all',
-      }),
-    },
-    { additionalProperties: false, description: `The ${name}` },
-  );
+const FamilyFreshness = Type.Object(
+  {
+    updatedAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'The newest observation of the family this instance serves; null when it has none',
+    }),
+    ageSeconds: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation',
+    }),
+    thresholdSeconds: Type.Integer({
+      minimum: 1,
+      description: 'Age past which the family is stale (MDS_STALE_AFTER)',
+    }),
+    stale: Type.Boolean({
+      description: '`ageSeconds` is past `thresholdSeconds`, or the family has no observation at all',
+    }),
+  },
+  { component: 'FamilyFreshness', additionalProperties: false },
+);
 
 export const StatusResponses = {
   200: answer(
@@ -92,15 +100,20 @@ export const StatusResponses = {
         }),
         families: Type.Object(
           {
-            parallel: family('parallel-market rates'),
-            official: family('Bank of Algeria official rates'),
-            transfer: family('money-transfer operators’ rates'),
-            gold: family('gold references'),
+            parallel: FamilyFreshness,
+            official: FamilyFreshness,
+            transfer: FamilyFreshness,
+            gold: FamilyFreshness,
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            description:
+              'Each family’s freshness: `parallel` the parallel-market rates, `official` the Bank of Algeria ' +
+              'official rates, `transfer` the money-transfer operators’ rates, `gold` the gold references',
+          },
         ),
       },
-      { additionalProperties: false },
+      { component: 'ServiceStatus', additionalProperties: false },
     ),
     'How old the newest data of each family is. 200 whether fresh or stale: alert on `status` or on the ' +
       'metrics, not on the HTTP status',

@@ -1,4 +1,9 @@
-/** Request and response schemas of the market-data endpoints. */
+/**
+ * Request and response schemas of the market-data endpoints. `component` names
+ * a schema's component in the OpenAPI document (docs/decisions.md 64): the
+ * records, the parts they share and the `meta` of each operation, named as
+ * the generated client names its types.
+ */
 import { Type } from '@sinclair/typebox';
 import {
   AssetCode,
@@ -35,16 +40,19 @@ export const AssetsQuery = Type.Object(
 
 export const Asset = Type.Object(
   { code: AssetCode, symbol: AssetSymbol, names: LocalizedNames, type: AssetTypeName },
-  { $id: 'Asset' },
+  { component: 'Asset' },
 );
 
 export const AssetsResponse = Envelope(
   Type.Array(Asset),
-  Type.Object({
-    requestId: RequestId,
-    count: Type.Integer(),
-    type: Type.Union([AssetTypeName, Type.Null()]),
-  }),
+  Type.Object(
+    {
+      requestId: RequestId,
+      count: Type.Integer(),
+      type: Type.Union([AssetTypeName, Type.Null()]),
+    },
+    { component: 'AssetsMeta' },
+  ),
   examples.assets,
 );
 
@@ -66,18 +74,21 @@ export const LatestRate = Type.Object(
     sell: Type.Number(),
     updatedAt: Timestamp,
   },
-  { $id: 'LatestRate' },
+  { component: 'LatestRate' },
 );
 
 export const RatesLatestResponse = Envelope(
   Type.Array(LatestRate),
-  Type.Object({
-    requestId: RequestId,
-    count: Type.Integer(),
-    source: SourceName,
-    quote: Quote,
-    currencies: Type.Array(Type.String()),
-  }),
+  Type.Object(
+    {
+      requestId: RequestId,
+      count: Type.Integer(),
+      source: SourceName,
+      quote: Quote,
+      currencies: Type.Array(Type.String()),
+    },
+    { component: 'RatesLatestMeta' },
+  ),
   examples.ratesLatest,
 );
 
@@ -97,7 +108,7 @@ export const HistoryRate = Type.Object(
     sell: Type.Number(),
     updatedAt: Timestamp,
   },
-  { $id: 'HistoryRate' },
+  { component: 'RateHistoryRecord' },
 );
 
 const PageMeta = {
@@ -112,7 +123,10 @@ const PageMeta = {
 
 export const RatesHistoryResponse = Envelope(
   Type.Array(HistoryRate),
-  Type.Object({ ...PageMeta, currency: Type.String(), source: SourceName }),
+  Type.Object(
+    { ...PageMeta, currency: Type.String(), source: SourceName },
+    { component: 'RatesHistoryMeta' },
+  ),
   examples.ratesHistory,
 );
 
@@ -128,13 +142,20 @@ export const PremiumQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const SidePoint = Type.Object({ buy: Type.Number(), sell: Type.Number(), updatedAt: Timestamp });
-const Difference = Type.Object({
-  amount: Type.Number({ description: 'parallel − official, exact decimal' }),
-  percent: Type.Number({
-    description: '(parallel − official) / official × 100, 4 decimals, half away from zero',
-  }),
-});
+const SidePoint = Type.Object(
+  { buy: Type.Number(), sell: Type.Number(), updatedAt: Timestamp },
+  { component: 'PremiumRate' },
+);
+const Difference = Type.Object(
+  {
+    amount: Type.Number({ description: 'parallel − official, exact decimal' }),
+    percent: Type.Number({
+      description: '(parallel − official) / official × 100, 4 decimals, half away from zero',
+    }),
+  },
+  { component: 'PremiumDifference' },
+);
+const Premium = Type.Object({ buy: Difference, sell: Difference }, { component: 'Premium' });
 
 export const PremiumItem = Type.Object(
   {
@@ -142,20 +163,23 @@ export const PremiumItem = Type.Object(
     quote: Quote,
     parallel: SidePoint,
     official: SidePoint,
-    premium: Type.Object({ buy: Difference, sell: Difference }),
+    premium: Premium,
   },
-  { $id: 'PremiumItem' },
+  { component: 'PremiumItem' },
 );
 
 export const PremiumResponse = Envelope(
   Type.Array(PremiumItem),
-  Type.Object({
-    requestId: RequestId,
-    count: Type.Integer(),
-    quote: Quote,
-    currencies: Type.Array(Type.String()),
-    missingCurrencies: Type.Array(Type.String()),
-  }),
+  Type.Object(
+    {
+      requestId: RequestId,
+      count: Type.Integer(),
+      quote: Quote,
+      currencies: Type.Array(Type.String()),
+      missingCurrencies: Type.Array(Type.String()),
+    },
+    { component: 'MarketPremiumMeta' },
+  ),
   examples.premium,
 );
 
@@ -175,19 +199,25 @@ export const PremiumHistoryItem = Type.Object(
     quote: Quote,
     parallel: SidePoint,
     official: SidePoint,
-    premium: Type.Object({ buy: Difference, sell: Difference }),
+    premium: Premium,
   },
-  { $id: 'PremiumHistoryItem' },
+  { component: 'PremiumHistoryItem' },
 );
 
-const Extreme = Type.Object({ percent: Type.Number(), date: Day('The newest day with this percent') });
-const SideSummary = Type.Object({
-  min: Extreme,
-  max: Extreme,
-  mean: Type.Number({
-    description: 'Mean of the daily percents, rounded half away from zero to 4 decimals',
-  }),
-});
+const Extreme = Type.Object(
+  { percent: Type.Number(), date: Day('The newest day with this percent') },
+  { component: 'PremiumExtreme' },
+);
+const SideSummary = Type.Object(
+  {
+    min: Extreme,
+    max: Extreme,
+    mean: Type.Number({
+      description: 'Mean of the daily percents, rounded half away from zero to 4 decimals',
+    }),
+  },
+  { component: 'PremiumSideSummary' },
+);
 
 export const PremiumSummary = Type.Union(
   [
@@ -198,42 +228,53 @@ export const PremiumSummary = Type.Union(
     }),
     Type.Null(),
   ],
-  { description: 'Over the whole window, not only this page; null when the window has no item' },
+  {
+    component: 'PremiumSummary',
+    description: 'Over the whole window, not only this page; null when the window has no item',
+  },
 );
 
 export const PremiumHistoryResponse = Envelope(
   Type.Array(PremiumHistoryItem),
-  Type.Object({
-    requestId: RequestId,
-    count: Type.Integer(),
-    currency: Type.String(),
-    quote: Quote,
-    from: Timestamp,
-    to: Timestamp,
-    limit: Type.Integer(),
-    nextCursor: Type.Union([Type.String(), Type.Null()]),
-    summary: PremiumSummary,
-  }),
+  Type.Object(
+    {
+      requestId: RequestId,
+      count: Type.Integer(),
+      currency: Type.String(),
+      quote: Quote,
+      from: Timestamp,
+      to: Timestamp,
+      limit: Type.Integer(),
+      nextCursor: Type.Union([Type.String(), Type.Null()]),
+      summary: PremiumSummary,
+    },
+    { component: 'MarketPremiumHistoryMeta' },
+  ),
   examples.premiumHistory,
 );
 
 // ---- /v1/gold ----------------------------------------------------------------
 
+const GoldUnit = Type.Literal('gram', { component: 'GoldUnit' });
+
 export const GoldRecord = Type.Object(
   {
     purity: PurityName,
     quote: Quote,
-    unit: Type.Literal('gram'),
+    unit: GoldUnit,
     buy: Type.Number({ description: 'What a dealer pays per gram' }),
     sell: Type.Number({ description: 'What a dealer charges per gram' }),
     updatedAt: Timestamp,
   },
-  { $id: 'GoldRecord' },
+  { component: 'GoldRecord' },
 );
 
 export const GoldLatestResponse = Envelope(
   Type.Array(GoldRecord),
-  Type.Object({ requestId: RequestId, count: Type.Integer(), quote: Quote, unit: Type.Literal('gram') }),
+  Type.Object(
+    { requestId: RequestId, count: Type.Integer(), quote: Quote, unit: GoldUnit },
+    { component: 'GoldLatestMeta' },
+  ),
   examples.goldLatest,
 );
 
@@ -241,6 +282,6 @@ export const GoldHistoryQuery = Type.Object({ ...HistoryWindowQuery }, { additio
 
 export const GoldHistoryResponse = Envelope(
   Type.Array(GoldRecord),
-  Type.Object({ ...PageMeta, unit: Type.Literal('gram') }),
+  Type.Object({ ...PageMeta, unit: GoldUnit }, { component: 'GoldHistoryMeta' }),
   examples.goldHistory,
 );

@@ -4,7 +4,7 @@
  * which statuses a route can answer (decisions §1–2).
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { ERROR_CODES, type ErrorCode, type ErrorStatus, errorBody } from './errors.js';
+import { ERROR_CODES, ErrorBody, type ErrorCode, type ErrorStatus, errorResponse } from './errors.js';
 
 const int = (description: string, minimum: number) => Type.Integer({ minimum, description });
 
@@ -50,7 +50,7 @@ const sentWith = (headers: Record<string, TSchema>, codes: readonly ErrorCode[])
 const RetryAfter = { 'Retry-After': int('Seconds until a request can be accepted', 1) };
 
 const error = (status: ErrorStatus, description: string, headers: Record<string, TSchema>, example: object) =>
-  errorBody(ERROR_CODES[status], { description, headers, examples: [example] });
+  errorResponse(ErrorBody, ERROR_CODES[status], { description, headers, examples: [example] });
 
 const example = (status: number, code: string, message: string, details?: object[]) => ({
   data: null,

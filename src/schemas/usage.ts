@@ -6,7 +6,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { MAX_WINDOW_DAYS } from '../domain/history.js';
-import { DateParam, Envelope, RequestId } from './common.js';
+import { DateParam, Envelope, RequestMeta } from './common.js';
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const Day = Type.String({ format: 'date', description: 'A UTC day', examples: ['2026-11-21'] });
@@ -20,29 +20,33 @@ export const DailyUsageQuery = Type.Object(
 );
 export type DailyUsageQuery = Static<typeof DailyUsageQuery>;
 
-export const DailyUsage = Type.Object({
-  grantId: Type.String({ examples: ['grt_faf4lqzjgd4q'] }),
-  from: Day,
-  to: Day,
-  requests: Count('Requests counted in the whole window'),
-  days: Type.Array(
-    Type.Object({
-      day: Day,
-      requests: Count('The grant’s requests that day: the sum of its keys’'),
-      keys: Type.Array(
-        Type.Object({
-          publicId: Type.String({ description: 'The key’s public id', examples: ['aj0tishsygtj'] }),
-          requests: Count('This key’s requests that day'),
-        }),
-        { description: 'The keys that made requests that day, by public id' },
-      ),
-    }),
-    {
-      maxItems: MAX_WINDOW_DAYS,
-      description: 'Every day of the window, oldest first; a day without requests has 0 and no keys',
-    },
-  ),
-});
+export const DailyUsage = Type.Object(
+  {
+    grantId: Type.String({ examples: ['grt_faf4lqzjgd4q'] }),
+    from: Day,
+    to: Day,
+    requests: Count('Requests counted in the whole window'),
+    days: Type.Array(
+      Type.Object({
+        day: Day,
+        requests: Count('The grant’s requests that day: the sum of its keys’'),
+        keys: Type.Array(
+          Type.Object({
+            publicId: Type.String({ description: 'The key’s public id', examples: ['aj0tishsygtj'] }),
+            requests: Count('This key’s requests that day'),
+          }),
+          { description: 'The keys that made requests that day, by public id' },
+        ),
+      }),
+      {
+        maxItems: MAX_WINDOW_DAYS,
+        description: 'Every day of the window, oldest first; a day without requests has 0 and no keys',
+      },
+    ),
+  },
+  // The component of both OpenAPI documents (docs/decisions.md 64).
+  { component: 'DailyUsage' },
+);
 
 const RID = 'req_3f9k2m1x_1a';
 export const dailyUsageExample = {
@@ -63,7 +67,7 @@ export const dailyUsageExample = {
   ],
 };
 
-export const DailyUsageResponse = Envelope(DailyUsage, Type.Object({ requestId: RequestId }), {
+export const DailyUsageResponse = Envelope(DailyUsage, RequestMeta, {
   data: dailyUsageExample,
   meta: { requestId: RID },
 });

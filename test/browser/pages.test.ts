@@ -2,66 +2,43 @@
  * The pages a person looks at, driven in a real headless browser (Debian's
  * chromium through playwright-core) against a real `mds serve` process:
  *
- * - `/docs/`: the interactive reference lists every operation of the served
- *   OpenAPI document, offline: no request leaves the server's origin, no
+ * - `/docs/`: an overview names every operation before the reference has
+ *   loaded (the times are printed); the interactive reference lists every
+ *   operation of the served OpenAPI document, offline: no request leaves the server's origin, no
  *   control that needs a hosted service is shown (Ask AI, Generate MCP,
  *   Developer Tools, Configure, Share, Deploy, Open API Client, Powered by
  *   Scalar), no visible link leads off the origin, and the in-page API client
  *   sends a request with a key to this origin and shows its answer.
- * - `/charts`: with a key holding every entitlement, the rates chart draws
- *   both series; the premium chart draws /v1/market/premium/history, and its
- *   summary, the latest premium and the gold references equal the API's; with
- *   a narrower key the page names the entitlements it lacks; with a tiny
- *   per-minute limit it shows Retry-After. The key is sent only to this
- *   origin's /v1 API.
+ * - `/charts`: with a key holding every entitlement, the latest rates of the
+ *   three source families show the change since the previous day computed
+ *   from the history, the rates chart draws the three series; the premium
+ *   chart draws /v1/market/premium/history, and its summary, the latest
+ *   premium and the gold references equal the API's, percentages to 2
+ *   decimals; a narrower key's panels it may not read fold into one line and
+ *   are never asked for (a key without `usage:read` asks and folds the
+ *   refusals); with a tiny per-minute limit it shows Retry-After; a refused
+ *   key is one message. The key is sent only to this origin's /v1 API.
+ *   The free plan and the languages: test/browser/charts-i18n.test.ts.
  *
- * Both save a screenshot under docs/screenshots/ for the README. The suite
- * skips (saying why) only when chromium is absent and cannot be installed.
+ * Both save a screenshot under docs/screenshots/ for the README. Without
+ * chromium the suite skips, saying why, or fails where the run requires it
+ * (test/support/browser.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { findChromium } from '../support/browser.js';
 import { mds } from '../support/cli.js';
 import { getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
+import { waitFor } from '../support/wait.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** The sections of /charts that load with the currency and the window. */
-const SECTIONS = ['rates', 'premium-history', 'premium', 'gold'];
+const SECTIONS = ['latest', 'converter', 'rates', 'premium-history', 'premium', 'gold'];
+const SOURCES = ['parallel', 'official', 'transfer'] as const;
 const SCREENSHOTS = resolve('docs/screenshots');
-const DOC_PATHS = [
-  '/healthz',
-  '/readyz',
-  '/status',
-  '/v1/assets',
-  '/v1/rates/latest',
-  '/v1/rates/history',
-  '/v1/rates/historical',
-  '/v1/market/premium',
-  '/v1/market/premium/history',
-  '/v1/gold/latest',
-  '/v1/gold/history',
-  '/v1/me',
-  '/v1/usage/daily',
-];
-
-/** Debian's chromium, installed with apt-get when absent and possible; null when neither. */
-function findChromium(): string | null {
-  if (existsSync(CHROMIUM)) return CHROMIUM;
-  const apt = spawnSync('sh', ['-c', 'apt-get update && apt-get install -y chromium'], {
-    stdio: 'ignore',
-    timeout: 300_000,
-  });
-  if (existsSync(CHROMIUM)) return CHROMIUM;
-  console.warn(
-    `browser tests skipped: ${CHROMIUM} is absent and \`apt-get install -y chromium\` failed ` +
-      `(${apt.error?.message ?? `exit ${apt.status}`})`,
-  );
-  return null;
-}
 
 const chromiumPath = findChromium();
 
@@ -103,8 +80,16 @@ interface ListItem {
   dataset: Record<string, string | undefined>;
 }
 
-/** The page's number format. */
-const shown = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 4 });
+/** The page's formats in English (public/format.js): rates with 2 to 4 decimals, percentages with 2, UTC days. */
+const shown = (n: number) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const pct = (p: number) =>
+  (p / 100).toLocaleString('en-US', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const day = (isoDay: string) =>
+  new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+    new Date(`${isoDay}T00:00:00Z`),
+  );
+const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 const utcDay = (offsetDays: number) =>
   new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
@@ -114,7 +99,7 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
   let server: ServerProcess;
   let browser: Browser;
   let origin: string;
-  const keys = { full: '', limited: '', burst: '' };
+  const keys = { full: '', limited: '', blind: '', burst: '' };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mds-browser-'));
@@ -151,7 +136,14 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
     const narrow = ENTITLEMENTS.filter(
       (e) => !['market:premium:read', 'market:premium:history:read', 'gold:latest:read'].includes(e),
     );
-    [keys.full, keys.limited, keys.burst] = await Promise.all([key(roomy), key(roomy, narrow), key(tight)]);
+    // Without usage:read the page cannot ask /v1/me what the key may read.
+    const blind = ENTITLEMENTS.filter((e) => !['usage:read', 'market:premium:read'].includes(e));
+    [keys.full, keys.limited, keys.blind, keys.burst] = await Promise.all([
+      key(roomy),
+      key(roomy, narrow),
+      key(roomy, blind),
+      key(tight),
+    ]);
 
     const { chromium } = await import('playwright-core');
     [server, browser] = await Promise.all([
@@ -195,15 +187,18 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
     const doc = (await (await fetch(`${origin}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { operationId: string }>>;
     };
-    expect(Object.keys(doc.paths).sort()).toEqual([...DOC_PATHS].sort());
+    // The paths come from the served document (a new endpoint needs no edit here): one GET each.
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/v1/rates/latest']));
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(operations).toHaveLength(DOC_PATHS.length);
+    expect(operations).toHaveLength(Object.keys(doc.paths).length);
 
     const { context, page, seen } = await newPage();
     try {
       await page.goto(`${origin}/docs/`);
+      // The overview names every operation too: the reference is checked once it has given way.
+      await page.locator('#mds-overview').waitFor({ state: 'detached', timeout: 25_000 });
       // Scalar renders sections lazily as they scroll into view: scroll until every operation is on the page.
       // A path must not match only as the prefix of a longer one (/v1/rates/history in …/historical).
       await page.waitForFunction(
@@ -217,9 +212,12 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
         operations,
         { polling: 200, timeout: 25_000 },
       );
-      const scalar = seen.filter((r) => r.url === `${origin}/docs/js/scalar.js`);
+      // The bundle under its versioned name, and the document, each fetched once (the preloads are used).
+      const scalar = seen.filter((r) =>
+        /^\/docs\/js\/scalar\.[0-9a-f]{16}\.js$/.test(new URL(r.url).pathname),
+      );
       expect(scalar).toHaveLength(1);
-      expect(seen.some((r) => r.url === `${origin}/openapi.json`)).toBe(true);
+      expect(seen.filter((r) => r.url === `${origin}/openapi.json`)).toHaveLength(1);
 
       // What the page shows a person: no control of a hosted service, no link off this origin.
       const visible = await page.evaluate(() => {
@@ -263,20 +261,121 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
     }
   });
 
+  it('shows every operation on /docs/ at once, before the reference has loaded, and the favicon', async () => {
+    const { context, page, seen } = await newPage();
+    // Times taken by the page itself (from navigation start), so a main thread busy compiling the bundle
+    // cannot delay the reading: the first frame showing an operation path, and the first with it in the reference.
+    await context.addInitScript(() => {
+      const browser = globalThis as unknown as Browserside & {
+        marks: { content?: number; reference?: number };
+        performance: { now(): number };
+        requestAnimationFrame(f: () => void): void;
+        document: { getElementById(id: string): { innerText: string } | null };
+      };
+      const marks: { content?: number; reference?: number } = {};
+      browser.marks = marks;
+      const tick = () => {
+        // biome-ignore lint/performance/useDomNodeTextContent: what is rendered, not what hides in the DOM.
+        const text = browser.document.body?.innerText ?? '';
+        // biome-ignore lint/performance/useDomNodeTextContent: as above.
+        const app = browser.document.getElementById('app')?.innerText ?? '';
+        if (marks.content === undefined && text.includes('/v1/rates/latest'))
+          marks.content = browser.performance.now();
+        if (marks.reference === undefined && app.includes('/v1/rates/latest'))
+          marks.reference = browser.performance.now();
+        if (marks.reference === undefined) browser.requestAnimationFrame(tick);
+      };
+      browser.requestAnimationFrame(tick);
+    });
+    const icons: number[] = [];
+    page.on('response', (res) => {
+      if (new URL(res.url()).pathname === '/favicon.svg') icons.push(res.status());
+    });
+    try {
+      await page.goto(`${origin}/docs/`, { waitUntil: 'commit' });
+      // A generous deadline: a timed assertion would be flaky on a loaded machine; the figures are printed.
+      await page.waitForFunction(
+        () => (globalThis as unknown as { marks: { reference?: number } }).marks.reference !== undefined,
+        null,
+        { timeout: 15_000, polling: 100 },
+      );
+      const marks = await page.evaluate(() => {
+        const browser = globalThis as unknown as {
+          marks: { content: number; reference: number };
+          performance: { getEntriesByName(name: string): { startTime: number }[] };
+        };
+        const paint = browser.performance.getEntriesByName('first-contentful-paint')[0]?.startTime;
+        return { ...browser.marks, paint };
+      });
+      console.log(
+        `/docs/: first paint ${Math.round(marks.paint ?? -1)} ms, operations shown ${Math.round(marks.content)} ms, ` +
+          `reference rendered ${Math.round(marks.reference)} ms after navigation start`,
+      );
+      // The overview was on the page before the reference.
+      expect(marks.content).toBeLessThan(marks.reference);
+      expect(await page.locator('#mds-overview').count()).toBe(0);
+      // The page names /favicon.svg; the browser asks for it on its own schedule.
+      await waitFor(() => icons.length > 0, { what: 'a request for /favicon.svg' });
+      expect(icons).toEqual([200]);
+      expect(offOrigin(seen, origin)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('charts EUR over 90 days with a key that may read everything', async () => {
     const { context, page, seen } = await newPage();
     try {
       await page.goto(`${origin}/charts`);
-      await page.selectOption('#window', '90');
       await page.fill('#api-key', keys.full);
       await page.click('#connect');
       await page.waitForSelector('#currency:not([disabled]) option[value="EUR"]', { state: 'attached' });
+      await page.selectOption('#window', '90');
       await page.selectOption('#currency', 'EUR');
+      await page.waitForSelector('main[data-state="ready"]', { state: 'attached', timeout: 15_000 });
       for (const section of SECTIONS) {
         await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
       }
+      expect(await page.locator('#lacks').isHidden()).toBe(true);
 
-      // Both series, drawn from every record of the window.
+      // The latest rate of every family, and its change since the newest observation of an earlier UTC day
+      // within the 7 days before (docs/decisions.md, 66), as the page computes it from the history.
+      const rows = page.locator('#latest-rows tr');
+      expect(await rows.evaluateAll((trs: ListItem[]) => trs.map((tr) => tr.dataset.source))).toEqual([
+        ...SOURCES,
+      ]);
+      expect(await page.locator('#latest-note').getAttribute('data-change')).toBe('shown');
+      for (const source of SOURCES) {
+        const latest = await getJson(`${origin}/v1/rates/latest?source=${source}&currency=EUR`, keys.full);
+        const record = latest.body.data[0] as { buy: number; sell: number; updatedAt: string };
+        const today = record.updatedAt.slice(0, 10);
+        const weekBefore = new Date(Date.parse(today) - 7 * 86_400_000).toISOString().slice(0, 10);
+        const history = await getJson(
+          `${origin}/v1/rates/history?currency=EUR&source=${source}&from=${weekBefore}&to=${today}&limit=1000`,
+          keys.full,
+        );
+        const previous = (history.body.data as { buy: number; sell: number; updatedAt: string }[])
+          .filter((r) => r.updatedAt.slice(0, 10) < today)
+          .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0]!;
+        expect(previous, source).toBeDefined();
+        const row = page.locator(`#latest-rows tr[data-source="${source}"]`);
+        for (const side of ['buy', 'sell'] as const) {
+          const value = row.locator(`td:not(.change)[data-side="${side}"]`);
+          expect(await value.getAttribute('data-value')).toBe(String(record[side]));
+          expect(await value.textContent()).toBe(shown(record[side]));
+          const change = row.locator(`td.change[data-side="${side}"]`);
+          const amount = round4(record[side] - previous[side]);
+          const percent = round4((amount / previous[side]) * 100);
+          expect(await change.getAttribute('data-value')).toBe(String(amount));
+          expect(await change.getAttribute('data-percent')).toBe(String(percent));
+          expect(await change.getAttribute('data-since')).toBe(previous.updatedAt);
+          expect(await change.textContent()).toMatch(/^[+-]?[\d,]+\.\d{2,4} \([+-]?\d+\.\d{2}%\)$/);
+        }
+      }
+      // The converter: 100 EUR at each family's buy rate.
+      expect(await page.locator('#converter-rows tr').count()).toBe(3);
+
+      // All three series, drawn from every record of the window.
       const from = utcDay(-89);
       const to = utcDay(0);
       const records = async (source: string) => {
@@ -288,36 +387,41 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
         expect(res.body.meta.nextCursor).toBeNull();
         return res.body.data as { buy: number }[];
       };
-      const [parallel, official] = await Promise.all([records('parallel'), records('official')]);
-      expect(parallel.length).toBeGreaterThan(60);
+      const [parallel, official, transfer] = await Promise.all(SOURCES.map(records));
+      expect(parallel!.length).toBeGreaterThan(60);
       const chart = page.locator('#rates-chart');
       await expect(chart.getAttribute('role')).resolves.toBe('img');
-      expect(await chart.locator('path.series').count()).toBe(2);
-      expect(await chart.locator('path.series-parallel').getAttribute('data-points')).toBe(
-        String(parallel.length),
-      );
-      expect(await chart.locator('path.series-official').getAttribute('data-points')).toBe(
-        String(official.length),
-      );
+      expect(await chart.locator('path.series').count()).toBe(3);
+      for (const [source, data] of [
+        ['parallel', parallel],
+        ['official', official],
+        ['transfer', transfer],
+      ] as const) {
+        expect(await chart.locator(`path.series-${source}`).getAttribute('data-points')).toBe(
+          String(data!.length),
+        );
+      }
       // The premium is the API's (below), not the two series paired in the browser.
       expect(await chart.locator('polygon').count()).toBe(0);
       const label = (await chart.getAttribute('aria-label'))!;
-      expect(label).toContain(`EUR buy rates in DZD from ${from} to ${to}`);
-      expect(label).toContain(`Parallel from ${shown(parallel.at(-1)!.buy)} to `);
-      expect(label).toContain(`to ${shown(parallel[0]!.buy)} DZD`);
+      expect(label).toContain(`EUR buy rates in DZD from ${day(from)} to ${day(to)}.`);
+      expect(label).toContain(`Parallel market from ${shown(parallel!.at(-1)!.buy)} to `);
+      expect(label).toContain(`to ${shown(parallel![0]!.buy)} DZD`);
 
-      // Axes: the window's first and last days, the unit, and numeric ticks spanning both lines.
-      const xTicks = await chart.locator('text.x-tick').allTextContents();
-      expect(xTicks[0]).toBe(from);
-      expect(xTicks.at(-1)).toBe(to);
+      // Axes: the window's first and last days, for reading, the unit, and numeric ticks spanning the lines.
+      const xTicks = chart.locator('text.x-tick');
+      expect(await xTicks.first().getAttribute('data-date')).toBe(from);
+      expect(await xTicks.last().getAttribute('data-date')).toBe(to);
+      expect(await xTicks.first().textContent()).toBe(day(from));
+      expect(await xTicks.last().textContent()).toBe(day(to));
       expect(await chart.locator('text.y-title').textContent()).toBe('DZD per 1 EUR (buy)');
       expect(await chart.locator('text.x-title').textContent()).toBe('Date (UTC)');
       const yTicks = (await chart.locator('text.y-tick').allTextContents()).map((t) =>
         Number(t.replace(/,/g, '')),
       );
       expect(yTicks.length).toBeGreaterThanOrEqual(2);
-      expect(Math.min(...yTicks)).toBeLessThan(Math.min(...official.map((r) => r.buy)) + 50);
-      expect(Math.max(...yTicks)).toBeGreaterThan(Math.max(...parallel.map((r) => r.buy)) - 50);
+      expect(Math.min(...yTicks)).toBeLessThan(Math.min(...official!.map((r) => r.buy)) + 50);
+      expect(Math.max(...yTicks)).toBeGreaterThan(Math.max(...parallel!.map((r) => r.buy)) - 50);
 
       // The premium over the window: requested from /v1/market/premium/history for EUR and the window,
       // drawn a point a day, its lowest, highest and mean marked, and the summary shown as the API gave it.
@@ -357,9 +461,9 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
         const label = (await premiumChart.getAttribute('aria-label'))!;
         expect(label).toContain(`EUR ${side} premium of the parallel rate over the official rate`);
         expect(label).toContain(
-          `${summary.days} days, lowest ${shown(summary[side].min.percent)} % on ${summary[side].min.date}, ` +
-            `highest ${shown(summary[side].max.percent)} % on ${summary[side].max.date}, ` +
-            `mean ${shown(summary[side].mean)} %.`,
+          `${summary.days} days, lowest ${pct(summary[side].min.percent)} on ${day(summary[side].min.date)}, ` +
+            `highest ${pct(summary[side].max.percent)} on ${day(summary[side].max.date)}, ` +
+            `mean ${pct(summary[side].mean)}.`,
         );
         // The y axis spans every day's percent.
         const ticks = (await premiumChart.locator('text.y-tick').allTextContents()).map(Number);
@@ -370,7 +474,9 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       await expectPremiumChart('buy');
       expect(await page.locator('#premium-summary').isHidden()).toBe(false);
       expect(await page.locator('#premium-history-message').textContent()).toBe('');
-      expect(await page.locator('#premium-summary-caption').textContent()).toBe(`EUR, ${from} to ${to}`);
+      expect(await page.locator('#premium-summary-caption').textContent()).toBe(
+        `EUR, ${day(from)} to ${day(to)}`,
+      );
       expect(await page.locator('#summary-days').getAttribute('data-value')).toBe(String(summary.days));
       expect(await page.locator('#summary-days').textContent()).toBe(
         `${summary.days} days with a parallel and an official rate`,
@@ -381,22 +487,23 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
           expect(await cell.getAttribute('data-value')).toBe(String(summary[side][end].percent));
           expect(await cell.getAttribute('data-date')).toBe(summary[side][end].date);
           expect(await cell.textContent()).toBe(
-            `${shown(summary[side][end].percent)} % on ${summary[side][end].date}`,
+            `${pct(summary[side][end].percent)} on ${day(summary[side][end].date)}`,
           );
         }
         const mean = page.locator(`#summary-${side}-mean`);
         expect(await mean.getAttribute('data-value')).toBe(String(summary[side].mean));
-        expect(await mean.textContent()).toBe(`${shown(summary[side].mean)} %`);
+        expect(await mean.textContent()).toBe(pct(summary[side].mean));
       }
 
-      // The latest premium figures are the API's.
+      // The latest premium figures are the API's, its 4-decimal percentages shown to 2.
       const premium = await getJson(`${origin}/v1/market/premium?currency=EUR`, keys.full);
       const item = premium.body.data[0];
       expect(item.currency).toBe('EUR');
       for (const side of ['buy', 'sell'] as const) {
         const percent = page.locator(`#premium-${side}-percent`);
         expect(await percent.getAttribute('data-value')).toBe(String(item.premium[side].percent));
-        expect(await percent.textContent()).toBe(`${shown(item.premium[side].percent)} %`);
+        expect(await percent.textContent()).toBe(pct(item.premium[side].percent));
+        expect(await percent.textContent()).toMatch(/^\d+\.\d{2}%$/);
         expect(await page.locator(`#premium-${side}-amount`).getAttribute('data-value')).toBe(
           String(item.premium[side].amount),
         );
@@ -411,8 +518,8 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
 
       // Gold references: the latest of each purity, and the history chart with three series.
       const gold = await getJson(`${origin}/v1/gold/latest`, keys.full);
-      const rows = page.locator('#gold-rows tr');
-      expect(await rows.count()).toBe(gold.body.data.length);
+      const goldRows = page.locator('#gold-rows tr');
+      expect(await goldRows.count()).toBe(gold.body.data.length);
       for (const g of gold.body.data as { purity: string; buy: number; sell: number }[]) {
         const cells = page.locator(`#gold-rows tr[data-purity="${g.purity}"] td`);
         expect(await cells.nth(0).getAttribute('data-value')).toBe(String(g.buy));
@@ -420,13 +527,14 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       }
       expect(await page.locator('#gold-chart path.series').count()).toBe(3);
 
-      // Plan and quota from /v1/me; every call allowed.
+      // Plan and quota from /v1/me; every call allowed: /v1/me, the currencies, the latest gold, then for
+      // each family its latest, the history of its change and the window's history; the premium twice, the gold history.
       expect(await page.locator('#me-plan').textContent()).toBe('pro');
       expect(await page.locator('#me-remaining').textContent()).toMatch(/^[\d,]+ of 100,000 requests$/);
       const statuses = await page
         .locator('#access-list li')
         .evaluateAll((lis: ListItem[]) => lis.map((li) => li.dataset.status));
-      expect(statuses).toHaveLength(8);
+      expect(statuses).toHaveLength(15);
       expect(new Set(statuses)).toEqual(new Set(['allowed']));
 
       // Sell redraws from memory, without another request.
@@ -443,7 +551,7 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       // The key went only to this origin's /v1 API, and nowhere in a URL; it was not stored (not asked to).
       expect(offOrigin(seen, origin)).toEqual([]);
       const withKey = seen.filter((r) => r.authorization !== undefined);
-      expect(withKey.length).toBeGreaterThanOrEqual(7);
+      expect(withKey.length).toBeGreaterThanOrEqual(15);
       for (const r of withKey) {
         expect(new URL(r.url).pathname).toMatch(/^\/v1\//);
         expect(r.authorization).toBe(`Bearer ${keys.full}`);
@@ -455,57 +563,75 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
     }
   });
 
-  it('says which entitlements a narrower key lacks', async () => {
+  it('folds what a narrower key may not read into one line, and never asks for it', async () => {
     const { context, page, seen } = await newPage();
     try {
       await page.goto(`${origin}/charts`);
       await page.fill('#api-key', keys.limited);
       await page.click('#connect');
-      for (const section of SECTIONS) {
-        await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
+      await page.waitForSelector('main[data-state="ready"]', { state: 'attached', timeout: 15_000 });
+      expect(await page.locator('#lacks').textContent()).toBe(
+        'Not shown, as this key (plan pro) may not read them: the market premium (market:premium:read), ' +
+          'the premium history (market:premium:history:read), and the latest gold references (gold:latest:read).',
+      );
+      expect(await page.locator('#lacks').getAttribute('data-entitlements')).toBe(
+        'market:premium:read,market:premium:history:read,gold:latest:read',
+      );
+      for (const section of ['premium', 'premium-history']) {
+        expect(await page.locator(`#${section}`).getAttribute('data-state')).toBe('folded');
+        expect(await page.locator(`#${section}`).isHidden()).toBe(true);
       }
-      expect(await page.locator('#premium-message').textContent()).toBe(
-        'This key may not read the market premium: it lacks the market:premium:read entitlement.',
+      // The gold panel keeps its history chart, without the latest references' table.
+      expect(await page.locator('#gold').getAttribute('data-state')).toBe('ready');
+      expect(await page.locator('#gold-latest').isHidden()).toBe(true);
+      expect(await page.locator('#gold-chart path.series').count()).toBe(3);
+      // No error box for what the key may not read, and no request for it either.
+      const messages = await page.locator('p.message').allTextContents();
+      expect(messages.filter((t) => t !== '')).toEqual([]);
+      const asked = seen.filter((r) => r.authorization !== undefined).map((r) => new URL(r.url).pathname);
+      for (const path of ['/v1/market/premium', '/v1/market/premium/history', '/v1/gold/latest']) {
+        expect(asked).not.toContain(path);
+      }
+      // What it may read still renders: the latest rates with their change, the three rate series.
+      expect(await page.locator('#latest-rows tr').count()).toBe(3);
+      expect(await page.locator('#latest-rows td.change[data-value]').count()).toBe(6);
+      expect(await page.locator('#rates-chart path.series').count()).toBe(3);
+      const statuses = await page
+        .locator('#access-list li')
+        .evaluateAll((lis: ListItem[]) => lis.map((li) => li.dataset.status));
+      expect(statuses).toHaveLength(12);
+      expect(new Set(statuses)).toEqual(new Set(['allowed']));
+      expect(offOrigin(seen, origin)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('without usage:read, asks for every panel and folds the ones refused', async () => {
+    const { context, page } = await newPage();
+    try {
+      await page.goto(`${origin}/charts`);
+      await page.fill('#api-key', keys.blind);
+      await page.click('#connect');
+      await page.waitForSelector('main[data-state="ready"]', { state: 'attached', timeout: 15_000 });
+      expect(await page.locator('#lacks').textContent()).toBe(
+        'Not shown, as this key may not read them: the market premium (market:premium:read) ' +
+          'and the account and usage (usage:read).',
       );
-      expect(await page.locator('#premium-table').isHidden()).toBe(true);
-      expect(await page.locator('#premium-history-message').textContent()).toBe(
-        'This key may not read the premium history: it lacks the market:premium:history:read entitlement.',
-      );
-      expect(await page.locator('#premium-summary').isHidden()).toBe(true);
-      expect(await page.locator('#premium-chart path.series').count()).toBe(0);
-      expect(await page.locator('#gold-message').textContent()).toBe(
-        'This key may not read the latest gold references: it lacks the gold:latest:read entitlement.',
-      );
-      expect(await page.locator('#gold-table').isHidden()).toBe(true);
+      expect(await page.locator('#premium').getAttribute('data-state')).toBe('folded');
+      expect(await page.locator('#premium').isHidden()).toBe(true);
+      expect(await page.locator('#me-message').textContent()).toBe('');
+      expect(await page.locator('#me-plan').textContent()).toBe('not shown (this key may not read /v1/me)');
       const denied = await page
         .locator('#access-list li[data-status="denied"]')
-        .evaluateAll((lis: ListItem[]) =>
-          lis.map((li) => [li.dataset.endpoint, li.dataset.entitlement, li.textContent]),
-        );
-      // The list is in the order the answers came; sorted here, as their order is the network's.
+        .evaluateAll((lis: ListItem[]) => lis.map((li) => [li.dataset.endpoint, li.dataset.entitlement]));
       denied.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
       expect(denied).toEqual([
-        [
-          '/v1/gold/latest',
-          'gold:latest:read',
-          'the latest gold references (/v1/gold/latest): not allowed, missing entitlement gold:latest:read',
-        ],
-        [
-          '/v1/market/premium',
-          'market:premium:read',
-          'the market premium (/v1/market/premium): not allowed, missing entitlement market:premium:read',
-        ],
-        [
-          '/v1/market/premium/history',
-          'market:premium:history:read',
-          'the premium history (/v1/market/premium/history): not allowed, missing entitlement market:premium:history:read',
-        ],
+        ['/v1/market/premium', 'market:premium:read'],
+        ['/v1/me', 'usage:read'],
       ]);
-      // What it may read still renders: both rate series and the gold history.
-      expect(await page.locator('#rates-chart path.series').count()).toBe(2);
-      expect(await page.locator('#gold-chart path.series').count()).toBe(3);
-      expect(await page.locator('#access-list li[data-status="allowed"]').count()).toBe(5);
-      expect(offOrigin(seen, origin)).toEqual([]);
+      expect(await page.locator('#premium-history').getAttribute('data-state')).toBe('ready');
+      expect(await page.locator('#latest-rows tr').count()).toBe(3);
     } finally {
       await context.close();
     }
@@ -517,10 +643,8 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       await page.goto(`${origin}/charts`);
       await page.fill('#api-key', keys.burst);
       await page.click('#connect');
-      for (const section of SECTIONS) {
-        await page.waitForSelector(`#${section}[data-state="ready"]`, { state: 'attached' });
-      }
-      // Eight calls against a limit of three a minute: even across a minute boundary, one is refused.
+      await page.waitForSelector('main[data-state="ready"]', { state: 'attached', timeout: 15_000 });
+      // Fifteen calls against a limit of three a minute: even across a minute boundary, one is refused.
       const limited = await page
         .locator('#access-list li[data-status="rate-limited"]')
         .evaluateAll((lis: ListItem[]) => lis.map((li) => li.textContent as string));
@@ -539,19 +663,34 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
     }
   });
 
-  it('says so when the key is refused', async () => {
-    const { context, page } = await newPage();
+  it('says once that the key is refused, and loads no panel', async () => {
+    const { context, page, seen } = await newPage();
     try {
       await page.goto(`${origin}/charts`);
       await page.fill('#api-key', `${keys.full.slice(0, -6)}AAAAAA`);
       await page.click('#connect');
-      await page.waitForSelector('#access-list li[data-endpoint="/v1/me"]');
+      await page.waitForSelector('main[data-state="refused"]', { state: 'attached', timeout: 15_000 });
       expect(await page.locator('#me-message').textContent()).toMatch(
         /^The API refused the key \(invalid_api_key\): /,
       );
       expect(await page.locator('#access-list li[data-endpoint="/v1/me"]').getAttribute('data-status')).toBe(
         'unauthorized',
       );
+      // One message on the page, not one per panel: the key was tried once, on /v1/me.
+      const shownMessages = await page.locator('p.message').evaluateAll((ps: BrowserElement[]) =>
+        // biome-ignore lint/performance/useDomNodeTextContent: what is rendered.
+        ps.filter((p) => p.checkVisibility()).map((p) => p.innerText),
+      );
+      expect(shownMessages).toHaveLength(1);
+      // biome-ignore lint/performance/useDomNodeTextContent: what is rendered, not what hides in the DOM.
+      const text = await page.evaluate(() => (globalThis as unknown as Browserside).document.body.innerText);
+      expect(text.match(/invalid_api_key/g)).toHaveLength(1);
+      for (const section of ['controls', ...SECTIONS]) {
+        expect(await page.locator(`#${section}`).isHidden(), section).toBe(true);
+      }
+      expect(seen.filter((r) => r.authorization !== undefined).map((r) => new URL(r.url).pathname)).toEqual([
+        '/v1/me',
+      ]);
     } finally {
       await context.close();
     }

@@ -79,21 +79,6 @@ describe('generated client types', () => {
       };
     });
     expect(OPERATIONS.map(({ name: _name, ...rest }) => rest)).toEqual(expected);
-    expect(OPERATIONS.map((o) => o.path)).toEqual([
-      '/healthz',
-      '/readyz',
-      '/status',
-      '/v1/assets',
-      '/v1/rates/latest',
-      '/v1/rates/history',
-      '/v1/rates/historical',
-      '/v1/market/premium',
-      '/v1/market/premium/history',
-      '/v1/gold/latest',
-      '/v1/gold/history',
-      '/v1/me',
-      '/v1/usage/daily',
-    ]);
     expect(OPERATIONS.filter((o) => o.deprecated).map((o) => o.path)).toEqual(['/v1/rates/historical']);
   });
 

@@ -5,6 +5,9 @@ import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody } from '../support/openapi.js';
 import { addDays, expectedRates } from '../support/sample-records.js';
 
+/** The HTTP-date after which the alias may stop answering (docs/decisions.md 63). */
+const SUNSET = 'Wed, 30 Jun 2027 00:00:00 GMT';
+
 describe.each(backends())('/v1/rates/historical on $name', (backend) => {
   let h: Harness;
   let key: string;
@@ -33,7 +36,9 @@ describe.each(backends())('/v1/rates/historical on $name', (backend) => {
     expect(strip(b.json())).toEqual(strip(a.json()));
     expect(b.json().meta.requestId).toBe(b.headers['x-request-id']);
     expect(b.headers.deprecation).toBe('@1795219200'); // RFC 9745, 2026-11-21 (decisions §7)
+    expect(b.headers.sunset).toBe(SUNSET); // RFC 8594 (docs/decisions.md 63)
     expect(a.headers.deprecation).toBeUndefined();
+    expect(a.headers.sunset).toBeUndefined();
     // Each links to its own next page, if any (decisions §12); the alias to its successor too.
     const cursor = a.json().meta.nextCursor;
     expect(b.json().meta.nextCursor).toBe(cursor);
@@ -58,6 +63,7 @@ describe.each(backends())('/v1/rates/historical on $name', (backend) => {
     expectErrorBody(missing, 404, 'not_found');
     for (const res of [bad, missing]) {
       expect(res.headers.deprecation).toBe('@1795219200');
+      expect(res.headers.sunset).toBe(SUNSET);
       expect(res.headers.link).toBe('</v1/rates/history>; rel="successor-version"');
     }
     expectErrorBody(
@@ -66,5 +72,41 @@ describe.each(backends())('/v1/rates/historical on $name', (backend) => {
       'invalid_cursor',
       [{ parameter: 'cursor', message: expect.any(String) }],
     );
+  });
+  it('sends Sunset and the successor link on refusals and 304s too, as the document declares', async () => {
+    const refused = await call('/v1/rates/historical?currency=EUR', undefined);
+    expectErrorBody(refused, 401, 'missing_api_key');
+    expect(refused.headers.sunset).toBe(SUNSET);
+    expect(refused.headers.link).toBe('</v1/rates/history>; rel="successor-version"');
+    const first = await call('/v1/rates/historical?currency=EUR&limit=2', key);
+    const again = await call('/v1/rates/historical?currency=EUR&limit=2', key, {
+      'if-none-match': String(first.headers.etag),
+    });
+    expect(again.statusCode).toBe(304);
+    expect(again.headers.sunset).toBe(SUNSET);
+    // One successor link, after the next-page link.
+    expect(String(first.headers.link).match(/successor-version/g)).toHaveLength(1);
+
+    const doc = (await h.app.inject('/openapi.json')).json();
+    const operation = doc.paths['/v1/rates/historical'].get;
+    expect(operation.deprecated).toBe(true);
+    expect(operation.description).toContain(`Sunset: ${SUNSET}`);
+    for (const [status, response] of Object.entries<{
+      headers?: Record<string, { schema: object; required?: boolean }>;
+    }>(operation.responses)) {
+      // The 414 is answered before any route; the 500 documents X-Request-Id only (decisions 48).
+      if (status === '414' || status === '500') {
+        expect(response.headers?.Sunset, status).toBeUndefined();
+        continue;
+      }
+      expect(response.headers?.Sunset?.schema, status).toMatchObject({ type: 'string', examples: [SUNSET] });
+      expect(response.headers?.Deprecation?.schema, status).toMatchObject({ examples: ['@1795219200'] });
+      expect(response.headers?.Link, status).toBeDefined();
+      // A stopping server's 503 comes before the route: not sent on every 503.
+      if (status === '503') expect(response.headers?.Sunset?.required, status).toBe(false);
+      else expect(response.headers?.Sunset?.required, status).not.toBe(false);
+    }
+    // The successor declares none of them.
+    expect(doc.paths['/v1/rates/history'].get.responses['200'].headers.Sunset).toBeUndefined();
   });
 });

@@ -6,47 +6,15 @@
  * The request is offered to the raw writer first (it steps aside) and answered
  * by Fastify, so the rule holds on both entrances.
  */
-import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RawWriter } from '../../src/http/v1/raw-writer.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { type LineAnswer, sendLines } from '../support/raw-http.js';
 
 const take = vi.spyOn(RawWriter.prototype, 'take');
 /** Whether the last request was answered by the raw writer (the fast path). */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
-
-interface RawAnswer {
-  status: number;
-  headers: Map<string, string>;
-  body: string;
-}
-
-/** One request with exactly these header lines, over a new connection. */
-function send(port: number, path: string, headerLines: string[]): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => {
-      text += d;
-    });
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const [head = '', body = ''] = text.split('\r\n\r\n', 2);
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = new Map<string, string>();
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        headers.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
-      }
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
-    });
-    socket.write(
-      [`GET ${path} HTTP/1.1`, 'Host: localhost', 'Connection: close', ...headerLines, '', ''].join('\r\n'),
-    );
-  });
-}
 
 describe.each(backends())('repeated credential headers on $name', (backend) => {
   let h: Harness;
@@ -65,14 +33,14 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
   /** The key verified and served by the raw writer, so a 200 would come from the fast path. */
   const fastPathReady = async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await send(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`]);
+      const res = await sendLines(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`]);
       expect(res.status).toBe(200);
       if (tookFast()) return;
     }
     expect(tookFast(), 'a verified Bearer key takes the raw writer').toBe(true);
   };
 
-  const expectRefused = (res: RawAnswer) => {
+  const expectRefused = (res: LineAnswer) => {
     expect(res.status).toBe(401);
     const body = JSON.parse(res.body);
     expect(body.error.code).toBe('invalid_api_key');
@@ -85,7 +53,7 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
 
   it('refuses a valid Authorization followed by another one, on both entrances', async () => {
     await fastPathReady();
-    const res = await send(port, '/v1/rates/latest', [
+    const res = await sendLines(port, '/v1/rates/latest', [
       `Authorization: Bearer ${key}`,
       'Authorization: Bearer xxx',
     ]);
@@ -97,22 +65,34 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
   it('refuses the same valid key twice, whatever the header spelling', async () => {
     await fastPathReady();
     expectRefused(
-      await send(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`, `authorization: Bearer ${key}`]),
+      await sendLines(port, '/v1/rates/latest', [
+        `Authorization: Bearer ${key}`,
+        `authorization: Bearer ${key}`,
+      ]),
     );
-    expectRefused(await send(port, '/v1/rates/latest', [`X-API-Key: ${key}`, `x-api-key: ${key}`]));
+    expectRefused(await sendLines(port, '/v1/rates/latest', [`X-API-Key: ${key}`, `x-api-key: ${key}`]));
     expectRefused(
-      await send(port, '/v1/me', [`Authorization: Bearer ${key}`, `X-Api-Key: ${key}`, `X-Api-Key: ${key}`]),
+      await sendLines(port, '/v1/me', [
+        `Authorization: Bearer ${key}`,
+        `X-Api-Key: ${key}`,
+        `X-Api-Key: ${key}`,
+      ]),
     );
   });
 
   it('refuses an operation the raw writer never takes', async () => {
-    expectRefused(await send(port, '/v1/me', ['Authorization: Bearer xxx', `Authorization: Bearer ${key}`]));
+    expectRefused(
+      await sendLines(port, '/v1/me', ['Authorization: Bearer xxx', `Authorization: Bearer ${key}`]),
+    );
   });
 
   it('still accepts one key in Authorization and the same in X-API-Key (docs/security.md, Keys)', async () => {
-    const res = await send(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`, `X-API-Key: ${key}`]);
+    const res = await sendLines(port, '/v1/rates/latest', [
+      `Authorization: Bearer ${key}`,
+      `X-API-Key: ${key}`,
+    ]);
     expect(res.status).toBe(200);
-    const once = await send(port, '/v1/rates/latest', [`X-API-Key: ${key}`]);
+    const once = await sendLines(port, '/v1/rates/latest', [`X-API-Key: ${key}`]);
     expect(once.status).toBe(200);
   });
 });

@@ -4,8 +4,9 @@
  * and `npm run --silent mcp` driven over stdio by the SDK's own Client, as an
  * agent's host would. Needs `npm run build` (npm test builds first).
  *
- * - one tool per /v1 operation of the served document, named by its
- *   operationId or its method and path, with the operation's parameters;
+ * - one tool per /v1 operation of the served document, deprecated ones left
+ *   out, named by its operationId or its method and path, with the
+ *   operation's parameters;
  * - every tool answers the API's { data, meta } for valid input, equal to the
  *   same request made directly, and every call costs its unit;
  * - a key without the entitlement and an exhausted per-minute limit come back
@@ -40,7 +41,6 @@ const ARGUMENTS: Record<string, Record<string, unknown>> = {
   '/v1/assets': { type: 'currency' },
   '/v1/rates/latest': { currency: 'EUR,USD', source: 'official' },
   '/v1/rates/history': { currency: 'EUR', source: 'parallel', limit: 5 },
-  '/v1/rates/historical': { currency: 'USD', limit: 3 },
   '/v1/market/premium': { currency: 'EUR,USD' },
   '/v1/gold/history': { limit: 4 },
 };
@@ -167,9 +167,10 @@ describe('MCP server over stdio against the real service', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The operations the tools follow: the document's /v1 GETs, the deprecated ones left out. */
   const v1Operations = () =>
     Object.entries(doc.paths)
-      .filter(([path]) => path.startsWith('/v1/'))
+      .filter(([path, item]) => path.startsWith('/v1/') && item.get?.deprecated !== true)
       .map(([path, item]) => ({ path, op: item.get! }));
 
   it('lists one tool per /v1 operation of the served document, with its parameters', async () => {
@@ -198,6 +199,11 @@ describe('MCP server over stdio against the real service', () => {
       expect(tool!.outputSchema?.type).toBe('object');
       expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     }
+    // The deprecated alias is no tool: its successor answers the same (docs/decisions.md 63).
+    const alias = doc.paths['/v1/rates/historical']?.get;
+    expect(alias?.deprecated).toBe(true);
+    expect(byName.has(toolName('get', '/v1/rates/historical', alias?.operationId))).toBe(false);
+    expect(tools.some((t) => /deprecat/i.test(`${t.title} ${t.description}`))).toBe(false);
     // A key's entitlements do not change the list: the tools follow the document.
     expect((await narrow.client.listTools()).tools.map((t) => t.name)).toEqual(tools.map((t) => t.name));
     expect(full.client.getServerVersion()).toMatchObject({ name: 'mds-mcp', version: '1.0.0' });
@@ -316,6 +322,18 @@ describe('MCP server over stdio against the real service', () => {
     await expect(full.client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(
       /Unknown tool/,
     );
+  });
+
+  it('leaves deprecated operations out of the tools', () => {
+    const names = toolsFrom({
+      info: { title: 't', version: '1' },
+      paths: {
+        '/v1/rates/history': { get: { operationId: 'getRatesHistory' } },
+        '/v1/rates/historical': { get: { operationId: 'getRatesHistoricalDeprecated', deprecated: true } },
+        '/v1/old': { get: { deprecated: true } },
+      },
+    }).map((t) => t.tool.name);
+    expect(names).toEqual(['getRatesHistory']);
   });
 
   it('names a tool from the method and path when the operation has no operationId', () => {

@@ -39,6 +39,8 @@ export interface ResponseObject {
   description?: string;
   headers?: Record<string, HeaderObject>;
   content?: Record<string, { schema?: unknown }>;
+  /** The `error.code`s an error answer of this status can carry (docs/decisions.md 64). */
+  'x-error-codes'?: string[];
 }
 
 export interface OperationObject {
@@ -239,6 +241,29 @@ export function expectConforms(doc: OpenApiDocument, method: string, path: strin
       `${where}: body does not match the documented schema: ${JSON.stringify(validate.errors)}\n${text.slice(0, 500)}`,
     ).toBe(true);
   }
+  const codes = response['x-error-codes'];
+  if (codes) {
+    const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
+    expect(codes, `${where}: error.code ${String(code)} is not one of the status's x-error-codes`).toContain(
+      code,
+    );
+  }
+}
+
+/**
+ * `schema` standing alone: each `#/components/schemas/…` reference replaced by
+ * a copy of its component (the document's schemas are not recursive).
+ */
+export function inlineRefs(schema: unknown, doc: OpenApiDocument): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => inlineRefs(s, doc));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+    const target = doc.components?.schemas?.[ref.slice('#/components/schemas/'.length)];
+    if (target === undefined) throw new Error(`unresolved $ref ${ref}`);
+    return inlineRefs(target, doc);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inlineRefs(v, doc)]));
 }
 
 /** The path part of a request URL. */
@@ -274,11 +299,11 @@ function envelopeValidator(doc: OpenApiDocument): ValidateFn {
   search: for (const operations of Object.values(doc.paths)) {
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        const s = response.content?.['application/json']?.schema as
+        const s = inlineRefs(response.content?.['application/json']?.schema, doc) as
           | { properties?: { error?: { properties?: { code?: Record<string, unknown> } } } }
           | undefined;
         if (Number(status) >= 400 && s?.properties?.error?.properties?.code) {
-          schema = structuredClone(s) as Record<string, unknown>;
+          schema = s as Record<string, unknown>;
           break search;
         }
       }

@@ -101,3 +101,26 @@ export async function exchange(
     socket.write(bytes);
   });
 }
+
+/** One answer as `sendLines` gives it: headers by lower-case name, the body as text. */
+export interface LineAnswer {
+  status: number;
+  headers: Map<string, string>;
+  body: string;
+}
+
+/**
+ * `GET path` with exactly these header lines (repeated names kept, in order)
+ * over a new connection that closes after the answer: for what fetch and
+ * light-my-request would merge, such as a header sent twice.
+ */
+export async function sendLines(port: number, path: string, headerLines: string[]): Promise<LineAnswer> {
+  const request = [`GET ${path} HTTP/1.1`, 'Host: localhost', 'Connection: close', ...headerLines, '', ''];
+  const [res] = await exchange(port, request.join('\r\n'));
+  if (!res) throw new Error(`GET ${path}: no answer`);
+  return {
+    status: res.status,
+    headers: new Map(Object.entries(res.headers)),
+    body: res.body.toString('utf8'),
+  };
+}

@@ -7,10 +7,9 @@
 /** Version of the admin API document this file was generated from. */
 export const ADMIN_API_VERSION = '1.0.0';
 
-// ---- createAccount -------------------------------------------------------------
+// ---- Component schemas -------------------------------------------------------
 
-/** The body of `POST /admin/v1/accounts`: Create an account */
-export interface CreateAccountBody {
+export interface AccountCreate {
   /** Display name */
   name?: string;
   /** Billing contact address */
@@ -19,12 +18,12 @@ export interface CreateAccountBody {
   externalId?: string;
 }
 
-/** `data` of `POST /admin/v1/accounts`: Create an account */
-export interface CreateAccountData {
+export interface Account {
   /** Account id */
   id: string;
   name: string | null;
   email: string | null;
+  /** The billing system’s customer id; unique */
   externalId: string | null;
   /** Format: ISO 8601 date-time (UTC). */
   createdAt: string;
@@ -32,140 +31,69 @@ export interface CreateAccountData {
   updatedAt: string;
 }
 
-/** `meta` of `POST /admin/v1/accounts`: Create an account */
-export interface CreateAccountMeta {
+export interface RequestMeta {
   /** Same value as the X-Request-Id header */
   requestId: string;
 }
 
-/** The account (`POST /admin/v1/accounts`: Create an account) */
-export interface CreateAccountResponse {
-  data: CreateAccountData;
-  meta: CreateAccountMeta;
+/** The body of every non-2xx answer of the admin API: `data` is null, `error` says why. */
+export interface AdminErrorResponse {
+  data: null;
+  error: AdminErrorInfo;
+  meta: RequestMeta;
 }
 
-// ---- listAccounts --------------------------------------------------------------
-
-/** Query parameters of `GET /admin/v1/accounts`: List accounts */
-export interface ListAccountsQuery {
-  /** Only the account with this externalId */
-  externalId?: string;
-  /** Only accounts with this email */
-  email?: string;
-  /**
-   * Page size
-   * From 1 to 1000.
-   * @default 100
-   */
-  limit?: number;
-  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
-  cursor?: string;
+/** The `error` of an admin API error answer. */
+export interface AdminErrorInfo {
+  status: number;
+  code: AdminErrorCode;
+  message: string;
+  details?: AdminErrorDetail[];
 }
 
-/** An item of `data` of `GET /admin/v1/accounts`: List accounts */
-export interface ListAccountsItem {
-  /** Account id */
-  id: string;
-  name: string | null;
-  email: string | null;
-  externalId: string | null;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  updatedAt: string;
+/** Every `error.code` of the admin API. */
+export type AdminErrorCode =
+  | 'invalid_request'
+  | 'invalid_parameter'
+  | 'invalid_cursor'
+  | 'missing_admin_token'
+  | 'invalid_admin_token'
+  | 'insufficient_admin_scope'
+  | 'not_found'
+  | 'conflict'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_progress'
+  | 'payload_too_large'
+  | 'uri_too_long'
+  | 'unsupported_media_type'
+  | 'too_many_requests'
+  | 'internal_error'
+  | 'service_unavailable';
+
+/** One problem of an admin API error answer. */
+export interface AdminErrorDetail {
+  parameter?: string;
+  entitlement?: string;
+  message?: string;
 }
 
-/** `data` of `GET /admin/v1/accounts`: List accounts */
-export type ListAccountsData = ListAccountsItem[];
-
-/** `meta` of `GET /admin/v1/accounts`: List accounts */
-export interface ListAccountsMeta {
+export interface ListMeta {
   /** Same value as the X-Request-Id header */
   requestId: string;
+  /** The next page’s `cursor`; null on the last page */
   nextCursor: string | null;
 }
 
-/** A page of accounts, oldest first (`GET /admin/v1/accounts`: List accounts) */
-export interface ListAccountsResponse {
-  data: ListAccountsData;
-  meta: ListAccountsMeta;
-}
-
-// ---- getAccount ----------------------------------------------------------------
-
-/** Path parameters of `GET /admin/v1/accounts/{id}`: Get an account */
-export interface GetAccountParams {
-  id: string;
-}
-
-/** `data` of `GET /admin/v1/accounts/{id}`: Get an account */
-export interface GetAccountData {
-  /** Account id */
-  id: string;
-  name: string | null;
-  email: string | null;
-  externalId: string | null;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  updatedAt: string;
-}
-
-/** `meta` of `GET /admin/v1/accounts/{id}`: Get an account */
-export interface GetAccountMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
-
-/** The account (`GET /admin/v1/accounts/{id}`: Get an account) */
-export interface GetAccountResponse {
-  data: GetAccountData;
-  meta: GetAccountMeta;
-}
-
-// ---- updateAccount -------------------------------------------------------------
-
-/** Path parameters of `PATCH /admin/v1/accounts/{id}`: Change an account */
-export interface UpdateAccountParams {
-  id: string;
-}
-
-/** The body of `PATCH /admin/v1/accounts/{id}`: Change an account */
-export interface UpdateAccountBody {
+export interface AccountPatch {
+  /** Display name */
   name?: string | null;
+  /** Billing contact address */
   email?: string | null;
+  /** The billing system’s own id for it (a customer or subscription id) */
   externalId?: string | null;
 }
 
-/** `data` of `PATCH /admin/v1/accounts/{id}`: Change an account */
-export interface UpdateAccountData {
-  /** Account id */
-  id: string;
-  name: string | null;
-  email: string | null;
-  externalId: string | null;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  updatedAt: string;
-}
-
-/** `meta` of `PATCH /admin/v1/accounts/{id}`: Change an account */
-export interface UpdateAccountMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
-
-/** The account as changed (`PATCH /admin/v1/accounts/{id}`: Change an account) */
-export interface UpdateAccountResponse {
-  data: UpdateAccountData;
-  meta: UpdateAccountMeta;
-}
-
-// ---- createGrant ---------------------------------------------------------------
-
-/** The body of `POST /admin/v1/grants`: Create a grant */
-export interface CreateGrantBody {
+export interface GrantCreate {
   accountId: string;
   /** A plan of the catalogue, whose limits and scopes apply unless given here */
   plan: string;
@@ -197,17 +125,16 @@ export interface CreateGrantBody {
   validUntil?: string;
 }
 
-/** `data` of `POST /admin/v1/grants`: Create a grant */
-export interface CreateGrantData {
+export interface Grant {
   /** Grant id */
   id: string;
   accountId: string;
   /** Who sold the grant (a payment provider, `manual`) */
   provider: string;
+  /** The provider’s id for it (a subscription id); unique per provider */
   externalId: string | null;
   plan: string;
-  /** active ⇄ suspended, either → cancelled (final) */
-  status: 'active' | 'suspended' | 'cancelled';
+  status: GrantStatus;
   /** As stored (legacy umbrellas included) */
   scopes: string[];
   /** What the scopes grant, expanded and sorted */
@@ -224,11 +151,307 @@ export interface CreateGrantData {
   updatedAt: string;
 }
 
-/** `meta` of `POST /admin/v1/grants`: Create a grant */
-export interface CreateGrantMeta {
+/** active ⇄ suspended, either → cancelled (final) */
+export type GrantStatus = 'active' | 'suspended' | 'cancelled';
+
+export interface GrantPatch {
+  status?: GrantStatus;
+  /** Entitlements (docs/decisions.md §4; legacy umbrellas accepted) */
+  scopes?: string[];
+  /**
+   * Requests per calendar month (UTC)
+   * From 1 to 1000000000000.
+   */
+  monthlyRequestLimit?: number;
+  /**
+   * Requests per UTC minute
+   * From 1 to 1000000000000.
+   */
+  requestsPerMinute?: number;
+  /**
+   * When the grant ends
+   * Format: ISO 8601 date-time (UTC).
+   */
+  validUntil?: string;
+}
+
+export interface KeyCreate {
+  grantId: string;
+  label?: string;
+  environment?: 'live' | 'test';
+  /** Entitlements (docs/decisions.md §4; legacy umbrellas accepted) */
+  scopes?: string[];
+  /**
+   * Default: never
+   * Format: ISO 8601 date-time (UTC).
+   */
+  expiresAt?: string;
+}
+
+export interface CreatedKey {
+  /** The full key: shown this once, never again */
+  key: string;
+  apiKey: Key;
+}
+
+export interface Key {
+  /** The key’s public id */
+  publicId: string;
+  prefix: string;
+  grantId: string;
+  /** The account of the key’s grant */
+  accountId: string;
+  /** The plan of the key’s grant */
+  plan: string;
+  label: string;
+  environment: 'live' | 'test';
+  /** Null: the grant’s scopes */
+  scopes: string[] | null;
+  status: 'active' | 'revoked';
+  /** Format: ISO 8601 date-time (UTC). */
+  expiresAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  lastUsedAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  revokedAt: string | null;
+}
+
+export interface KeyRoll {
+  /**
+   * How long the old key keeps working, in seconds, at most 90 days (default 86400)
+   * From 0 to 7776000.
+   */
+  gracePeriodSeconds?: number;
+}
+
+export interface RolledKey {
+  /** The full key: shown this once, never again */
+  key: string;
+  apiKey: Key;
+  previous: Key;
+  gracePeriodSeconds: number;
+}
+
+export interface AuditRecord {
+  id: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  at: string;
+  actor: {
+    /** An admin token’s public id, `cli` or `system` */
+    id: string;
+    label: string;
+  };
+  action: string;
+  targetId: string;
+  /** Each changed field, before and after (never a secret, a digest or a full key) */
+  changes: Record<
+    string,
+    {
+      before: unknown;
+      after: unknown;
+    }
+  >;
+  /** The admin API request’s id, or the import’s */
+  requestId: string | null;
+}
+
+export interface DailyUsage {
+  grantId: string;
+  /**
+   * A UTC day
+   * Format: `YYYY-MM-DD`.
+   */
+  from: string;
+  /**
+   * A UTC day
+   * Format: `YYYY-MM-DD`.
+   */
+  to: string;
+  /** Requests counted in the whole window */
+  requests: number;
+  /** Every day of the window, oldest first; a day without requests has 0 and no keys */
+  days: {
+    /**
+     * A UTC day
+     * Format: `YYYY-MM-DD`.
+     */
+    day: string;
+    /** The grant’s requests that day: the sum of its keys’ */
+    requests: number;
+    /** The keys that made requests that day, by public id */
+    keys: {
+      /** The key’s public id */
+      publicId: string;
+      /** This key’s requests that day */
+      requests: number;
+    }[];
+  }[];
+}
+
+export interface StatementLine {
+  account: {
+    id: string;
+    /** The billing system’s customer id */
+    externalId: string | null;
+  };
+  grant: {
+    id: string;
+    plan: string;
+    /** Who sold the grant */
+    provider: string;
+    /** The provider’s id for it (a subscription id) */
+    externalId: string | null;
+  };
+  /** Requests counted in the month */
+  requestsUsed: number;
+  /** The grant’s monthly limit as it is now */
+  monthlyRequestLimit: number;
+}
+
+export interface StatementMeta {
   /** Same value as the X-Request-Id header */
   requestId: string;
+  /** The month of the statement, `YYYY-MM` */
+  month: string;
 }
+
+export interface ImportReport {
+  /** The import’s record (`mds imports list`) */
+  importId: string;
+  kind: 'assets' | 'rates' | 'gold';
+  dryRun: boolean;
+  received: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  /** The first 20 stored observations the import changed, with their previous values */
+  revisions: {
+    /** The currency, or the purity for gold */
+    code: string;
+    /** The rate source, or `gold` */
+    source: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+    old: BuySell;
+    new: BuySell;
+  }[];
+  /** What the guards found and `acceptOutliers=true` let through */
+  outliers: ImportProblem[];
+}
+
+export interface BuySell {
+  buy: number;
+  sell: number;
+}
+
+export interface ImportProblem {
+  line: number;
+  message: string;
+}
+
+// ---- createAccount -------------------------------------------------------------
+
+/** The body of `POST /admin/v1/accounts`: Create an account */
+export type CreateAccountBody = AccountCreate;
+
+/** `data` of `POST /admin/v1/accounts`: Create an account */
+export type CreateAccountData = Account;
+
+/** `meta` of `POST /admin/v1/accounts`: Create an account */
+export type CreateAccountMeta = RequestMeta;
+
+/** The account (`POST /admin/v1/accounts`: Create an account) */
+export interface CreateAccountResponse {
+  data: CreateAccountData;
+  meta: CreateAccountMeta;
+}
+
+// ---- listAccounts --------------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/accounts`: List accounts */
+export interface ListAccountsQuery {
+  /** Only the account with this externalId */
+  externalId?: string;
+  /** Only accounts with this email */
+  email?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/accounts`: List accounts */
+export type ListAccountsItem = Account;
+
+/** `data` of `GET /admin/v1/accounts`: List accounts */
+export type ListAccountsData = ListAccountsItem[];
+
+/** `meta` of `GET /admin/v1/accounts`: List accounts */
+export type ListAccountsMeta = ListMeta;
+
+/** A page of accounts, oldest first (`GET /admin/v1/accounts`: List accounts) */
+export interface ListAccountsResponse {
+  data: ListAccountsData;
+  meta: ListAccountsMeta;
+}
+
+// ---- getAccount ----------------------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/accounts/{id}`: Get an account */
+export interface GetAccountParams {
+  id: string;
+}
+
+/** `data` of `GET /admin/v1/accounts/{id}`: Get an account */
+export type GetAccountData = Account;
+
+/** `meta` of `GET /admin/v1/accounts/{id}`: Get an account */
+export type GetAccountMeta = RequestMeta;
+
+/** The account (`GET /admin/v1/accounts/{id}`: Get an account) */
+export interface GetAccountResponse {
+  data: GetAccountData;
+  meta: GetAccountMeta;
+}
+
+// ---- updateAccount -------------------------------------------------------------
+
+/** Path parameters of `PATCH /admin/v1/accounts/{id}`: Change an account */
+export interface UpdateAccountParams {
+  id: string;
+}
+
+/** The body of `PATCH /admin/v1/accounts/{id}`: Change an account */
+export type UpdateAccountBody = AccountPatch;
+
+/** `data` of `PATCH /admin/v1/accounts/{id}`: Change an account */
+export type UpdateAccountData = Account;
+
+/** `meta` of `PATCH /admin/v1/accounts/{id}`: Change an account */
+export type UpdateAccountMeta = RequestMeta;
+
+/** The account as changed (`PATCH /admin/v1/accounts/{id}`: Change an account) */
+export interface UpdateAccountResponse {
+  data: UpdateAccountData;
+  meta: UpdateAccountMeta;
+}
+
+// ---- createGrant ---------------------------------------------------------------
+
+/** The body of `POST /admin/v1/grants`: Create a grant */
+export type CreateGrantBody = GrantCreate;
+
+/** `data` of `POST /admin/v1/grants`: Create a grant */
+export type CreateGrantData = Grant;
+
+/** `meta` of `POST /admin/v1/grants`: Create a grant */
+export type CreateGrantMeta = RequestMeta;
 
 /** The grant (`POST /admin/v1/grants`: Create a grant) */
 export interface CreateGrantResponse {
@@ -259,41 +482,13 @@ export interface ListGrantsQuery {
 }
 
 /** An item of `data` of `GET /admin/v1/grants`: List grants */
-export interface ListGrantsItem {
-  /** Grant id */
-  id: string;
-  accountId: string;
-  /** Who sold the grant (a payment provider, `manual`) */
-  provider: string;
-  externalId: string | null;
-  plan: string;
-  /** active ⇄ suspended, either → cancelled (final) */
-  status: 'active' | 'suspended' | 'cancelled';
-  /** As stored (legacy umbrellas included) */
-  scopes: string[];
-  /** What the scopes grant, expanded and sorted */
-  entitlements: string[];
-  /** Format: ISO 8601 date-time (UTC). */
-  validFrom: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  validUntil: string;
-  monthlyRequestLimit: number;
-  requestsPerMinute: number;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  updatedAt: string;
-}
+export type ListGrantsItem = Grant;
 
 /** `data` of `GET /admin/v1/grants`: List grants */
 export type ListGrantsData = ListGrantsItem[];
 
 /** `meta` of `GET /admin/v1/grants`: List grants */
-export interface ListGrantsMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  nextCursor: string | null;
-}
+export type ListGrantsMeta = ListMeta;
 
 /** A page of grants, oldest first (`GET /admin/v1/grants`: List grants) */
 export interface ListGrantsResponse {
@@ -309,37 +504,10 @@ export interface GetGrantParams {
 }
 
 /** `data` of `GET /admin/v1/grants/{id}`: Get a grant */
-export interface GetGrantData {
-  /** Grant id */
-  id: string;
-  accountId: string;
-  /** Who sold the grant (a payment provider, `manual`) */
-  provider: string;
-  externalId: string | null;
-  plan: string;
-  /** active ⇄ suspended, either → cancelled (final) */
-  status: 'active' | 'suspended' | 'cancelled';
-  /** As stored (legacy umbrellas included) */
-  scopes: string[];
-  /** What the scopes grant, expanded and sorted */
-  entitlements: string[];
-  /** Format: ISO 8601 date-time (UTC). */
-  validFrom: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  validUntil: string;
-  monthlyRequestLimit: number;
-  requestsPerMinute: number;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  updatedAt: string;
-}
+export type GetGrantData = Grant;
 
 /** `meta` of `GET /admin/v1/grants/{id}`: Get a grant */
-export interface GetGrantMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type GetGrantMeta = RequestMeta;
 
 /** The grant (`GET /admin/v1/grants/{id}`: Get a grant) */
 export interface GetGrantResponse {
@@ -355,60 +523,13 @@ export interface UpdateGrantParams {
 }
 
 /** The body of `PATCH /admin/v1/grants/{id}`: Change a grant */
-export interface UpdateGrantBody {
-  /** active ⇄ suspended, either → cancelled (final) */
-  status?: 'active' | 'suspended' | 'cancelled';
-  /** Entitlements (docs/decisions.md §4; legacy umbrellas accepted) */
-  scopes?: string[];
-  /**
-   * Requests per calendar month (UTC)
-   * From 1 to 1000000000000.
-   */
-  monthlyRequestLimit?: number;
-  /**
-   * Requests per UTC minute
-   * From 1 to 1000000000000.
-   */
-  requestsPerMinute?: number;
-  /**
-   * When the grant ends
-   * Format: ISO 8601 date-time (UTC).
-   */
-  validUntil?: string;
-}
+export type UpdateGrantBody = GrantPatch;
 
 /** `data` of `PATCH /admin/v1/grants/{id}`: Change a grant */
-export interface UpdateGrantData {
-  /** Grant id */
-  id: string;
-  accountId: string;
-  /** Who sold the grant (a payment provider, `manual`) */
-  provider: string;
-  externalId: string | null;
-  plan: string;
-  /** active ⇄ suspended, either → cancelled (final) */
-  status: 'active' | 'suspended' | 'cancelled';
-  /** As stored (legacy umbrellas included) */
-  scopes: string[];
-  /** What the scopes grant, expanded and sorted */
-  entitlements: string[];
-  /** Format: ISO 8601 date-time (UTC). */
-  validFrom: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  validUntil: string;
-  monthlyRequestLimit: number;
-  requestsPerMinute: number;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  updatedAt: string;
-}
+export type UpdateGrantData = Grant;
 
 /** `meta` of `PATCH /admin/v1/grants/{id}`: Change a grant */
-export interface UpdateGrantMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type UpdateGrantMeta = RequestMeta;
 
 /** The grant as changed (`PATCH /admin/v1/grants/{id}`: Change a grant) */
 export interface UpdateGrantResponse {
@@ -419,49 +540,13 @@ export interface UpdateGrantResponse {
 // ---- createKey -----------------------------------------------------------------
 
 /** The body of `POST /admin/v1/keys`: Create a key */
-export interface CreateKeyBody {
-  grantId: string;
-  label?: string;
-  environment?: 'live' | 'test';
-  /** Entitlements (docs/decisions.md §4; legacy umbrellas accepted) */
-  scopes?: string[];
-  /**
-   * Default: never
-   * Format: ISO 8601 date-time (UTC).
-   */
-  expiresAt?: string;
-}
+export type CreateKeyBody = KeyCreate;
 
 /** `data` of `POST /admin/v1/keys`: Create a key */
-export interface CreateKeyData {
-  /** The full key: shown this once, never again */
-  key: string;
-  apiKey: {
-    /** The key’s public id */
-    publicId: string;
-    prefix: string;
-    grantId: string;
-    /** The account of the key’s grant */
-    accountId: string;
-    /** The plan of the key’s grant */
-    plan: string;
-    label: string;
-    environment: 'live' | 'test';
-    scopes: string[] | null;
-    status: 'active' | 'revoked';
-    expiresAt: string | null;
-    lastUsedAt: string | null;
-    /** Format: ISO 8601 date-time (UTC). */
-    createdAt: string;
-    revokedAt: string | null;
-  };
-}
+export type CreateKeyData = CreatedKey;
 
 /** `meta` of `POST /admin/v1/keys`: Create a key */
-export interface CreateKeyMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type CreateKeyMeta = RequestMeta;
 
 /**
  * The new key: the full key (`key`), shown this once, and what lists show of it (`apiKey`) (`POST /admin/v1/keys`: Create a key)
@@ -490,35 +575,13 @@ export interface ListKeysQuery {
 }
 
 /** An item of `data` of `GET /admin/v1/keys`: List keys */
-export interface ListKeysItem {
-  /** The key’s public id */
-  publicId: string;
-  prefix: string;
-  grantId: string;
-  /** The account of the key’s grant */
-  accountId: string;
-  /** The plan of the key’s grant */
-  plan: string;
-  label: string;
-  environment: 'live' | 'test';
-  scopes: string[] | null;
-  status: 'active' | 'revoked';
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  revokedAt: string | null;
-}
+export type ListKeysItem = Key;
 
 /** `data` of `GET /admin/v1/keys`: List keys */
 export type ListKeysData = ListKeysItem[];
 
 /** `meta` of `GET /admin/v1/keys`: List keys */
-export interface ListKeysMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  nextCursor: string | null;
-}
+export type ListKeysMeta = ListMeta;
 
 /** A page of keys, oldest first, each with its account and plan (`GET /admin/v1/keys`: List keys) */
 export interface ListKeysResponse {
@@ -534,31 +597,10 @@ export interface GetKeyParams {
 }
 
 /** `data` of `GET /admin/v1/keys/{publicId}`: Get a key */
-export interface GetKeyData {
-  /** The key’s public id */
-  publicId: string;
-  prefix: string;
-  grantId: string;
-  /** The account of the key’s grant */
-  accountId: string;
-  /** The plan of the key’s grant */
-  plan: string;
-  label: string;
-  environment: 'live' | 'test';
-  scopes: string[] | null;
-  status: 'active' | 'revoked';
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  revokedAt: string | null;
-}
+export type GetKeyData = Key;
 
 /** `meta` of `GET /admin/v1/keys/{publicId}`: Get a key */
-export interface GetKeyMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type GetKeyMeta = RequestMeta;
 
 /** The key (`GET /admin/v1/keys/{publicId}`: Get a key) */
 export interface GetKeyResponse {
@@ -574,31 +616,10 @@ export interface RevokeKeyParams {
 }
 
 /** `data` of `POST /admin/v1/keys/{publicId}/revoke`: Revoke a key */
-export interface RevokeKeyData {
-  /** The key’s public id */
-  publicId: string;
-  prefix: string;
-  grantId: string;
-  /** The account of the key’s grant */
-  accountId: string;
-  /** The plan of the key’s grant */
-  plan: string;
-  label: string;
-  environment: 'live' | 'test';
-  scopes: string[] | null;
-  status: 'active' | 'revoked';
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  /** Format: ISO 8601 date-time (UTC). */
-  createdAt: string;
-  revokedAt: string | null;
-}
+export type RevokeKeyData = Key;
 
 /** `meta` of `POST /admin/v1/keys/{publicId}/revoke`: Revoke a key */
-export interface RevokeKeyMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type RevokeKeyMeta = RequestMeta;
 
 /** The key, revoked (`POST /admin/v1/keys/{publicId}/revoke`: Revoke a key) */
 export interface RevokeKeyResponse {
@@ -614,64 +635,13 @@ export interface RollKeyParams {
 }
 
 /** The body of `POST /admin/v1/keys/{publicId}/roll`: Roll a key */
-export interface RollKeyBody {
-  /**
-   * How long the old key keeps working, in seconds, at most 90 days (default 86400)
-   * From 0 to 7776000.
-   */
-  gracePeriodSeconds?: number;
-}
+export type RollKeyBody = KeyRoll;
 
 /** `data` of `POST /admin/v1/keys/{publicId}/roll`: Roll a key */
-export interface RollKeyData {
-  /** The full key: shown this once, never again */
-  key: string;
-  apiKey: {
-    /** The key’s public id */
-    publicId: string;
-    prefix: string;
-    grantId: string;
-    /** The account of the key’s grant */
-    accountId: string;
-    /** The plan of the key’s grant */
-    plan: string;
-    label: string;
-    environment: 'live' | 'test';
-    scopes: string[] | null;
-    status: 'active' | 'revoked';
-    expiresAt: string | null;
-    lastUsedAt: string | null;
-    /** Format: ISO 8601 date-time (UTC). */
-    createdAt: string;
-    revokedAt: string | null;
-  };
-  previous: {
-    /** The key’s public id */
-    publicId: string;
-    prefix: string;
-    grantId: string;
-    /** The account of the key’s grant */
-    accountId: string;
-    /** The plan of the key’s grant */
-    plan: string;
-    label: string;
-    environment: 'live' | 'test';
-    scopes: string[] | null;
-    status: 'active' | 'revoked';
-    expiresAt: string | null;
-    lastUsedAt: string | null;
-    /** Format: ISO 8601 date-time (UTC). */
-    createdAt: string;
-    revokedAt: string | null;
-  };
-  gracePeriodSeconds: number;
-}
+export type RollKeyData = RolledKey;
 
 /** `meta` of `POST /admin/v1/keys/{publicId}/roll`: Roll a key */
-export interface RollKeyMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type RollKeyMeta = RequestMeta;
 
 /**
  * The new key of the same grant, label and scopes (its full key shown this once) and the old one (`previous`), which keeps working until its `expiresAt`, the end of the grace period (`POST /admin/v1/keys/{publicId}/roll`: Roll a key)
@@ -712,37 +682,13 @@ export interface ListAuditQuery {
 }
 
 /** An item of `data` of `GET /admin/v1/audit`: Read the audit log */
-export interface ListAuditItem {
-  id: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  at: string;
-  actor: {
-    /** An admin token’s public id, `cli` or `system` */
-    id: string;
-    label: string;
-  };
-  action: string;
-  targetId: string;
-  /** Each changed field, before and after (never a secret, a digest or a full key) */
-  changes: Record<
-    string,
-    {
-      before: unknown;
-      after: unknown;
-    }
-  >;
-  requestId: string | null;
-}
+export type ListAuditItem = AuditRecord;
 
 /** `data` of `GET /admin/v1/audit`: Read the audit log */
 export type ListAuditData = ListAuditItem[];
 
 /** `meta` of `GET /admin/v1/audit`: Read the audit log */
-export interface ListAuditMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  nextCursor: string | null;
-}
+export type ListAuditMeta = ListMeta;
 
 /** A page of audit records, newest first (`GET /admin/v1/audit`: Read the audit log) */
 export interface ListAuditResponse {
@@ -772,44 +718,10 @@ export interface GetGrantDailyUsageQuery {
 }
 
 /** `data` of `GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage */
-export interface GetGrantDailyUsageData {
-  grantId: string;
-  /**
-   * A UTC day
-   * Format: `YYYY-MM-DD`.
-   */
-  from: string;
-  /**
-   * A UTC day
-   * Format: `YYYY-MM-DD`.
-   */
-  to: string;
-  /** Requests counted in the whole window */
-  requests: number;
-  /** Every day of the window, oldest first; a day without requests has 0 and no keys */
-  days: {
-    /**
-     * A UTC day
-     * Format: `YYYY-MM-DD`.
-     */
-    day: string;
-    /** The grant’s requests that day: the sum of its keys’ */
-    requests: number;
-    /** The keys that made requests that day, by public id */
-    keys: {
-      /** The key’s public id */
-      publicId: string;
-      /** This key’s requests that day */
-      requests: number;
-    }[];
-  }[];
-}
+export type GetGrantDailyUsageData = DailyUsage;
 
 /** `meta` of `GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage */
-export interface GetGrantDailyUsageMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type GetGrantDailyUsageMeta = RequestMeta;
 
 /**
  * The grant’s requests per UTC day, with each key’s (`GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage)
@@ -828,34 +740,13 @@ export interface GetUsageStatementQuery {
 }
 
 /** An item of `data` of `GET /admin/v1/usage/statement`: The month’s usage statement */
-export interface GetUsageStatementItem {
-  account: {
-    id: string;
-    externalId: string | null;
-  };
-  grant: {
-    id: string;
-    plan: string;
-    /** Who sold the grant */
-    provider: string;
-    externalId: string | null;
-  };
-  /** Requests counted in the month */
-  requestsUsed: number;
-  /** The grant’s monthly limit as it is now */
-  monthlyRequestLimit: number;
-}
+export type GetUsageStatementItem = StatementLine;
 
 /** `data` of `GET /admin/v1/usage/statement`: The month’s usage statement */
 export type GetUsageStatementData = GetUsageStatementItem[];
 
 /** `meta` of `GET /admin/v1/usage/statement`: The month’s usage statement */
-export interface GetUsageStatementMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  /** The month of the statement, `YYYY-MM` */
-  month: string;
-}
+export type GetUsageStatementMeta = StatementMeta;
 
 /**
  * Every grant created before the month ended, with its requests in the month (`GET /admin/v1/usage/statement`: The month’s usage statement)
@@ -886,44 +777,10 @@ export interface ImportDataQuery {
 }
 
 /** `data` of `POST /admin/v1/data/{kind}`: Import market data */
-export interface ImportDataData {
-  /** The import’s record (`mds imports list`) */
-  importId: string;
-  kind: 'assets' | 'rates' | 'gold';
-  dryRun: boolean;
-  received: number;
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  /** The first 20 stored observations the import changed, with their previous values */
-  revisions: {
-    /** The currency, or the purity for gold */
-    code: string;
-    /** The rate source, or `gold` */
-    source: string;
-    /** Format: ISO 8601 date-time (UTC). */
-    updatedAt: string;
-    old: {
-      buy: number;
-      sell: number;
-    };
-    new: {
-      buy: number;
-      sell: number;
-    };
-  }[];
-  /** What the guards found and `acceptOutliers=true` let through */
-  outliers: {
-    line: number;
-    message: string;
-  }[];
-}
+export type ImportDataData = ImportReport;
 
 /** `meta` of `POST /admin/v1/data/{kind}`: Import market data */
-export interface ImportDataMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type ImportDataMeta = RequestMeta;
 
 /**
  * What the import wrote, or with `dryRun=true` would write; nothing was kept on a dry run (`POST /admin/v1/data/{kind}`: Import market data)
@@ -934,42 +791,6 @@ export interface ImportDataResponse {
 }
 
 // ---- Errors ------------------------------------------------------------------
-
-/** The body of every non-2xx answer of the admin API: `data` is null, `error` says why. */
-export interface AdminErrorResponse {
-  data: null;
-  error: {
-    status: number;
-    /** Machine-readable reason; the message is for people */
-    code:
-      | 'invalid_request'
-      | 'invalid_parameter'
-      | 'invalid_cursor'
-      | 'missing_admin_token'
-      | 'invalid_admin_token'
-      | 'insufficient_admin_scope'
-      | 'not_found'
-      | 'conflict'
-      | 'idempotency_key_reused'
-      | 'idempotency_key_in_progress'
-      | 'payload_too_large'
-      | 'uri_too_long'
-      | 'unsupported_media_type'
-      | 'too_many_requests'
-      | 'internal_error'
-      | 'service_unavailable';
-    message: string;
-    details?: {
-      parameter?: string;
-      entitlement?: string;
-      message?: string;
-    }[];
-  };
-  meta: {
-    /** Same value as the X-Request-Id header */
-    requestId: string;
-  };
-}
 
 // ---- Operations --------------------------------------------------------------
 

@@ -9,74 +9,211 @@ export const API_VERSION = '1.0.0';
 
 // ---- Component schemas -------------------------------------------------------
 
+export interface Health {
+  status: 'ok';
+}
+
+export interface HealthMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+/** The body of every non-2xx answer: `data` is null, `error` says why. */
+export interface ErrorResponse {
+  data: null;
+  error: ErrorInfo;
+  meta: RequestMeta;
+}
+
+export interface ErrorInfo {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+}
+
+/** Machine-readable reason; the message is for people */
+export type ErrorCode =
+  | 'invalid_parameter'
+  | 'invalid_cursor'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'revoked_api_key'
+  | 'expired_api_key'
+  | 'grant_inactive'
+  | 'insufficient_scope'
+  | 'not_found'
+  | 'uri_too_long'
+  | 'rate_limited'
+  | 'quota_exceeded'
+  | 'too_many_requests'
+  | 'internal_error'
+  | 'service_unavailable';
+
+export interface ErrorDetail {
+  parameter?: string;
+  entitlement?: string;
+  message?: string;
+}
+
+export interface RequestMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+}
+
+export interface Readiness {
+  status: 'ready';
+  /** The store answered a ping */
+  store: boolean;
+  /** The limiter (Redis, when configured) answered a ping */
+  limiter: boolean;
+}
+
+export interface Unreadiness {
+  status: 'not_ready' | 'draining';
+  /** The store answered a ping */
+  store: boolean;
+  /** The limiter (Redis, when configured) answered a ping */
+  limiter: boolean;
+}
+
+export interface ServiceStatus {
+  /** `stale` when any family is stale */
+  status: 'ok' | 'stale';
+  /**
+   * Each family’s freshness: `parallel` the parallel-market rates, `official` the Bank of Algeria official rates, `transfer` the money-transfer operators’ rates, `gold` the gold references
+   */
+  families: {
+    parallel: FamilyFreshness;
+    official: FamilyFreshness;
+    transfer: FamilyFreshness;
+    gold: FamilyFreshness;
+  };
+}
+
+export interface FamilyFreshness {
+  /**
+   * The newest observation of the family this instance serves; null when it has none
+   * Format: ISO 8601 date-time (UTC).
+   */
+  updatedAt: string | null;
+  /**
+   * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
+   */
+  ageSeconds: number | null;
+  /** Age past which the family is stale (MDS_STALE_AFTER) */
+  thresholdSeconds: number;
+  /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
+  stale: boolean;
+}
+
 export interface Asset {
   code: string;
   symbol: string;
-  names: {
-    en: string;
-    fr: string;
-    ar: string;
-  };
-  type: 'currency' | 'metal' | 'crypto';
+  names: LocalizedNames;
+  type: AssetType;
+}
+
+export interface LocalizedNames {
+  en: string;
+  fr: string;
+  ar: string;
+}
+
+export type AssetType = 'currency' | 'metal' | 'crypto';
+
+export interface AssetsMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  type: 'currency' | 'metal' | 'crypto' | null;
 }
 
 export interface LatestRate {
   currency: string;
-  names: {
-    en: string;
-    fr: string;
-    ar: string;
-  };
-  type: 'currency' | 'metal' | 'crypto';
-  /** Rate source family */
-  source: 'parallel' | 'official' | 'transfer';
-  quote: 'DZD';
+  names: LocalizedNames;
+  type: AssetType;
+  source: RateSource;
+  quote: QuoteCurrency;
   buy: number;
   sell: number;
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
 }
 
-export interface HistoryRate {
+/** Rate source family */
+export type RateSource = 'parallel' | 'official' | 'transfer';
+
+export type QuoteCurrency = 'DZD';
+
+export interface RatesLatestMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  source: RateSource;
+  quote: QuoteCurrency;
+  currencies: string[];
+}
+
+export interface RateHistoryRecord {
   currency: string;
-  /** Rate source family */
-  source: 'parallel' | 'official' | 'transfer';
-  quote: 'DZD';
+  source: RateSource;
+  quote: QuoteCurrency;
   buy: number;
   sell: number;
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
+}
+
+export interface RatesHistoryMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: QuoteCurrency;
+  /** Format: ISO 8601 date-time (UTC). */
+  from: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  to: string;
+  limit: number;
+  nextCursor: string | null;
+  currency: string;
+  source: RateSource;
 }
 
 export interface PremiumItem {
   currency: string;
-  quote: 'DZD';
-  parallel: {
-    buy: number;
-    sell: number;
-    /** Format: ISO 8601 date-time (UTC). */
-    updatedAt: string;
-  };
-  official: {
-    buy: number;
-    sell: number;
-    /** Format: ISO 8601 date-time (UTC). */
-    updatedAt: string;
-  };
-  premium: {
-    buy: {
-      /** parallel − official, exact decimal */
-      amount: number;
-      /** (parallel − official) / official × 100, 4 decimals, half away from zero */
-      percent: number;
-    };
-    sell: {
-      /** parallel − official, exact decimal */
-      amount: number;
-      /** (parallel − official) / official × 100, 4 decimals, half away from zero */
-      percent: number;
-    };
-  };
+  quote: QuoteCurrency;
+  parallel: PremiumRate;
+  official: PremiumRate;
+  premium: Premium;
+}
+
+export interface PremiumRate {
+  buy: number;
+  sell: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+export interface Premium {
+  buy: PremiumDifference;
+  sell: PremiumDifference;
+}
+
+export interface PremiumDifference {
+  /** parallel − official, exact decimal */
+  amount: number;
+  /** (parallel − official) / official × 100, 4 decimals, half away from zero */
+  percent: number;
+}
+
+export interface MarketPremiumMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: QuoteCurrency;
+  currencies: string[];
+  missingCurrencies: string[];
 }
 
 export interface PremiumHistoryItem {
@@ -86,39 +223,55 @@ export interface PremiumHistoryItem {
    */
   date: string;
   currency: string;
-  quote: 'DZD';
-  parallel: {
-    buy: number;
-    sell: number;
-    /** Format: ISO 8601 date-time (UTC). */
-    updatedAt: string;
-  };
-  official: {
-    buy: number;
-    sell: number;
-    /** Format: ISO 8601 date-time (UTC). */
-    updatedAt: string;
-  };
-  premium: {
-    buy: {
-      /** parallel − official, exact decimal */
-      amount: number;
-      /** (parallel − official) / official × 100, 4 decimals, half away from zero */
-      percent: number;
-    };
-    sell: {
-      /** parallel − official, exact decimal */
-      amount: number;
-      /** (parallel − official) / official × 100, 4 decimals, half away from zero */
-      percent: number;
-    };
-  };
+  quote: QuoteCurrency;
+  parallel: PremiumRate;
+  official: PremiumRate;
+  premium: Premium;
+}
+
+export interface MarketPremiumHistoryMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  currency: string;
+  quote: QuoteCurrency;
+  /** Format: ISO 8601 date-time (UTC). */
+  from: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  to: string;
+  limit: number;
+  nextCursor: string | null;
+  summary: PremiumSummary;
+}
+
+/** Over the whole window, not only this page; null when the window has no item */
+export type PremiumSummary = {
+  /** Items in the whole window, every page together */
+  days: number;
+  buy: PremiumSideSummary;
+  sell: PremiumSideSummary;
+} | null;
+
+export interface PremiumSideSummary {
+  min: PremiumExtreme;
+  max: PremiumExtreme;
+  /** Mean of the daily percents, rounded half away from zero to 4 decimals */
+  mean: number;
+}
+
+export interface PremiumExtreme {
+  percent: number;
+  /**
+   * The newest day with this percent
+   * Format: `YYYY-MM-DD`.
+   */
+  date: string;
 }
 
 export interface GoldRecord {
-  purity: '18K' | '21K' | '24K';
-  quote: 'DZD';
-  unit: 'gram';
+  purity: GoldPurity;
+  quote: QuoteCurrency;
+  unit: GoldUnit;
   /** What a dealer pays per gram */
   buy: number;
   /** What a dealer charges per gram */
@@ -127,21 +280,122 @@ export interface GoldRecord {
   updatedAt: string;
 }
 
+export type GoldPurity = '18K' | '21K' | '24K';
+
+export type GoldUnit = 'gram';
+
+export interface GoldLatestMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: QuoteCurrency;
+  unit: GoldUnit;
+}
+
+export interface GoldHistoryMeta {
+  /** Same value as the X-Request-Id header */
+  requestId: string;
+  count: number;
+  quote: QuoteCurrency;
+  /** Format: ISO 8601 date-time (UTC). */
+  from: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  to: string;
+  limit: number;
+  nextCursor: string | null;
+  unit: GoldUnit;
+}
+
+export interface Identity {
+  /** Billing contact data is omitted */
+  account: {
+    id: string;
+  };
+  grant: {
+    id: string;
+    provider: string;
+    plan: string;
+    status: 'active' | 'suspended' | 'cancelled';
+    /** Canonical entitlements, sorted */
+    scopes: string[];
+    /** Format: ISO 8601 date-time (UTC). */
+    validFrom: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    validUntil: string;
+    monthlyRequestLimit: number;
+    requestsPerMinute: number;
+  };
+  key: {
+    publicId: string;
+    prefix: string;
+    label: string;
+    environment: 'live' | 'test';
+    /** Canonical entitlements, sorted */
+    scopes: string[];
+    status: 'active' | 'revoked';
+    /** Format: ISO 8601 date-time (UTC). */
+    expiresAt: string | null;
+    /** Format: ISO 8601 date-time (UTC). */
+    lastUsedAt?: string | null;
+  };
+  usage: {
+    /** Format: ISO 8601 date-time (UTC). */
+    periodStart: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    resetAt: string;
+    requestsUsed: number;
+    requestsRemaining: number;
+    requestLimit: number;
+    requestsPerMinute: number;
+    minuteRemaining: number;
+    /** Format: ISO 8601 date-time (UTC). */
+    minuteResetAt: string;
+  };
+}
+
+export interface DailyUsage {
+  grantId: string;
+  /**
+   * A UTC day
+   * Format: `YYYY-MM-DD`.
+   */
+  from: string;
+  /**
+   * A UTC day
+   * Format: `YYYY-MM-DD`.
+   */
+  to: string;
+  /** Requests counted in the whole window */
+  requests: number;
+  /** Every day of the window, oldest first; a day without requests has 0 and no keys */
+  days: {
+    /**
+     * A UTC day
+     * Format: `YYYY-MM-DD`.
+     */
+    day: string;
+    /** The grant’s requests that day: the sum of its keys’ */
+    requests: number;
+    /** The keys that made requests that day, by public id */
+    keys: {
+      /** The key’s public id */
+      publicId: string;
+      /** This key’s requests that day */
+      requests: number;
+    }[];
+  }[];
+}
+
 // ---- GET /healthz --------------------------------------------------------------
 
 /** Query parameters of `GET /healthz`: Liveness */
 export type HealthzQuery = Record<string, never>;
 
 /** `data` of `GET /healthz`: Liveness */
-export interface HealthzData {
-  status: 'ok';
-}
+export type HealthzData = Health;
 
 /** `meta` of `GET /healthz`: Liveness */
-export interface HealthzMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type HealthzMeta = HealthMeta;
 
 /** The process is up and answering (`GET /healthz`: Liveness) */
 export interface HealthzResponse {
@@ -155,19 +409,10 @@ export interface HealthzResponse {
 export type ReadyzQuery = Record<string, never>;
 
 /** `data` of `GET /readyz`: Readiness */
-export interface ReadyzData {
-  status: 'ready';
-  /** The store answered a ping */
-  store: boolean;
-  /** The limiter (Redis, when configured) answered a ping */
-  limiter: boolean;
-}
+export type ReadyzData = Readiness;
 
 /** `meta` of `GET /readyz`: Readiness */
-export interface ReadyzMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type ReadyzMeta = HealthMeta;
 
 /** Store and limiter reachable, not draining: send traffic here (`GET /readyz`: Readiness) */
 export interface ReadyzResponse {
@@ -181,70 +426,10 @@ export interface ReadyzResponse {
 export type StatusQuery = Record<string, never>;
 
 /** `data` of `GET /status`: Data freshness */
-export interface StatusData {
-  /** `stale` when any family is stale */
-  status: 'ok' | 'stale';
-  families: {
-    /** The parallel-market rates */
-    parallel: {
-      /** The newest observation of the family this instance serves; null when it has none */
-      updatedAt: string | null;
-      /**
-       * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
-       */
-      ageSeconds: number | null;
-      /** Age past which the family is stale (MDS_STALE_AFTER) */
-      thresholdSeconds: number;
-      /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
-      stale: boolean;
-    };
-    /** The Bank of Algeria official rates */
-    official: {
-      /** The newest observation of the family this instance serves; null when it has none */
-      updatedAt: string | null;
-      /**
-       * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
-       */
-      ageSeconds: number | null;
-      /** Age past which the family is stale (MDS_STALE_AFTER) */
-      thresholdSeconds: number;
-      /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
-      stale: boolean;
-    };
-    /** The money-transfer operators’ rates */
-    transfer: {
-      /** The newest observation of the family this instance serves; null when it has none */
-      updatedAt: string | null;
-      /**
-       * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
-       */
-      ageSeconds: number | null;
-      /** Age past which the family is stale (MDS_STALE_AFTER) */
-      thresholdSeconds: number;
-      /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
-      stale: boolean;
-    };
-    /** The gold references */
-    gold: {
-      /** The newest observation of the family this instance serves; null when it has none */
-      updatedAt: string | null;
-      /**
-       * Whole seconds since `updatedAt` by this instance’s clock, at the time of the request; null without an observation
-       */
-      ageSeconds: number | null;
-      /** Age past which the family is stale (MDS_STALE_AFTER) */
-      thresholdSeconds: number;
-      /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
-      stale: boolean;
-    };
-  };
-}
+export type StatusData = ServiceStatus;
 
 /** `meta` of `GET /status`: Data freshness */
-export interface StatusMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type StatusMeta = HealthMeta;
 
 /**
  * How old the newest data of each family is. 200 whether fresh or stale: alert on `status` or on the metrics, not on the HTTP status (`GET /status`: Data freshness)
@@ -263,14 +448,6 @@ export interface AssetsQuery {
 
 /** `data` of `GET /v1/assets`: Asset directory */
 export type AssetsData = Asset[];
-
-/** `meta` of `GET /v1/assets`: Asset directory */
-export interface AssetsMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  count: number;
-  type: 'currency' | 'metal' | 'crypto' | null;
-}
 
 /** The asset directory (`GET /v1/assets`: Asset directory) */
 export interface AssetsResponse {
@@ -293,17 +470,6 @@ export interface RatesLatestQuery {
 
 /** `data` of `GET /v1/rates/latest`: Latest rates */
 export type RatesLatestData = LatestRate[];
-
-/** `meta` of `GET /v1/rates/latest`: Latest rates */
-export interface RatesLatestMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  count: number;
-  /** Rate source family */
-  source: 'parallel' | 'official' | 'transfer';
-  quote: 'DZD';
-  currencies: string[];
-}
 
 /** Latest observations, in code order (`GET /v1/rates/latest`: Latest rates) */
 export interface RatesLatestResponse {
@@ -343,24 +509,7 @@ export interface RatesHistoryQuery {
 }
 
 /** `data` of `GET /v1/rates/history`: Rate history */
-export type RatesHistoryData = HistoryRate[];
-
-/** `meta` of `GET /v1/rates/history`: Rate history */
-export interface RatesHistoryMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  count: number;
-  quote: 'DZD';
-  /** Format: ISO 8601 date-time (UTC). */
-  from: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  to: string;
-  limit: number;
-  nextCursor: string | null;
-  currency: string;
-  /** Rate source family */
-  source: 'parallel' | 'official' | 'transfer';
-}
+export type RatesHistoryData = RateHistoryRecord[];
 
 /** One page of observations, newest first (`GET /v1/rates/history`: Rate history) */
 export interface RatesHistoryResponse {
@@ -403,24 +552,10 @@ export interface RatesHistoricalQuery {
 }
 
 /** `data` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
-export type RatesHistoricalData = HistoryRate[];
+export type RatesHistoricalData = RateHistoryRecord[];
 
 /** `meta` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
-export interface RatesHistoricalMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  count: number;
-  quote: 'DZD';
-  /** Format: ISO 8601 date-time (UTC). */
-  from: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  to: string;
-  limit: number;
-  nextCursor: string | null;
-  currency: string;
-  /** Rate source family */
-  source: 'parallel' | 'official' | 'transfer';
-}
+export type RatesHistoricalMeta = RatesHistoryMeta;
 
 /** One page of observations, newest first (`GET /v1/rates/historical`: Rate history (deprecated alias)) */
 export interface RatesHistoricalResponse {
@@ -441,16 +576,6 @@ export interface MarketPremiumQuery {
 
 /** `data` of `GET /v1/market/premium`: Parallel-market premium */
 export type MarketPremiumData = PremiumItem[];
-
-/** `meta` of `GET /v1/market/premium`: Parallel-market premium */
-export interface MarketPremiumMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  count: number;
-  quote: 'DZD';
-  currencies: string[];
-  missingCurrencies: string[];
-}
 
 /** Premium items in request order (`GET /v1/market/premium`: Parallel-market premium) */
 export interface MarketPremiumResponse {
@@ -487,66 +612,6 @@ export interface MarketPremiumHistoryQuery {
 /** `data` of `GET /v1/market/premium/history`: Premium history */
 export type MarketPremiumHistoryData = PremiumHistoryItem[];
 
-/** `meta` of `GET /v1/market/premium/history`: Premium history */
-export interface MarketPremiumHistoryMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  count: number;
-  currency: string;
-  quote: 'DZD';
-  /** Format: ISO 8601 date-time (UTC). */
-  from: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  to: string;
-  limit: number;
-  nextCursor: string | null;
-  /** Over the whole window, not only this page; null when the window has no item */
-  summary: {
-    /** Items in the whole window, every page together */
-    days: number;
-    buy: {
-      min: {
-        percent: number;
-        /**
-         * The newest day with this percent
-         * Format: `YYYY-MM-DD`.
-         */
-        date: string;
-      };
-      max: {
-        percent: number;
-        /**
-         * The newest day with this percent
-         * Format: `YYYY-MM-DD`.
-         */
-        date: string;
-      };
-      /** Mean of the daily percents, rounded half away from zero to 4 decimals */
-      mean: number;
-    };
-    sell: {
-      min: {
-        percent: number;
-        /**
-         * The newest day with this percent
-         * Format: `YYYY-MM-DD`.
-         */
-        date: string;
-      };
-      max: {
-        percent: number;
-        /**
-         * The newest day with this percent
-         * Format: `YYYY-MM-DD`.
-         */
-        date: string;
-      };
-      /** Mean of the daily percents, rounded half away from zero to 4 decimals */
-      mean: number;
-    };
-  } | null;
-}
-
 /**
  * One page of daily premiums, newest first, with the summary of the whole window (`GET /v1/market/premium/history`: Premium history)
  */
@@ -562,15 +627,6 @@ export type GoldLatestQuery = Record<string, never>;
 
 /** `data` of `GET /v1/gold/latest`: Latest gold references */
 export type GoldLatestData = GoldRecord[];
-
-/** `meta` of `GET /v1/gold/latest`: Latest gold references */
-export interface GoldLatestMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  count: number;
-  quote: 'DZD';
-  unit: 'gram';
-}
 
 /** Latest gold records (`GET /v1/gold/latest`: Latest gold references) */
 export interface GoldLatestResponse {
@@ -605,21 +661,6 @@ export interface GoldHistoryQuery {
 /** `data` of `GET /v1/gold/history`: Gold reference history */
 export type GoldHistoryData = GoldRecord[];
 
-/** `meta` of `GET /v1/gold/history`: Gold reference history */
-export interface GoldHistoryMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-  count: number;
-  quote: 'DZD';
-  /** Format: ISO 8601 date-time (UTC). */
-  from: string;
-  /** Format: ISO 8601 date-time (UTC). */
-  to: string;
-  limit: number;
-  nextCursor: string | null;
-  unit: 'gram';
-}
-
 /** One page of gold records (`GET /v1/gold/history`: Gold reference history) */
 export interface GoldHistoryResponse {
   data: GoldHistoryData;
@@ -632,56 +673,10 @@ export interface GoldHistoryResponse {
 export type MeQuery = Record<string, never>;
 
 /** `data` of `GET /v1/me`: Account identity and usage */
-export interface MeData {
-  /** Billing contact data is omitted */
-  account: {
-    id: string;
-  };
-  grant: {
-    id: string;
-    provider: string;
-    plan: string;
-    status: 'active' | 'suspended' | 'cancelled';
-    /** Canonical entitlements, sorted */
-    scopes: string[];
-    /** Format: ISO 8601 date-time (UTC). */
-    validFrom: string;
-    /** Format: ISO 8601 date-time (UTC). */
-    validUntil: string;
-    monthlyRequestLimit: number;
-    requestsPerMinute: number;
-  };
-  key: {
-    publicId: string;
-    prefix: string;
-    label: string;
-    environment: 'live' | 'test';
-    /** Canonical entitlements, sorted */
-    scopes: string[];
-    status: 'active' | 'revoked';
-    expiresAt: string | null;
-    lastUsedAt?: string | null;
-  };
-  usage: {
-    /** Format: ISO 8601 date-time (UTC). */
-    periodStart: string;
-    /** Format: ISO 8601 date-time (UTC). */
-    resetAt: string;
-    requestsUsed: number;
-    requestsRemaining: number;
-    requestLimit: number;
-    requestsPerMinute: number;
-    minuteRemaining: number;
-    /** Format: ISO 8601 date-time (UTC). */
-    minuteResetAt: string;
-  };
-}
+export type MeData = Identity;
 
 /** `meta` of `GET /v1/me`: Account identity and usage */
-export interface MeMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type MeMeta = RequestMeta;
 
 /** The caller (`GET /v1/me`: Account identity and usage) */
 export interface MeResponse {
@@ -706,44 +701,10 @@ export interface UsageDailyQuery {
 }
 
 /** `data` of `GET /v1/usage/daily`: Daily usage of the grant */
-export interface UsageDailyData {
-  grantId: string;
-  /**
-   * A UTC day
-   * Format: `YYYY-MM-DD`.
-   */
-  from: string;
-  /**
-   * A UTC day
-   * Format: `YYYY-MM-DD`.
-   */
-  to: string;
-  /** Requests counted in the whole window */
-  requests: number;
-  /** Every day of the window, oldest first; a day without requests has 0 and no keys */
-  days: {
-    /**
-     * A UTC day
-     * Format: `YYYY-MM-DD`.
-     */
-    day: string;
-    /** The grant’s requests that day: the sum of its keys’ */
-    requests: number;
-    /** The keys that made requests that day, by public id */
-    keys: {
-      /** The key’s public id */
-      publicId: string;
-      /** This key’s requests that day */
-      requests: number;
-    }[];
-  }[];
-}
+export type UsageDailyData = DailyUsage;
 
 /** `meta` of `GET /v1/usage/daily`: Daily usage of the grant */
-export interface UsageDailyMeta {
-  /** Same value as the X-Request-Id header */
-  requestId: string;
-}
+export type UsageDailyMeta = RequestMeta;
 
 /** The grant’s daily usage (`GET /v1/usage/daily`: Daily usage of the grant) */
 export interface UsageDailyResponse {
@@ -752,41 +713,6 @@ export interface UsageDailyResponse {
 }
 
 // ---- Errors ------------------------------------------------------------------
-
-/** The body of every non-2xx answer: `data` is null, `error` says why. */
-export interface ErrorResponse {
-  data: null;
-  error: {
-    status: number;
-    /** Machine-readable reason; the message is for people */
-    code:
-      | 'invalid_parameter'
-      | 'invalid_cursor'
-      | 'missing_api_key'
-      | 'invalid_api_key'
-      | 'revoked_api_key'
-      | 'expired_api_key'
-      | 'grant_inactive'
-      | 'insufficient_scope'
-      | 'not_found'
-      | 'uri_too_long'
-      | 'rate_limited'
-      | 'quota_exceeded'
-      | 'too_many_requests'
-      | 'internal_error'
-      | 'service_unavailable';
-    message: string;
-    details?: {
-      parameter?: string;
-      entitlement?: string;
-      message?: string;
-    }[];
-  };
-  meta: {
-    /** Same value as the X-Request-Id header */
-    requestId: string;
-  };
-}
 
 // ---- Operations --------------------------------------------------------------
 

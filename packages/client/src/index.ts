@@ -17,7 +17,6 @@ import type {
   GoldHistoryResponse,
   GoldLatestResponse,
   GoldRecord,
-  HistoryRate,
   MarketPremiumHistoryQuery,
   MarketPremiumHistoryResponse,
   MarketPremiumQuery,
@@ -26,6 +25,7 @@ import type {
   OperationIds,
   Operations,
   PremiumHistoryItem,
+  RateHistoryRecord,
   RatesHistoryQuery,
   RatesHistoryResponse,
   RatesLatestQuery,
@@ -41,6 +41,9 @@ export type ErrorCode = ErrorResponse['error']['code'];
 
 /** One entry of `error.details`. */
 export type ErrorDetail = NonNullable<ErrorResponse['error']['details']>[number];
+
+/** @deprecated The document's name for it is `RateHistoryRecord` (docs/decisions.md 64). */
+export type HistoryRate = RateHistoryRecord;
 
 export interface MdsClientOptions {
   /** Where the API is served, e.g. `https://api.example.com` (a path prefix is kept). */
@@ -333,7 +336,7 @@ export class MdsClient implements OperationMethods {
   async *paginateRateHistory(
     query: RatesHistoryQuery,
     options?: RequestOptions,
-  ): AsyncGenerator<HistoryRate, void, undefined> {
+  ): AsyncGenerator<RateHistoryRecord, void, undefined> {
     yield* this.paginate((cursor) => this.getRatesHistory({ ...query, cursor }, json(options)), query.cursor);
   }
 

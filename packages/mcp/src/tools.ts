@@ -1,9 +1,9 @@
 /**
  * The MCP tools of the Market Data Service, made from the OpenAPI document the
- * service serves: one tool per `/v1` operation, its input schema from the
- * operation's parameters, its output schema from the 200 answer's body. A new
- * endpoint becomes a tool when the service documents it, without a release of
- * this package.
+ * service serves: one tool per `/v1` operation that is not deprecated, its
+ * input schema from the operation's parameters, its output schema from the
+ * 200 answer's body. A new endpoint becomes a tool when the service documents
+ * it, without a release of this package.
  *
  * Calling a tool is one ordinary API request with the configured key: no
  * retry, no cache, so every call costs what the same request costs any client.
@@ -122,7 +122,6 @@ function outputSchema(op: Operation, components: Record<string, JsonSchema>): To
 
 function toolDescription(op: Operation): string {
   const parts = [op.summary ? `${op.summary.replace(/\.$/, '')}.` : '', op.description ?? ''];
-  if (op.deprecated) parts.push('Deprecated: prefer the operation it names.');
   parts.push(
     'Returns the API answer as { data, meta }. Each call is one API request with the configured key and ' +
       'costs what that request costs (one unit of the monthly quota; refused requests other than 404 cost ' +
@@ -131,7 +130,11 @@ function toolDescription(op: Operation): string {
   return parts.filter(Boolean).join(' ');
 }
 
-/** One tool per GET operation under /v1, in document order. */
+/**
+ * One tool per GET operation under /v1, in document order, deprecated ones
+ * left out: a deprecated operation has a successor that answers the same, and
+ * a model offered both may pick the one that is going away (docs/decisions.md 63).
+ */
 export function toolsFrom(doc: OpenApiDocument): ApiTool[] {
   const components = doc.components?.schemas ?? {};
   const tools: ApiTool[] = [];
@@ -140,7 +143,7 @@ export function toolsFrom(doc: OpenApiDocument): ApiTool[] {
     if (!path.startsWith('/v1/')) continue;
     // The API is read-only: every operation is a GET, and HEAD is GET without a body.
     const op = item.get;
-    if (!op) continue;
+    if (!op || op.deprecated === true) continue;
     let name = toolName('get', path, op.operationId);
     for (let n = 2; taken.has(name); n++) name = `${toolName('get', path, op.operationId)}_${n}`;
     taken.add(name);

@@ -6,7 +6,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { type Contact, DEFAULT_CONTACT_NAME } from '../../config.js';
-import { API_VERSION } from '../openapi.js';
+import { API_VERSION, COMPONENTS } from '../openapi.js';
 
 export const ADMIN_SECURITY_SCHEME = 'adminToken';
 
@@ -62,5 +62,6 @@ export async function registerAdminOpenApi(
       security: [{ [ADMIN_SECURITY_SCHEME]: [] }],
     },
     hideUntagged: true,
+    ...COMPONENTS,
   });
 }

@@ -1,17 +1,41 @@
 /**
  * Static pages served beside the API on the same origin: the charts page
- * (public/charts.html and its script). A fixed list, read once at start; no
- * path from the URL ever reaches the file system.
+ * (public/charts.html and its script) and the favicon. A fixed list, read once
+ * at start; no path from the URL ever reaches the file system.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { PROJECT_ROOT } from '../../paths.js';
 
-const PAGES: Record<string, { file: string; type: string }> = {
+/** The page holds no secret; the key stays in the browser's memory and sessionStorage. */
+const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
+/** An SVG opened as a document runs nothing. */
+const IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+/** The favicon's URL names no version: browsers keep it a day, then ask again. */
+const ICON = {
+  file: 'public/favicon.svg',
+  type: 'image/svg+xml',
+  cache: 'public, max-age=86400',
+  csp: IMAGE_CSP,
+};
+
+const CHARTS_MODULES = ['charts', 'state', 'i18n', 'format', 'api', 'account', 'latest', 'panels', 'svg'];
+
+const PAGES: Record<string, { file: string; type: string; cache?: string; csp?: string }> = {
   '/charts': { file: 'public/charts.html', type: 'text/html; charset=utf-8' },
-  '/charts/charts.js': { file: 'public/charts.js', type: 'text/javascript; charset=utf-8' },
+  // The page's modules: charts.js imports the others; i18n.js holds its strings in en, fr and ar.
+  ...Object.fromEntries(
+    CHARTS_MODULES.map((name) => [
+      `/charts/${name}.js`,
+      { file: `public/${name}.js`, type: 'text/javascript; charset=utf-8' },
+    ]),
+  ),
   '/charts/charts.css': { file: 'public/charts.css', type: 'text/css; charset=utf-8' },
+  // Browsers ask for /favicon.ico unless a page names its icon; ours name /favicon.svg. Both answer the SVG.
+  '/favicon.ico': ICON,
+  '/favicon.svg': ICON,
 };
 
 export function pagesRoutes(app: FastifyInstance): void {
@@ -24,12 +48,8 @@ export function pagesRoutes(app: FastifyInstance): void {
     }
     app.get(url, async (_request, reply) => {
       reply.header('content-type', page.type);
-      // The page holds no secret; the key stays in the browser's memory and sessionStorage.
-      reply.header('cache-control', 'no-cache');
-      reply.header(
-        'content-security-policy',
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
-      );
+      reply.header('cache-control', page.cache ?? 'no-cache');
+      reply.header('content-security-policy', page.csp ?? PAGE_CSP);
       return body;
     });
   }

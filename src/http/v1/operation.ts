@@ -7,7 +7,7 @@
  * An operation returns an outcome, never an HTTP error: the pipeline turns
  * `{ notFound }` into the 404 of the specification.
  */
-import type { TObject } from '@sinclair/typebox';
+import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { FastifySchema } from 'fastify';
 import type { AccessContext } from '../../access/authenticator.js';
 import type { Entitlement } from '../../domain/scopes.js';
@@ -79,28 +79,87 @@ export interface AliasSpec {
   description: string;
   /** The day it was deprecated, as epoch milliseconds. */
   since: number;
+  /** The day after which it may stop answering (RFC 8594 `Sunset`), as epoch milliseconds. */
+  sunset: number;
 }
 
 /**
- * The same operation under another path, deprecated: RFC 9745's `Deprecation`
- * and a `successor-version` link on every answer, beside a next-page link if
- * there is one. Left to the general writer (no `ready`): old clients only.
+ * The headers the alias adds, declared on its responses (docs/decisions.md 48,
+ * 63): on every answer of the pipeline (http/v1/decide.ts), refusals and 304s
+ * included. Not on the 414 (answered before any route) nor the 500 (decisions
+ * 48: X-Request-Id only; one from the error handler has none of them); on the
+ * 503 only when the pipeline answered it, not a stopping server's.
+ */
+function aliasHeaders(deprecation: string, sunset: string, successor: string) {
+  return {
+    Deprecation: Type.String({
+      description: `RFC 9745: the day this operation was deprecated, \`@\` and epoch seconds (\`${deprecation}\`).`,
+      examples: [deprecation],
+    }),
+    Sunset: Type.String({
+      description: `RFC 8594: the HTTP-date after which this alias may stop answering (\`${sunset}\`); move to the successor before.`,
+      examples: [sunset],
+    }),
+    Link: Type.String({
+      description: `\`${successor}\` (RFC 8288), after a \`rel="next"\` link on a page with a next one.`,
+      examples: [successor],
+    }),
+  };
+}
+
+const WITHOUT_ALIAS_HEADERS = new Set([414, 500]);
+const SOMETIMES_ALIAS_HEADERS = new Set([503]);
+
+/** The operation's responses, each with the alias's headers (the 200's Link keeps its description). */
+function withAliasHeaders(
+  response: Record<number, TSchema> | undefined,
+  headers: ReturnType<typeof aliasHeaders>,
+): Record<number, TSchema> | undefined {
+  if (!response) return response;
+  const out: Record<number, TSchema> = {};
+  for (const [key, schema] of Object.entries(response)) {
+    const status = Number(key);
+    const own = (schema as { headers?: Record<string, TSchema> }).headers;
+    let added: Record<string, TSchema> = headers;
+    // `headerOptional`: our annotation for `required: false` (openapi.ts, cleanDocument).
+    if (SOMETIMES_ALIAS_HEADERS.has(status))
+      added = Object.fromEntries(
+        Object.entries(headers).map(([n, h]) => [n, { ...h, headerOptional: true }]),
+      );
+    out[status] = WITHOUT_ALIAS_HEADERS.has(status)
+      ? schema
+      : ({ ...schema, headers: { ...added, ...own } } as TSchema);
+  }
+  return out;
+}
+
+/**
+ * The same operation under another path, deprecated: RFC 9745's `Deprecation`,
+ * RFC 8594's `Sunset` and a `successor-version` link on every answer, beside a
+ * next-page link if there is one (docs/decisions.md 37, 39, 63). Left to the
+ * general writer (no `ready`): old clients only.
  */
 export function deprecatedAlias<Q>(op: Operation<Q>, alias: AliasSpec): Operation<Q> {
   const deprecation = `@${alias.since / 1000}`;
+  // An IMF-fixdate (RFC 9110 §5.6.7): `Wed, 30 Jun 2027 00:00:00 GMT`.
+  const sunset = new Date(alias.sunset).toUTCString();
   const successor = `</v1${op.url}>; rel="successor-version"`;
   const { url, operationId, summary, description } = alias;
+  const response = withAliasHeaders(
+    op.schema.response as Record<number, TSchema> | undefined,
+    aliasHeaders(deprecation, sunset, successor),
+  );
   return {
     ...op,
     url,
-    schema: { ...op.schema, operationId, summary, description, deprecated: true },
+    schema: { ...op.schema, operationId, summary, description, deprecated: true, response },
     ready: undefined,
     headers: (set) => {
-      set.push('deprecation', deprecation);
+      set.push('deprecation', deprecation, 'sunset', sunset);
       // A page with a next one already links to it (decisions 37): both links go out.
       for (let i = 0; i < set.length; i += 2) {
         if (set[i] === 'link') {
-          set[i + 1] = `${set[i + 1]}, ${successor}`;
+          if (!set[i + 1]!.includes(successor)) set[i + 1] = `${set[i + 1]}, ${successor}`;
           return;
         }
       }

@@ -3,7 +3,8 @@
 Usage: python schemas_check.py <base url>. Prints a JSON list of the
 differences (empty when every key, required key, type, nullability and enum
 agrees), walking each 200 JSON schema and the error envelope alongside the
-TypedDict that mirrors it ($refs resolved, so component names do not matter).
+TypedDict that mirrors it ($refs resolved, so component names do not matter;
+a nullable is `anyOf` with null or a type list with "null").
 """
 
 import json
@@ -59,6 +60,21 @@ def split_optional(hint: Any) -> Tuple[bool, Any]:
 
 def compare(schema: Any, hint: Any, where: str, loose_enums: bool) -> None:
     schema = resolve(schema)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        # A nullable written as a type list (`["string", "null"]`, its enum listing null too).
+        others = [t for t in kind if t != "null"]
+        nullable, rest = split_optional(hint)
+        if nullable != ("null" in kind):
+            problems.append(f"{where}: nullable {'null' in kind} but {hint}")
+        if len(others) != 1:
+            problems.append(f"{where}: type {kind}")
+            return
+        inner = dict(schema, type=others[0])
+        if "enum" in inner:
+            inner["enum"] = [v for v in inner["enum"] if v is not None]
+        compare(inner, rest, where, loose_enums)
+        return
     values = enum_values(schema)
     if values is not None and type(None) not in values:
         if get_origin(hint) is Literal:

@@ -82,12 +82,14 @@ export function ratesHistory(services: Services) {
     summary: 'Rate history (deprecated alias)',
     description:
       'Deprecated alias of `/v1/rates/history`: same parameters, behaviour and response, plus `Deprecation: @1795219200` ' +
-      '(RFC 9745: deprecated since 2026-11-21) ' +
-      'and `Link: </v1/rates/history>; rel="successor-version"`.',
+      '(RFC 9745: deprecated since 2026-11-21), `Sunset: Wed, 30 Jun 2027 00:00:00 GMT` (RFC 8594: it may stop ' +
+      'answering after that date) and `Link: </v1/rates/history>; rel="successor-version"`.',
     // RFC 9745 (March 2025): `Deprecation` is a structured-field date, `@` and epoch
     // seconds; here 2026-11-21, the day the alias was deprecated (decisions §7).
     // The draft's `Deprecation: true` is not a valid value any more.
     since: Date.UTC(2026, 10, 21),
+    // RFC 8594: the alias may be removed after 2027-06-30 (docs/decisions.md 63).
+    sunset: Date.UTC(2027, 5, 30),
   });
   return [history, alias];
 }

@@ -1,0 +1,104 @@
+/**
+ * An `Authorization` header that is not `Bearer <key>` (docs/decisions.md 63):
+ * most often the key alone, without its scheme. It stays 401
+ * `invalid_api_key` with the headers of every other 401 (decisions 10: the
+ * RFC 6750 challenge, no quota headers), and the message says what to send.
+ * The presented value is never repeated.
+ *
+ * Sent over a real connection, so the raw writer is offered the request first
+ * and steps aside (it serves only `Bearer <key>` of a verified key), and
+ * through light-my-request, Fastify's path alone: both answer the same.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { backends } from '../support/backends.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { sendLines } from '../support/raw-http.js';
+
+const take = vi.spyOn(RawWriter.prototype, 'take');
+/** Whether the last request was answered by the raw writer (the fast path). */
+const tookFast = () => take.mock.results.at(-1)?.value as boolean;
+
+const FIX = /send Authorization: Bearer <key>/;
+
+describe.each(backends())('an Authorization header without the Bearer scheme on $name', (backend) => {
+  let h: Harness;
+  let key: string;
+  let publicId: string;
+  let port: number;
+
+  beforeAll(async () => {
+    h = await startHarness(backend);
+    ({ key, publicId } = await h.newKey());
+    await h.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (h.app.server.address() as { port: number }).port;
+  });
+  afterAll(() => h?.close());
+  afterEach(() => take.mockClear());
+
+  /** The key verified and served by the raw writer, so a 200 would come from the fast path. */
+  const fastPathReady = async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await sendLines(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`]);
+      expect(res.status).toBe(200);
+      if (tookFast()) return;
+    }
+    expect(tookFast(), 'a verified Bearer key takes the raw writer').toBe(true);
+  };
+
+  /** The refusal, whichever entrance answered; returns the body without its request id. */
+  const expectRefused = (status: number, headers: (name: string) => string | undefined, body: string) => {
+    expect(status).toBe(401);
+    const parsed = JSON.parse(body);
+    expect(parsed.error.code).toBe('invalid_api_key');
+    expect(parsed.error.message).toMatch(FIX);
+    expect(parsed.error.message).toMatch(/X-API-Key/);
+    // Neither the key nor any part of it comes back.
+    expect(body).not.toContain(key);
+    expect(body).not.toContain(publicId);
+    expect(body).not.toContain(key.slice(-12));
+    expect(headers('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(headers('ratelimit-limit')).toBeUndefined();
+    expect(headers('x-request-id')).toBe(parsed.meta.requestId);
+    return { ...parsed, meta: { requestId: '' } };
+  };
+
+  it.each([
+    ['the key alone', (k: string) => k],
+    ['the key alone, padded', (k: string) => ` ${k} `],
+    ['another scheme', (k: string) => `Basic ${k}`],
+    ['Bearer without a key', () => 'Bearer'],
+  ])(
+    '%s is 401 invalid_api_key saying to send Authorization: Bearer <key>, on both entrances',
+    async (_, value) => {
+      await fastPathReady();
+      const raw = await sendLines(port, '/v1/rates/latest', [`Authorization: ${value(key)}`]);
+      expect(take).toHaveBeenCalled();
+      expect(tookFast(), 'the raw writer steps aside').toBe(false);
+      const viaRaw = expectRefused(raw.status, (n) => raw.headers.get(n), raw.body);
+
+      const injected = await h.app.inject({
+        url: '/v1/rates/latest',
+        headers: { authorization: value(key) },
+      });
+      const viaFastify = expectRefused(
+        injected.statusCode,
+        (n) => injected.headers[n] as string | undefined,
+        injected.body,
+      );
+      expect(viaFastify).toEqual(viaRaw);
+    },
+  );
+
+  it('refuses the key alone on an operation the raw writer never takes, and beside a valid X-API-Key', async () => {
+    const me = await sendLines(port, '/v1/me', [`Authorization: ${key}`]);
+    expectRefused(me.status, (n) => me.headers.get(n), me.body);
+    const both = await sendLines(port, '/v1/rates/latest', [`Authorization: ${key}`, `X-API-Key: ${key}`]);
+    expectRefused(both.status, (n) => both.headers.get(n), both.body);
+  });
+
+  it('still serves Bearer <key>, and the key alone in X-API-Key', async () => {
+    expect((await sendLines(port, '/v1/rates/latest', [`Authorization: bearer ${key}`])).status).toBe(200);
+    expect((await sendLines(port, '/v1/rates/latest', [`X-API-Key: ${key}`])).status).toBe(200);
+  });
+});
