@@ -28,7 +28,7 @@ from .schemas import (
     GoldHistoryResponse,
     GoldLatestResponse,
     GoldRecord,
-    HistoryRate,
+    RateHistoryRecord,
     MarketPremiumHistoryResponse,
     MarketPremiumResponse,
     DailyUsageResponse,
@@ -301,7 +301,7 @@ class MdsClient:
         from_: Optional[DateLike] = None,
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
-    ) -> Iterator[HistoryRate]:
+    ) -> Iterator[RateHistoryRecord]:
         """Every record of `get_rates_history` for the window, newest first, following `meta.nextCursor`."""
         cursor: Optional[str] = None
         while True:

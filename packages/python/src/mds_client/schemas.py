@@ -47,7 +47,7 @@ class LatestRate(TypedDict):
     updatedAt: str
 
 
-class HistoryRate(TypedDict):
+class RateHistoryRecord(TypedDict):
     """One observation of a rate history (`GET /v1/rates/history`)."""
 
     currency: str
@@ -56,6 +56,10 @@ class HistoryRate(TypedDict):
     buy: float
     sell: float
     updatedAt: str
+
+
+#: The former name of RateHistoryRecord, kept for code written against it.
+HistoryRate = RateHistoryRecord
 
 
 class Observation(TypedDict):
@@ -278,7 +282,7 @@ class RatesLatestResponse(TypedDict):
 
 
 class RatesHistoryResponse(TypedDict):
-    data: List[HistoryRate]
+    data: List[RateHistoryRecord]
     meta: RatesHistoryMeta
 
 
