@@ -207,7 +207,7 @@ export class Authenticator {
    * The access of a key verified since the last access change, when it passes
    * every check now; undefined otherwise (absent, malformed, unknown, refused),
    * leaving the verdict to `authenticate`. Synchronous, for the
-   * fast path: `Bearer <key>` exactly, the form clients send.
+   * raw entrance: `Bearer <key>` exactly, the form clients send.
    */
   cached(
     authorization: string | undefined,

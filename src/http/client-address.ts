@@ -4,7 +4,7 @@
  * the trusted proxies forwarded in X-Forwarded-For.
  *
  * One trust function is built here and given to Fastify (its request.ip, which
- * the pipeline's throttle reads) and to the access log and the fast path, which
+ * the pipeline's throttle reads) and to the access log and the raw entrance, which
  * compute the address with @fastify/proxy-addr, the package Fastify computes
  * request.ip with: the throttle and the log cannot disagree on an address.
  */

@@ -1,5 +1,5 @@
 /**
- * The request hooks the raw writer (http/v1/raw-writer.ts) does the work of
+ * The request hooks the raw entrance (http/v1/entrance.ts) does the work of
  * itself. Each plugin marks its own with `known()`; plugins/v1.ts turns the raw
  * writer off at start-up if any other hook would run on a /v1 route.
  */

@@ -1,15 +1,15 @@
 /**
  * Metrics on every response, and one access line when the level would print
  * it. Each route gets its own onResponse hook with its template captured, so
- * the hot path never builds request.routeOptions; the raw writer records
- * through the same observer (http/v1/raw-writer.ts).
+ * the hot path never builds request.routeOptions; the raw entrance records
+ * through the same observer (http/v1/entrance.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { redactKeys } from '../domain/keys.js';
-import type { Observe } from '../http/v1/raw-writer.js';
+import type { Observe } from '../http/v1/entrance.js';
 import type { Metrics } from '../observability/metrics.js';
 import { known } from './known-hooks.js';
 

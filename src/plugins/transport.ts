@@ -20,7 +20,7 @@ import type {
 import fp from 'fastify-plugin';
 import { ApiError, errorBody, serviceUnavailable } from '../http/errors.js';
 import { JSON_TYPE } from '../http/respond.js';
-import type { RawWriter } from '../http/v1/raw-writer.js';
+import type { RawEntrance } from '../http/v1/entrance.js';
 import type { Services } from '../runtime/services.js';
 import type { RouteTable } from './errors.js';
 import { known } from './known-hooks.js';
@@ -53,7 +53,7 @@ export function requestIds(): () => string {
   return () => prefix + (n++).toString(36);
 }
 
-/** The router's query-string parser, and the raw writer's: one parse for both. */
+/** The router's query-string parser, and the raw entrance's: one parse for both. */
 export const parseQuery = (query: string): Record<string, unknown> =>
   query.length === 0 ? {} : (parseQueryString(query) as Record<string, unknown>);
 
@@ -104,7 +104,7 @@ export function transport(services: Services, options: TransportOptions, routes:
   // Answers written on the raw socket, outside Fastify's hooks, need HSTS spelled out.
   const rawHeaders = hsts ? `Strict-Transport-Security: ${hsts}\r\n` : '';
   /** Set by plugins/v1.ts once the operations are known: it may answer before the router. */
-  const front: { writer: RawWriter | null } = { writer: null };
+  const front: { writer: RawEntrance | null } = { writer: null };
   // Node checks the header and request timeouts only every connectionsCheckingInterval
   // (30 s by default), which would let a slow client hold a connection far longer.
   // The same options for HTTPS: Fastify passes `http` to http.createServer only.
@@ -118,7 +118,7 @@ export function transport(services: Services, options: TransportOptions, routes:
   };
 
   const fastifyOptions: FastifyServerOptions = {
-    // The server Fastify would create, with the raw writer (http/v1/raw-writer.ts) in front of its router.
+    // The server Fastify would create, with the raw entrance (http/v1/entrance.ts) in front of its router.
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
       const dispatch = (req: IncomingMessage, res: ServerResponse) => {
         if (front.writer === null || !front.writer.take(req, res)) handler(req, res);
@@ -178,7 +178,7 @@ export function transport(services: Services, options: TransportOptions, routes:
       );
       const { lifecycle } = services;
       // Closing is draining too, also when app.close() is called without server.ts's
-      // drain: the raw writer steps aside, answers close their connections, /readyz fails.
+      // drain: the raw entrance steps aside, answers close their connections, /readyz fails.
       app.addHook('preClose', (done) => {
         lifecycle.draining = true;
         done();

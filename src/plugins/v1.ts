@@ -2,9 +2,9 @@
  * Mounts the /v1 operations (http/routes/v1/): each is a GET route whose
  * validator is compiled from its schema and whose handler asks the pipeline
  * (http/v1/decide.ts) for the answer and writes it on Fastify's reply; the
- * operations that can have a prepared answer are also handed to the raw writer.
+ * operations that can have a prepared answer are also handed to the raw entrance.
  *
- * The raw writer stays on only while the request hooks on /v1 routes are the
+ * The raw entrance stays on only while the request hooks on /v1 routes are the
  * known set (plugins/known-hooks.ts), checked when the app is ready: an
  * app-level hook added by anyone else (CORS, tracing, a header) turns it off,
  * and every request then goes through Fastify and meets that hook.
@@ -14,8 +14,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AccessContext } from '../access/authenticator.js';
 import { decider } from '../http/v1/decide.js';
+import { type Observe, RawEntrance } from '../http/v1/entrance.js';
 import type { Operation } from '../http/v1/operation.js';
-import { type Observe, RawWriter } from '../http/v1/raw-writer.js';
 import { failure, WRITER_HEADERS, type Writing, writeAnswer } from '../http/v1/write.js';
 import type { Services } from '../runtime/services.js';
 import { isKnown } from './known-hooks.js';
@@ -55,7 +55,7 @@ function requestHooks(instance: FastifyInstance): Record<string, unknown[]> | un
   return undefined;
 }
 
-/** The hooks the raw writer cannot stand in for, by name; empty when it may run. */
+/** The hooks the raw entrance cannot stand in for, by name; empty when it may run. */
 export function unknownHooks(instance: FastifyInstance): string[] {
   const hooks = requestHooks(instance);
   if (hooks === undefined) return ['(hooks not readable)'];
@@ -90,7 +90,7 @@ export const v1Plugin = fp(
     const logError = (err: unknown, requestId: string) =>
       app.log.error({ err, requestId }, 'unhandled error');
     const decide = decider(services, logError);
-    const raw = new RawWriter({
+    const raw = new RawEntrance({
       decide,
       limiter: services.limiter,
       nextId: transport.nextId,
@@ -106,7 +106,7 @@ export const v1Plugin = fp(
       (v1, _opts, registered) => {
         // Route-level hooks of ours are known too (the observer); any other is not.
         v1.addHook('onRoute', (route) => {
-          // The raw writer answers GET only; Fastify gives each HEAD route its own onSend.
+          // The raw entrance answers GET only; Fastify gives each HEAD route its own onSend.
           if (route.method === 'HEAD') return;
           for (const name of REQUEST_HOOKS) {
             const own = route[name];
@@ -170,7 +170,7 @@ export const v1Plugin = fp(
           if (!raw.enabled) {
             app.log.info(
               { hooks: unknown },
-              'hooks the raw writer cannot stand in for: every /v1 request goes through Fastify',
+              'hooks the raw entrance cannot stand in for: every /v1 request goes through Fastify',
             );
           }
           transport.front.writer = raw;

@@ -15,7 +15,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { generateKey } from '../../src/domain/keys.js';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { openStore } from '../../src/storage/open.js';
 import { backends } from '../support/backends.js';
 import { mds } from '../support/cli.js';
@@ -34,7 +34,7 @@ const unknownKey = () => generateKey('live').key;
 let clientCounter = 0;
 const newClient = () => `198.51.${100 + (++clientCounter >> 8)}.${clientCounter & 255}`;
 
-const take = vi.spyOn(RawWriter.prototype, 'take');
+const take = vi.spyOn(RawEntrance.prototype, 'take');
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 describe.each(backends())('behind a reverse proxy on $name', (backend) => {

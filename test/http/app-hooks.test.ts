@@ -1,5 +1,5 @@
 /**
- * An app-level hook cannot be skipped: the raw writer, which answers
+ * An app-level hook cannot be skipped: the raw entrance, which answers
  * hot /v1 requests without Fastify's hooks, is on only while the app's hooks
  * are the known set. Adding one (a header, CORS, tracing) turns it off, and
  * the hook then runs on every /v1 answer, the hot ones included.
@@ -7,12 +7,12 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { backends } from '../support/backends.js';
 import { injectThroughServer } from '../support/dispatch.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
-const take = vi.spyOn(RawWriter.prototype, 'take');
+const take = vi.spyOn(RawEntrance.prototype, 'take');
 
 describe.each(backends())('app-level hooks on $name', (backend) => {
   let h: Harness;
@@ -78,7 +78,7 @@ describe.each(backends())('app-level hooks on $name', (backend) => {
     }
   });
 
-  it('without it, the same requests are answered by the raw writer, without the header', async () => {
+  it('without it, the same requests are answered by the raw entrance, without the header', async () => {
     const get = () => h.app.inject({ url: '/v1/rates/latest', headers: { authorization: `Bearer ${key}` } });
     // The watcher drops verified keys when access data changes (the new key above):
     // Fastify then verifies it again, and the next request is a hot one.

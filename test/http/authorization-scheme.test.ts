@@ -5,18 +5,18 @@
  * RFC 6750 challenge, no quota headers), and the message says what to send.
  * The presented value is never repeated.
  *
- * Sent over a real connection, so the raw writer is offered the request first
+ * Sent over a real connection, so the raw entrance is offered the request first
  * and steps aside (it serves only `Bearer <key>` of a verified key), and
  * through light-my-request, Fastify's path alone: both answer the same.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { sendLines } from '../support/raw-http.js';
 
-const take = vi.spyOn(RawWriter.prototype, 'take');
-/** Whether the last request was answered by the raw writer (the fast path). */
+const take = vi.spyOn(RawEntrance.prototype, 'take');
+/** Whether the last request was answered by the raw entrance (the raw entrance). */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 const FIX = /send Authorization: Bearer <key>/;
@@ -36,14 +36,14 @@ describe.each(backends())('an Authorization header without the Bearer scheme on 
   afterAll(() => h?.close());
   afterEach(() => take.mockClear());
 
-  /** The key verified and served by the raw writer, so a 200 would come from the fast path. */
+  /** The key verified and served by the raw entrance, so a 200 would come from the raw entrance. */
   const fastPathReady = async () => {
     for (let i = 0; i < 3; i++) {
       const res = await sendLines(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`]);
       expect(res.status).toBe(200);
       if (tookFast()) return;
     }
-    expect(tookFast(), 'a verified Bearer key takes the raw writer').toBe(true);
+    expect(tookFast(), 'a verified Bearer key takes the raw entrance').toBe(true);
   };
 
   /** The refusal, whichever entrance answered; returns the body without its request id. */
@@ -74,7 +74,7 @@ describe.each(backends())('an Authorization header without the Bearer scheme on 
       await fastPathReady();
       const raw = await sendLines(port, '/v1/rates/latest', [`Authorization: ${value(key)}`]);
       expect(take).toHaveBeenCalled();
-      expect(tookFast(), 'the raw writer steps aside').toBe(false);
+      expect(tookFast(), 'the raw entrance steps aside').toBe(false);
       const viaRaw = expectRefused(raw.status, (n) => raw.headers.get(n), raw.body);
 
       const injected = await h.app.inject({
@@ -90,7 +90,7 @@ describe.each(backends())('an Authorization header without the Bearer scheme on 
     },
   );
 
-  it('refuses the key alone on an operation the raw writer never takes, and beside a valid X-API-Key', async () => {
+  it('refuses the key alone on an operation the raw entrance never takes, and beside a valid X-API-Key', async () => {
     const me = await sendLines(port, '/v1/me', [`Authorization: ${key}`]);
     expectRefused(me.status, (n) => me.headers.get(n), me.body);
     const both = await sendLines(port, '/v1/rates/latest', [`Authorization: ${key}`, `X-API-Key: ${key}`]);

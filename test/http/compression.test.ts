@@ -2,13 +2,13 @@
  * Content negotiation of gzip/brotli (RFC 9110 §12.5.3): quality values,
  * `*`, explicit refusals, `identity`, and the server's preference (br, then
  * gzip) on ties. Unit cases for the parser, then the same rules over HTTP on
- * both the fast path and the general (Fastify) path.
+ * both the raw entrance and the general (Fastify) path.
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { negotiate } from '../../src/http/compression.js';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
@@ -98,8 +98,8 @@ describe('negotiate(Accept-Encoding)', () => {
   });
 });
 
-const take = vi.spyOn(RawWriter.prototype, 'take');
-/** Whether the last request was answered by the fast path. */
+const take = vi.spyOn(RawEntrance.prototype, 'take');
+/** Whether the last request was answered by the raw entrance. */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 function decoded(res: LightMyRequestResponse): unknown {
@@ -118,7 +118,7 @@ describe.each(backends())('Content-Encoding over HTTP on $name', (backend) => {
   beforeAll(async () => {
     h = await startHarness(backend);
     ({ key } = await h.newKey());
-    const first = await h.get(URL, key); // verifies the key: later Bearer requests take the fast path
+    const first = await h.get(URL, key); // verifies the key: later Bearer requests take the raw entrance
     expect(first.statusCode).toBe(200);
     expect(first.rawPayload.length).toBeGreaterThan(1024);
     plain = first.json().data;
@@ -130,7 +130,7 @@ describe.each(backends())('Content-Encoding over HTTP on $name', (backend) => {
     let res = await h.get(URL, key, headers);
     // Another test's new key makes the watcher drop verified keys; the next request is fast again.
     if (!tookFast()) res = await h.get(URL, key, headers);
-    expect(tookFast(), 'fast path').toBe(true);
+    expect(tookFast(), 'raw entrance').toBe(true);
     return res;
   };
   const viaFastify = async (headers: Record<string, string>) => {

@@ -1,12 +1,12 @@
 /**
  * CSV by content negotiation and `Link: <…>; rel="next"` on the rate and gold
- * history pages (decisions §12), on the fast path and the Fastify path alike.
+ * history pages (decisions §12), on the raw entrance and the Fastify path alike.
  * The premium history has its own file (premium-history.test.ts).
  */
 import { gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { backends } from '../support/backends.js';
 import { CSV_CONTENT_TYPE, csvRows, expectCsvOf } from '../support/csv.js';
 import { DAY, type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
@@ -16,8 +16,8 @@ const RATE_COLUMNS = ['currency', 'source', 'quote', 'buy', 'sell', 'updatedAt']
 const GOLD_COLUMNS = ['purity', 'quote', 'unit', 'buy', 'sell', 'updatedAt'];
 const CSV = { accept: 'text/csv' };
 
-const take = vi.spyOn(RawWriter.prototype, 'take');
-/** Whether the last request was answered by the fast path. */
+const take = vi.spyOn(RawEntrance.prototype, 'take');
+/** Whether the last request was answered by the raw entrance. */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 const addDays = (date: string, n: number) =>
@@ -41,7 +41,7 @@ describe.each(backends())('CSV and Link on the history pages on $name', (backend
   afterAll(async () => h?.close());
   afterEach(() => take.mockClear());
 
-  /** Through Fastify: the fast path reads Bearer keys only. */
+  /** Through Fastify: the raw entrance reads Bearer keys only. */
   const general = (url: string, headers: Record<string, string> = {}) =>
     h.app.inject({ method: 'GET', url, headers: { 'x-api-key': key, ...headers } });
 
@@ -156,7 +156,7 @@ describe.each(backends())('CSV and Link on the history pages on $name', (backend
   ])('Accept: %s → %s, on both paths', async (accept, expected) => {
     const url = `${RATES}&limit=3`;
     const headers: Record<string, string> = accept === undefined ? {} : { accept };
-    await general(url, headers); // prepares the page (and its CSV) for the fast path
+    await general(url, headers); // prepares the page (and its CSV) for the raw entrance
     const viaFastify = await general(url, headers);
     expect(tookFast()).toBe(false);
     let viaFastPath = await h.get(url, key, headers);
@@ -179,7 +179,7 @@ describe.each(backends())('CSV and Link on the history pages on $name', (backend
     );
   });
 
-  it('the fast path never answers a CSV request with JSON: it steps aside until the CSV page is made', async () => {
+  it('the raw entrance never answers a CSV request with JSON: it steps aside until the CSV page is made', async () => {
     const url = `${GOLD}&limit=4`;
     const json = await general(url);
     expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -228,7 +228,7 @@ describe.each(backends())('CSV and Link on the history pages on $name', (backend
           expect(json.statusCode, json.body).toBe(200);
           const csv = await call(target, key, CSV);
           expectCsvOf(csv, json, path.startsWith('/v1/gold') ? GOLD_COLUMNS : RATE_COLUMNS);
-          // Twice, so that the second is served by the fast path.
+          // Twice, so that the second is served by the raw entrance.
           const fast = await h.get(target, key);
           const body = json.json();
           all.push(...body.data);

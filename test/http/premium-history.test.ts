@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RateObservation, Source } from '../../src/domain/types.js';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { backends } from '../support/backends.js';
 import { CSV_CONTENT_TYPE, expectCsvOf } from '../support/csv.js';
@@ -176,7 +176,7 @@ function summaryOf(items: Item[]) {
   return { days: items.length, buy: of('buy'), sell: of('sell') };
 }
 
-const take = vi.spyOn(RawWriter.prototype, 'take');
+const take = vi.spyOn(RawEntrance.prototype, 'take');
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 describe.each(backends())('/v1/market/premium/history on $name', (backend) => {
@@ -535,7 +535,7 @@ describe.each(backends())('/v1/market/premium/history on $name', (backend) => {
     );
   });
 
-  it('a page served once is served again by the fast path, JSON and CSV, and counted', async () => {
+  it('a page served once is served again by the raw entrance, JSON and CSV, and counted', async () => {
     expect((await h.get('/v1/me', key)).statusCode).toBe(200); // the key is verified: Bearer requests may go fast
     const u = url('XPR', 0, 27, '&limit=6');
     for (const headers of [{}, { accept: 'text/csv' }] as Array<Record<string, string>>) {

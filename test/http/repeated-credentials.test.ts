@@ -3,17 +3,17 @@
  * the first `Authorization` and joins repeated `X-API-Key` values; a proxy in
  * front may read the last one, so the key it checks could differ from the key
  * billed. Sent over a real connection: light-my-request cannot repeat a header.
- * The request is offered to the raw writer first (it steps aside) and answered
+ * The request is offered to the raw entrance first (it steps aside) and answered
  * by Fastify, so the rule holds on both entrances.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type LineAnswer, sendLines } from '../support/raw-http.js';
 
-const take = vi.spyOn(RawWriter.prototype, 'take');
-/** Whether the last request was answered by the raw writer (the fast path). */
+const take = vi.spyOn(RawEntrance.prototype, 'take');
+/** Whether the last request was answered by the raw entrance (the raw entrance). */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 describe.each(backends())('repeated credential headers on $name', (backend) => {
@@ -30,14 +30,14 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
   afterAll(() => h?.close());
   afterEach(() => take.mockClear());
 
-  /** The key verified and served by the raw writer, so a 200 would come from the fast path. */
+  /** The key verified and served by the raw entrance, so a 200 would come from the raw entrance. */
   const fastPathReady = async () => {
     for (let i = 0; i < 3; i++) {
       const res = await sendLines(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`]);
       expect(res.status).toBe(200);
       if (tookFast()) return;
     }
-    expect(tookFast(), 'a verified Bearer key takes the raw writer').toBe(true);
+    expect(tookFast(), 'a verified Bearer key takes the raw entrance').toBe(true);
   };
 
   const expectRefused = (res: LineAnswer) => {
@@ -58,7 +58,7 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
       'Authorization: Bearer xxx',
     ]);
     expect(take).toHaveBeenCalled();
-    expect(tookFast(), 'the raw writer steps aside').toBe(false);
+    expect(tookFast(), 'the raw entrance steps aside').toBe(false);
     expectRefused(res);
   });
 
@@ -80,7 +80,7 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
     );
   });
 
-  it('refuses an operation the raw writer never takes', async () => {
+  it('refuses an operation the raw entrance never takes', async () => {
     expectRefused(
       await sendLines(port, '/v1/me', ['Authorization: Bearer xxx', `Authorization: Bearer ${key}`]),
     );

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { seedSample } from '../../src/import/seed.js';
 import { LimiterUnavailableError } from '../../src/limits/limiter.js';
 import { generateSample } from '../../src/sample/generate.js';
@@ -23,7 +23,7 @@ import { openStore } from '../../src/storage/open.js';
 import { SAMPLE_END } from '../support/harness.js';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
-const take = vi.spyOn(RawWriter.prototype, 'take');
+const take = vi.spyOn(RawEntrance.prototype, 'take');
 /** Keep-alive: a `Connection: close` in an answer is then the server's own choice. */
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
 

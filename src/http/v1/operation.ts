@@ -2,7 +2,7 @@
  * What a /v1 operation is: its schema (which documents it, types its query and
  * compiles its validator), the entitlement it needs, and its answer. Route
  * files (http/routes/v1/) each define one with `operation()`; the pipeline
- * (decide.ts) runs them all the same way, and register.ts mounts them.
+ * (decide.ts) runs them all the same way, and plugins/v1.ts mounts them.
  *
  * An operation returns an outcome, never an HTTP error: the pipeline turns
  * `{ notFound }` into the 404 of the specification.
@@ -46,7 +46,7 @@ export interface OperationSpec<S extends TObject, Q> {
   /**
    * The answer when it is already prepared (it depends only on the data
    * snapshot and the validated query), without I/O; undefined when `answer`
-   * has work to do. The raw writer serves only such answers (raw-writer.ts).
+   * has work to do. The raw entrance serves only such answers (entrance.ts).
    */
   ready?: (query: Q, csv: boolean) => PreparedAnswer | undefined;
   answer: (query: Q, context: AnswerContext) => Outcome | Promise<Outcome>;
@@ -137,7 +137,7 @@ function withAliasHeaders(
  * The same operation under another path, deprecated: RFC 9745's `Deprecation`,
  * RFC 8594's `Sunset` and a `successor-version` link on every answer, beside a
  * next-page link if there is one (docs/decisions.md 37, 39, 63). Left to the
- * general writer (no `ready`): old clients only.
+ * Fastify's route (no `ready`): old clients only.
  */
 export function deprecatedAlias<Q>(op: Operation<Q>, alias: AliasSpec): Operation<Q> {
   const deprecation = `@${alias.since / 1000}`;

@@ -39,7 +39,7 @@ export type Observe = (
   raw: IncomingMessage,
 ) => void;
 
-export interface RawWriterOptions {
+export interface RawEntranceOptions {
   decide: Decide;
   limiter: Limiter;
   nextId: () => string;
@@ -65,12 +65,12 @@ interface RawRoute {
   observe: Observe;
 }
 
-export class RawWriter {
+export class RawEntrance {
   private readonly routes = new Map<string, RawRoute>();
   /** Off when the app's hooks are not the known set (plugins/v1.ts). */
   enabled = true;
 
-  constructor(private readonly o: RawWriterOptions) {}
+  constructor(private readonly o: RawEntranceOptions) {}
 
   /** Called for each /v1 operation that can have a prepared answer. */
   add(path: string, op: Operation, observe: Observe): void {

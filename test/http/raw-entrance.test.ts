@@ -1,17 +1,17 @@
 /**
- * The fast path (src/http/fast-path.ts) must be invisible: for every request it
+ * The raw entrance (src/http/v1/entrance.ts) must be invisible: for every request it
  * takes, the status, the headers (names, order and values) and the body equal
  * those of the Fastify pipeline, and it must leave every other request alone.
  *
- * A Bearer key verified earlier takes the fast path; the same key sent as
- * X-Api-Key goes through Fastify (the fast path reads Bearer keys only), which
+ * A Bearer key verified earlier takes the raw entrance; the same key sent as
+ * X-Api-Key goes through Fastify (the raw entrance reads Bearer keys only), which
  * gives the two answers to compare.
  */
 import { ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RawWriter } from '../../src/http/v1/raw-writer.js';
+import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { backends } from '../support/backends.js';
 import { DAY, type Harness, startHarness } from '../support/harness.js';
 
@@ -40,11 +40,11 @@ function comparable(res: LightMyRequestResponse) {
   return { status: res.statusCode, headers, body };
 }
 
-const take = vi.spyOn(RawWriter.prototype, 'take');
-/** Whether the last request was answered by the fast path. */
+const take = vi.spyOn(RawEntrance.prototype, 'take');
+/** Whether the last request was answered by the raw entrance. */
 const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
-describe.each(backends())('fast path on $name', (backend) => {
+describe.each(backends())('raw entrance on $name', (backend) => {
   let h: Harness;
   let key: string;
 
@@ -61,7 +61,7 @@ describe.each(backends())('fast path on $name', (backend) => {
     // The watcher drops verified keys when access data changes (another test's new
     // key); Fastify then verifies the key again and the next request is fast.
     if (!tookFast()) res = await h.get(url, key, headers);
-    expect(tookFast(), `${url} should take the fast path`).toBe(true);
+    expect(tookFast(), `${url} should take the raw entrance`).toBe(true);
     return res;
   };
   const general = async (url: string, headers: Record<string, string> = {}) => {
@@ -103,7 +103,7 @@ describe.each(backends())('fast path on $name', (backend) => {
     }
   });
 
-  it('follows a history cursor on the fast path once the page is prepared', async () => {
+  it('follows a history cursor on the raw entrance once the page is prepared', async () => {
     const first = await general(`/v1/rates/history?currency=USD&from=${from}&to=${to}&limit=5`);
     const cursor = first.json().meta.nextCursor as string;
     const url = `/v1/rates/history?currency=USD&from=${from}&to=${to}&limit=5&cursor=${encodeURIComponent(cursor)}`;
