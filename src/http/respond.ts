@@ -1,8 +1,8 @@
 /**
  * Envelope assembly and HTTP caching. Bodies that depend only on the data (the
  * latest rates of a source, gold latest, the asset directory) are prepared once
- * per snapshot (runtime/prepared.ts), split around the request id; a request
- * then writes its id between the two halves.
+ * per snapshot (http/v1/bodies.ts, http/serialize.ts), split around the request
+ * id (prepared.ts); a request then writes its id between the two halves.
  *
  * Every 200 of a data endpoint carries a weak ETag (the bytes differ by request
  * id, the representation does not) and `Cache-Control: private`. A matching
@@ -10,10 +10,10 @@
  * it consumed a unit.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Prepared } from '../runtime/prepared.js';
 import { encode } from './compression.js';
+import type { Prepared } from './prepared.js';
 
-export { etagOf, type Prepared, prepare } from '../runtime/prepared.js';
+export { etagOf, type Prepared } from './prepared.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const CSV_TYPE = 'text/csv; charset=utf-8';

@@ -100,10 +100,8 @@ export const HistoryRate = Type.Object(
   { $id: 'HistoryRate' },
 );
 
-const PageMeta = {
-  requestId: RequestId,
-  count: Type.Integer(),
-  quote: Quote,
+/** The window members of every history page's meta, after its own (the order the bytes have, decisions §12). */
+const PageWindow = {
   from: Timestamp,
   to: Timestamp,
   limit: Type.Integer(),
@@ -112,7 +110,14 @@ const PageMeta = {
 
 export const RatesHistoryResponse = Envelope(
   Type.Array(HistoryRate),
-  Type.Object({ ...PageMeta, currency: Type.String(), source: SourceName }),
+  Type.Object({
+    requestId: RequestId,
+    count: Type.Integer(),
+    currency: Type.String(),
+    source: SourceName,
+    quote: Quote,
+    ...PageWindow,
+  }),
   examples.ratesHistory,
 );
 
@@ -208,10 +213,7 @@ export const PremiumHistoryResponse = Envelope(
     count: Type.Integer(),
     currency: Type.String(),
     quote: Quote,
-    from: Timestamp,
-    to: Timestamp,
-    limit: Type.Integer(),
-    nextCursor: Type.Union([Type.String(), Type.Null()]),
+    ...PageWindow,
     summary: PremiumSummary,
   }),
   examples.premiumHistory,
@@ -241,6 +243,12 @@ export const GoldHistoryQuery = Type.Object({ ...HistoryWindowQuery }, { additio
 
 export const GoldHistoryResponse = Envelope(
   Type.Array(GoldRecord),
-  Type.Object({ ...PageMeta, unit: Type.Literal('gram') }),
+  Type.Object({
+    requestId: RequestId,
+    count: Type.Integer(),
+    quote: Quote,
+    unit: Type.Literal('gram'),
+    ...PageWindow,
+  }),
   examples.goldHistory,
 );
