@@ -350,6 +350,9 @@ export interface RatesHistoryMeta {
   /** Same value as the X-Request-Id header */
   requestId: string;
   count: number;
+  currency: string;
+  /** Rate source family */
+  source: 'parallel' | 'official' | 'transfer';
   quote: 'DZD';
   /** Format: ISO 8601 date-time (UTC). */
   from: string;
@@ -357,9 +360,6 @@ export interface RatesHistoryMeta {
   to: string;
   limit: number;
   nextCursor: string | null;
-  currency: string;
-  /** Rate source family */
-  source: 'parallel' | 'official' | 'transfer';
 }
 
 /** One page of observations, newest first (`GET /v1/rates/history`: Rate history) */
@@ -410,6 +410,9 @@ export interface RatesHistoricalMeta {
   /** Same value as the X-Request-Id header */
   requestId: string;
   count: number;
+  currency: string;
+  /** Rate source family */
+  source: 'parallel' | 'official' | 'transfer';
   quote: 'DZD';
   /** Format: ISO 8601 date-time (UTC). */
   from: string;
@@ -417,9 +420,6 @@ export interface RatesHistoricalMeta {
   to: string;
   limit: number;
   nextCursor: string | null;
-  currency: string;
-  /** Rate source family */
-  source: 'parallel' | 'official' | 'transfer';
 }
 
 /** One page of observations, newest first (`GET /v1/rates/historical`: Rate history (deprecated alias)) */
@@ -611,13 +611,13 @@ export interface GoldHistoryMeta {
   requestId: string;
   count: number;
   quote: 'DZD';
+  unit: 'gram';
   /** Format: ISO 8601 date-time (UTC). */
   from: string;
   /** Format: ISO 8601 date-time (UTC). */
   to: string;
   limit: number;
   nextCursor: string | null;
-  unit: 'gram';
 }
 
 /** One page of gold records (`GET /v1/gold/history`: Gold reference history) */
