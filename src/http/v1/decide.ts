@@ -136,7 +136,7 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
     if ('data' in outcome) {
       set.push('content-type', JSON_TYPE, 'vary', 'accept-encoding');
       const meta = { requestId: request.requestId, ...outcome.meta };
-      const body = JSON.stringify({ data: outcome.data, meta });
+      const body = op.serialize({ data: outcome.data, meta });
       return { status: 200, headers: set, body, compressible: true, access, consumed: limits };
     }
     const { body, maxAge } = outcome;
