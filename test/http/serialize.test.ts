@@ -7,6 +7,7 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
+import { ApiError, errorBody } from '../../src/http/errors.js';
 import { bodyFor } from '../../src/http/respond.js';
 import { preparer, REQUEST_ID_MARKER, serializer, wireSchema } from '../../src/http/serialize.js';
 import { examples } from '../../src/schemas/examples.js';
@@ -87,6 +88,29 @@ describe('serializers compiled from the response schemas', () => {
   it('refuses a union it cannot write one way', () => {
     const Either = Type.Union([Type.Object({ a: Type.String() }), Type.Object({ b: Type.Number() })]);
     expect(() => wireSchema(Either)).toThrow(/union/);
+  });
+});
+
+describe('error bodies', () => {
+  it('are the error envelope, details only when there are some', () => {
+    const details = [
+      { parameter: 'limit', message: 'must be an integer from 1 to 1000' },
+      { entitlement: 'assets:read' },
+    ];
+    const refused = new ApiError(400, 'invalid_parameter', details);
+    expect(errorBody(refused, 'r1')).toBe(
+      JSON.stringify({
+        data: null,
+        error: { status: 400, code: 'invalid_parameter', message: refused.message, details },
+        meta: { requestId: 'r1' },
+      }),
+    );
+    const failed = new ApiError(500, 'internal_error');
+    expect(JSON.parse(errorBody(failed, 'r2'))).toEqual({
+      data: null,
+      error: { status: 500, code: 'internal_error', message: 'An unexpected error occurred.' },
+      meta: { requestId: 'r2' },
+    });
   });
 });
 
