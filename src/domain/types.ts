@@ -15,8 +15,8 @@ export type AssetType = (typeof ASSET_TYPES)[number];
 export const PURITIES = ['18K', '21K', '24K'] as const;
 export type Purity = (typeof PURITIES)[number];
 
-export const QUOTE = 'DZD';
-export const GOLD_UNIT = 'gram';
+export const QUOTE = 'DZD' as const;
+export const GOLD_UNIT = 'gram' as const;
 
 export interface LocalizedNames {
   en: string;

@@ -6,8 +6,9 @@
 import type { AccessRefusalReason, AccessRefused } from '../access/authenticator.js';
 import type { Problem } from '../domain/problems.js';
 import { LimiterUnavailableError } from '../limits/limiter.js';
-import type { ErrorCode } from '../schemas/errors.js';
+import { ErrorCode, errorBody as errorEnvelope } from '../schemas/errors.js';
 import { StoreUnavailableError } from '../storage/errors.js';
+import { serializer } from './serialize.js';
 
 /** One entry of `error.details`: a problem a domain rule or the query validator found. */
 export type ErrorDetail = Problem;
@@ -106,16 +107,10 @@ export function accessRefused(refusal: AccessRefused): ApiError {
   return new ApiError(status, refusal.reason, undefined, sent, refusal.message);
 }
 
-/** Serialised by hand: error bodies are hot under attack and have one shape. */
+/** The error envelope with any code (schemas/errors.ts), compiled once: error bodies are hot under attack. */
+const writeError = serializer(errorEnvelope(ErrorCode.enum as ErrorCode[]));
+
 export function errorBody(err: ApiError, requestId: string): string {
-  return JSON.stringify({
-    data: null,
-    error: {
-      status: err.status,
-      code: err.code,
-      message: err.message,
-      ...(err.details ? { details: err.details } : {}),
-    },
-    meta: { requestId },
-  });
+  const { status, code, message, details } = err;
+  return writeError({ data: null, error: { status, code, message, details }, meta: { requestId } });
 }

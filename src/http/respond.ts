@@ -1,8 +1,8 @@
 /**
  * Envelope assembly and HTTP caching. Bodies that depend only on the data (the
  * latest rates of a source, gold latest, the asset directory) are prepared once
- * per snapshot (runtime/prepared.ts), split around the request id; a request
- * then writes its id between the two halves.
+ * per snapshot (http/v1/bodies.ts, http/serialize.ts), split around the request
+ * id (prepared.ts); a request then writes its id between the two halves.
  *
  * Every 200 of a data endpoint carries a weak ETag (the bytes differ by request
  * id, the representation does not) and `Cache-Control: private`. A matching
@@ -10,10 +10,10 @@
  * it consumed a unit.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Prepared } from '../runtime/prepared.js';
 import { encode } from './compression.js';
+import type { Prepared } from './prepared.js';
 
-export { etagOf, type Prepared, prepare } from '../runtime/prepared.js';
+export { etagOf, type Prepared } from './prepared.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const CSV_TYPE = 'text/csv; charset=utf-8';
@@ -36,7 +36,7 @@ export interface PreparedAnswer {
   maxAge: number;
 }
 
-/** The Cache-Control value of each max-age in use, built once: the fast path sends one per request. */
+/** The Cache-Control value of each max-age in use, built once: every answer sends one. */
 const CACHE_CONTROL = new Map<number, string>(
   Object.values(MAX_AGE).map((s) => [s, `private, max-age=${s}`]),
 );
@@ -45,8 +45,8 @@ export const cacheControl = (maxAge: number): string =>
 
 /**
  * The body with this request's id written between its halves: for compressed
- * answers and the Fastify writer. The raw writer's plain answers send the halves
- * as they are, without this copy (http/v1/raw-writer.ts).
+ * answers. Plain answers send the halves as they are, without this copy
+ * (http/v1/write.ts).
  */
 export function bodyFor(body: Prepared, requestId: string): Buffer {
   if (body.csv) return body.head;

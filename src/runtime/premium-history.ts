@@ -8,10 +8,12 @@
  * The whole window is computed at once, because `meta.summary` covers every
  * page of it; pages are slices of it (routes/premium.ts).
  */
+import type { Static } from '@sinclair/typebox';
 import { DAY_MS } from '../domain/dates.js';
 import { meanPercent } from '../domain/decimal.js';
 import { premiumItem } from '../domain/premium.js';
 import type { RateObservation } from '../domain/types.js';
+import type { PremiumHistoryItem, PremiumSummary } from '../schemas/market.js';
 
 /** How much older than the parallel observation its official side may be. */
 export const CARRY_FORWARD_MS = 7 * DAY_MS;
@@ -19,10 +21,10 @@ export const CARRY_FORWARD_MS = 7 * DAY_MS;
 export interface PremiumSeries {
   /** Each item's day (epoch ms at 00:00Z), newest first: the keyset of the pages. */
   days: number[];
-  /** Each item's JSON, in the same order. */
-  items: string[];
-  /** `meta.summary` as JSON: over the whole window, `null` when it has no item. */
-  summary: string;
+  /** Each item, in the same order. */
+  items: Static<typeof PremiumHistoryItem>[];
+  /** `meta.summary`: over the whole window, `null` when it has no item. */
+  summary: Static<typeof PremiumSummary>;
 }
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -38,7 +40,7 @@ export function premiumSeries(
   official: readonly RateObservation[],
 ): PremiumSeries {
   const days: number[] = [];
-  const items: string[] = [];
+  const items: Static<typeof PremiumHistoryItem>[] = [];
   const buy: number[] = [];
   const sell: number[] = [];
   let j = 0;
@@ -50,14 +52,14 @@ export function premiumSeries(
     if (o === undefined || p.updatedAt - o.updatedAt > CARRY_FORWARD_MS) continue;
     const item = premiumItem(currency, p, o);
     days.push(day);
-    items.push(JSON.stringify({ date: isoDay(day), ...item }));
+    items.push({ date: isoDay(day), ...item });
     buy.push(item.premium.buy.percent);
     sell.push(item.premium.sell.percent);
   }
   const summary =
     days.length === 0
-      ? 'null'
-      : JSON.stringify({ days: days.length, buy: sideSummary(buy, days), sell: sideSummary(sell, days) });
+      ? null
+      : { days: days.length, buy: sideSummary(buy, days), sell: sideSummary(sell, days) };
   return { days, items, summary };
 }
 

@@ -1,46 +1,46 @@
 /**
  * The market snapshot: everything "latest" the API serves, built once per data
- * change and shared by every request until the next one. Records are kept
- * pre-serialised, so a request for the latest rates only joins strings and
- * writes its own `meta` (do per request only what must be).
+ * change and shared by every request until the next one. It keeps values, the
+ * records as their response schemas declare them (runtime/records.ts), and the
+ * latest observation of each series for new calculations over them (`latest`);
+ * the HTTP layer makes and caches the bytes (http/v1/bodies.ts).
  */
 
-import { microsToNumber } from '../domain/decimal.js';
+import type { Static } from '@sinclair/typebox';
 import { premiumItem } from '../domain/premium.js';
 import {
   type Asset,
-  type AssetType,
-  GOLD_UNIT,
   type GoldObservation,
   PURITIES,
-  QUOTE,
   type RateObservation,
   SOURCES,
   type Source,
 } from '../domain/types.js';
-import { PageCache } from './page-cache.js';
+import type { PremiumItem } from '../schemas/market.js';
 import type { PremiumSeries } from './premium-history.js';
-import { type Prepared, prepare } from './prepared.js';
+import { type GoldRecordValue, goldRecord, type LatestRateValue, latestRate } from './records.js';
+
+export type PremiumItemValue = Static<typeof PremiumItem>;
 
 export interface SourceView {
+  source: Source;
   /** Codes with an observation for this source, in code order. */
   codes: string[];
-  /** Serialised latest record per code. */
-  records: Map<string, string>;
-  /** The whole `/v1/rates/latest?source=…` body without a filter. */
-  all: Prepared;
+  /** The latest record of each code, in code order. */
+  records: LatestRateValue[];
+  /** The same records by code. */
+  byCode: Map<string, LatestRateValue>;
 }
 
 export class MarketSnapshot {
+  /** The asset directory, in code order. */
+  readonly assets: readonly Asset[];
   readonly assetsByCode: Map<string, Asset>;
   readonly bySource: Record<Source, SourceView>;
-  readonly premium: Map<string, string>;
-  /** `/v1/assets` bodies, per filter ('' = all). */
-  readonly assets: Map<string, Prepared>;
-  /** `/v1/gold/latest` body, or null when no gold record is stored. */
-  readonly goldLatest: Prepared | null;
-  /** History pages prepared for this version of the data. */
-  readonly pages = new PageCache();
+  /** The premium item of each currency with both a parallel and an official rate. */
+  readonly premium: Map<string, PremiumItemValue>;
+  /** The latest gold record of each purity present, in purity order. */
+  readonly gold: readonly GoldRecordValue[];
   /** Premium series of this version of the data, per currency and window (routes/premium.ts). */
   readonly premiumSeries = new Map<string, PremiumSeries>();
   /**
@@ -55,82 +55,55 @@ export class MarketSnapshot {
     gold: null,
   };
 
+  /** The latest observation per `source:currency`. */
+  private readonly latestBy = new Map<string, RateObservation>();
+
   constructor(
     readonly version: number,
     assets: Asset[],
     latest: RateObservation[],
     gold: GoldObservation[],
   ) {
+    this.assets = assets;
     this.assetsByCode = new Map(assets.map((a) => [a.code, a]));
-
-    this.assets = new Map();
-    for (const filter of ['', 'currency', 'metal', 'crypto'] as const) {
-      const list = filter === '' ? assets : assets.filter((a) => a.type === (filter as AssetType));
-      this.assets.set(
-        filter,
-        prepare(JSON.stringify(list), `"count":${list.length},"type":${filter ? `"${filter}"` : 'null'}`),
-      );
-    }
-
-    const latestBy = new Map<string, RateObservation>();
-    for (const r of latest) latestBy.set(`${r.source}:${r.currency}`, r);
+    for (const r of latest) this.latestBy.set(`${r.source}:${r.currency}`, r);
 
     const bySource = {} as Record<Source, SourceView>;
     for (const source of SOURCES) {
-      const records = new Map<string, string>();
       const rows = latest
         .filter((r) => r.source === source && this.assetsByCode.has(r.currency))
         .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
-      for (const r of rows) {
-        const asset = this.assetsByCode.get(r.currency)!;
-        records.set(
-          r.currency,
-          JSON.stringify({
-            currency: r.currency,
-            names: asset.names,
-            type: asset.type,
-            source,
-            quote: QUOTE,
-            buy: microsToNumber(r.buy),
-            sell: microsToNumber(r.sell),
-            updatedAt: new Date(r.updatedAt).toISOString(),
-          }),
-        );
-      }
-      const codes = rows.map((r) => r.currency);
+      const records = rows.map((r) => latestRate(r, this.assetsByCode.get(r.currency)!));
       this.newest[source] = newestOf(rows);
       bySource[source] = {
-        codes,
+        source,
+        codes: rows.map((r) => r.currency),
         records,
-        all: prepare(
-          `[${[...records.values()].join(',')}]`,
-          `"count":${codes.length},"source":"${source}","quote":"DZD","currencies":${JSON.stringify(codes)}`,
-        ),
+        byCode: new Map(records.map((r) => [r.currency, r])),
       };
     }
     this.bySource = bySource;
 
     this.premium = new Map();
     for (const code of bySource.parallel.codes) {
-      const p = latestBy.get(`parallel:${code}`);
-      const o = latestBy.get(`official:${code}`);
-      if (p && o && o.buy > 0 && o.sell > 0) this.premium.set(code, JSON.stringify(premiumItem(code, p, o)));
+      const p = this.latest('parallel', code);
+      const o = this.latest('official', code);
+      if (p && o && o.buy > 0 && o.sell > 0) this.premium.set(code, premiumItem(code, p, o));
     }
 
     const goldRows = PURITIES.flatMap((purity) => gold.filter((g) => g.purity === purity));
     this.newest.gold = newestOf(goldRows);
-    this.goldLatest =
-      goldRows.length === 0
-        ? null
-        : prepare(
-            `[${goldRows.map(goldJson).join(',')}]`,
-            `"count":${goldRows.length},"quote":"DZD","unit":"gram"`,
-          );
+    this.gold = goldRows.map(goldRecord);
+  }
+
+  /** The latest observation of a series, in micro-DZD: what a calculation over the latest rates starts from. */
+  latest(source: Source, currency: string): RateObservation | undefined {
+    return this.latestBy.get(`${source}:${currency}`);
   }
 
   /** A series "exists" once it has had at least one observation (decisions §7). */
   hasSeries(currency: string, source: Source): boolean {
-    return this.bySource[source].records.has(currency);
+    return this.bySource[source].byCode.has(currency);
   }
 
   static empty(): MarketSnapshot {
@@ -143,19 +116,4 @@ function newestOf(rows: readonly { updatedAt: number }[]): number | null {
   let newest: number | null = null;
   for (const r of rows) if (newest === null || r.updatedAt > newest) newest = r.updatedAt;
   return newest;
-}
-
-export function goldJson(g: GoldObservation): string {
-  return JSON.stringify({
-    purity: g.purity,
-    quote: QUOTE,
-    unit: GOLD_UNIT,
-    buy: microsToNumber(g.buy),
-    sell: microsToNumber(g.sell),
-    updatedAt: new Date(g.updatedAt).toISOString(),
-  });
-}
-
-export function historyRateJson(r: RateObservation): string {
-  return `{"currency":${JSON.stringify(r.currency)},"source":"${r.source}","quote":"DZD","buy":${microsToNumber(r.buy)},"sell":${microsToNumber(r.sell)},"updatedAt":"${new Date(r.updatedAt).toISOString()}"}`;
 }

@@ -111,10 +111,8 @@ export const HistoryRate = Type.Object(
   { component: 'RateHistoryRecord' },
 );
 
-const PageMeta = {
-  requestId: RequestId,
-  count: Type.Integer(),
-  quote: Quote,
+/** The window members of every history page's meta, after its own (the order the bytes have, decisions §12). */
+const PageWindow = {
   from: Timestamp,
   to: Timestamp,
   limit: Type.Integer(),
@@ -124,7 +122,14 @@ const PageMeta = {
 export const RatesHistoryResponse = Envelope(
   Type.Array(HistoryRate),
   Type.Object(
-    { ...PageMeta, currency: Type.String(), source: SourceName },
+    {
+      requestId: RequestId,
+      count: Type.Integer(),
+      currency: Type.String(),
+      source: SourceName,
+      quote: Quote,
+      ...PageWindow,
+    },
     { component: 'RatesHistoryMeta' },
   ),
   examples.ratesHistory,
@@ -242,10 +247,7 @@ export const PremiumHistoryResponse = Envelope(
       count: Type.Integer(),
       currency: Type.String(),
       quote: Quote,
-      from: Timestamp,
-      to: Timestamp,
-      limit: Type.Integer(),
-      nextCursor: Type.Union([Type.String(), Type.Null()]),
+      ...PageWindow,
       summary: PremiumSummary,
     },
     { component: 'MarketPremiumHistoryMeta' },
@@ -282,6 +284,15 @@ export const GoldHistoryQuery = Type.Object({ ...HistoryWindowQuery }, { additio
 
 export const GoldHistoryResponse = Envelope(
   Type.Array(GoldRecord),
-  Type.Object({ ...PageMeta, unit: GoldUnit }, { component: 'GoldHistoryMeta' }),
+  Type.Object(
+    {
+      requestId: RequestId,
+      count: Type.Integer(),
+      quote: Quote,
+      unit: GoldUnit,
+      ...PageWindow,
+    },
+    { component: 'GoldHistoryMeta' },
+  ),
   examples.goldHistory,
 );

@@ -169,6 +169,8 @@ export interface RatesHistoryMeta {
   /** Same value as the X-Request-Id header */
   requestId: string;
   count: number;
+  currency: string;
+  source: RateSource;
   quote: QuoteCurrency;
   /** Format: ISO 8601 date-time (UTC). */
   from: string;
@@ -176,8 +178,6 @@ export interface RatesHistoryMeta {
   to: string;
   limit: number;
   nextCursor: string | null;
-  currency: string;
-  source: RateSource;
 }
 
 export interface PremiumItem {
@@ -297,13 +297,13 @@ export interface GoldHistoryMeta {
   requestId: string;
   count: number;
   quote: QuoteCurrency;
+  unit: GoldUnit;
   /** Format: ISO 8601 date-time (UTC). */
   from: string;
   /** Format: ISO 8601 date-time (UTC). */
   to: string;
   limit: number;
   nextCursor: string | null;
-  unit: GoldUnit;
 }
 
 export interface Identity {

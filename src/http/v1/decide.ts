@@ -12,11 +12,11 @@
  *   7. the operation's answer           200 / 304 / 404 (the unit stays consumed)
  *
  * The query is validated by the operation's own validator before the pipeline
- * runs (Fastify runs it as the route's validator; the raw writer calls it), and
+ * runs (Fastify runs it as the route's validator; the raw entrance calls it), and
  * its result is reported here at step 4: validation is pure, so when it runs
  * does not matter, only where its refusal ranks.
  *
- * `onlyPrepared`: the raw writer's question, "is this a prepared answer I can
+ * `onlyPrepared`: the raw entrance's question, "is this a prepared answer I can
  * write now?". The pipeline then returns undefined, having consumed nothing,
  * wherever the answer would be anything else: a key not verified since the
  * last access change, a refusal before the limits, an answer with work to do.
@@ -136,7 +136,7 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
     if ('data' in outcome) {
       set.push('content-type', JSON_TYPE, 'vary', 'accept-encoding');
       const meta = { requestId: request.requestId, ...outcome.meta };
-      const body = JSON.stringify({ data: outcome.data, meta });
+      const body = op.serialize({ data: outcome.data, meta });
       return { status: 200, headers: set, body, compressible: true, access, consumed: limits };
     }
     const { body, maxAge } = outcome;
@@ -235,7 +235,7 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
     const now = services.now();
     const { headers } = request;
     // Before any key is read: two credential headers are refused whichever one is valid
-    // (docs/decisions.md 60). The raw writer steps aside and the general one answers it.
+    // (docs/decisions.md 60). The raw entrance steps aside and Fastify's route answers it.
     if (repeatedCredential(request.rawHeaders)) {
       return onlyPrepared
         ? undefined

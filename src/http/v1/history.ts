@@ -4,11 +4,11 @@
  * version, JSON and CSV (decisions §12).
  */
 import { type HistoryWindow, resolveWindow } from '../../domain/history.js';
-import type { PageCache } from '../../runtime/page-cache.js';
 import type { Services } from '../../runtime/services.js';
 import { MAX_CODES } from '../../schemas/common.js';
 import { type CsvColumns, csvPage } from '../csv.js';
 import type { ErrorDetail } from '../errors.js';
+import type { PageCache } from '../page-cache.js';
 import { dedupe, MAX_AGE, type Prepared, type PreparedAnswer } from '../respond.js';
 
 /** What a history operation's refinement adds to its validated query. */
@@ -59,7 +59,7 @@ export function pageKey(scope: string, q: { from?: string; to?: string; limit: n
 /** Where a page's CSV is cached, beside its JSON page. */
 const csvKey = (key: string): string => `${key}|csv`;
 
-/** A page this version of the data has already served, JSON or CSV: the raw writer's answer. */
+/** A page this version of the data has already served, JSON or CSV: the raw entrance's answer. */
 export function cachedPage(pages: PageCache, key: string, csv: boolean): PreparedAnswer | undefined {
   const body = pages.get(csv ? csvKey(key) : key);
   return body && { body, maxAge: MAX_AGE.history };
@@ -91,7 +91,12 @@ export async function historyPage(
   return { body: csv, maxAge: MAX_AGE.history };
 }
 
-/** The meta members every history page has, as JSON without braces. */
-export function windowMeta(window: HistoryWindow, limit: number, cursor: string | null): string {
-  return `"from":"${new Date(window.from).toISOString()}","to":"${new Date(window.to).toISOString()}","limit":${limit},"nextCursor":${cursor === null ? 'null' : JSON.stringify(cursor)}`;
+/** The meta members every history page has after its own (schemas/market.ts, PageWindow). */
+export function windowMeta(window: HistoryWindow, limit: number, cursor: string | null) {
+  return {
+    from: new Date(window.from).toISOString(),
+    to: new Date(window.to).toISOString(),
+    limit,
+    nextCursor: cursor,
+  };
 }

@@ -14,6 +14,7 @@ import type { Entitlement } from '../../domain/scopes.js';
 import type { LimitDecision } from '../../limits/limiter.js';
 import type { QueryOf } from '../../schemas/query.js';
 import type { PreparedAnswer } from '../respond.js';
+import { serializer } from '../serialize.js';
 import { compileQuery, type QueryResult, type Refinement } from './query.js';
 
 /** What an operation answers once the request passed every step of the pipeline. */
@@ -57,6 +58,21 @@ export interface OperationSpec<S extends TObject, Q> {
 /** An operation ready to serve: its validator compiled from its schema. */
 export interface Operation<Q = unknown> extends OperationSpec<TObject, Q> {
   validate: (raw: Record<string, unknown> | null | undefined) => QueryResult<Q>;
+  /** Writes a `{ data, meta }` envelope with the serializer of its 200 schema (http/serialize.ts). */
+  serialize: (envelope: { data: unknown; meta: Record<string, unknown> }) => string;
+}
+
+/** The serializer of the operation's 200 schema, compiled when first needed (few operations answer `{ data }`). */
+function envelopeWriter(schema: FastifySchema): (envelope: unknown) => string {
+  let write: ((envelope: unknown) => string) | undefined;
+  return (envelope) => {
+    if (write === undefined) {
+      const ok = (schema.response as Record<number, TSchema> | undefined)?.[200];
+      if (ok === undefined) throw new Error('serialize: the operation has no 200 schema');
+      write = serializer(ok) as (envelope: unknown) => string;
+    }
+    return write(envelope);
+  };
 }
 
 /**
@@ -69,6 +85,7 @@ export function operation<S extends TObject, Extra = unknown>(
   return {
     ...spec,
     validate: compileQuery<QueryOf<S> & Extra>(spec.schema.querystring, spec.refine),
+    serialize: envelopeWriter(spec.schema),
   } as Operation<QueryOf<S> & Extra>;
 }
 

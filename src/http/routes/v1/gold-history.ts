@@ -1,13 +1,14 @@
 import { nextCursor } from '../../../domain/history.js';
-import { PURITIES } from '../../../domain/types.js';
+import { GOLD_UNIT, PURITIES, QUOTE } from '../../../domain/types.js';
+import { goldRecord } from '../../../runtime/records.js';
 import type { Services } from '../../../runtime/services.js';
-import { goldJson } from '../../../runtime/snapshot.js';
 import { examples } from '../../../schemas/examples.js';
 import { GoldHistoryQuery, GoldHistoryResponse, GoldRecord } from '../../../schemas/market.js';
 import type { QueryOf } from '../../../schemas/query.js';
 import { pageResponses } from '../../../schemas/responses.js';
 import { csvColumns, toCsv } from '../../csv.js';
-import { prepare } from '../../respond.js';
+import { preparer } from '../../serialize.js';
+import { pagesOf } from '../../v1/bodies.js';
 import {
   cachedPage,
   historyPage,
@@ -21,6 +22,7 @@ import { operation } from '../../v1/operation.js';
 type Query = QueryOf<typeof GoldHistoryQuery> & Windowed;
 const SCOPE = 'gold/history';
 const GOLD_COLUMNS = csvColumns(GoldRecord);
+const prepare = preparer(GoldHistoryResponse);
 
 export function goldHistory(services: Services) {
   const { market, store, cursors } = services;
@@ -45,10 +47,10 @@ export function goldHistory(services: Services) {
     refine: windowRefinement<Query>(services, () => SCOPE, 2),
     entitlement: () => 'gold:history:read',
     csv: true,
-    ready: (q, csv) => cachedPage(market.snapshot.pages, pageKey(SCOPE, q), csv),
+    ready: (q, csv) => cachedPage(pagesOf(market.snapshot), pageKey(SCOPE, q), csv),
     answer: (q: Query, { csv }) => {
       const { limit, window } = q;
-      return historyPage(market.snapshot.pages, pageKey(SCOPE, q), csv ? GOLD_COLUMNS : null, async () => {
+      return historyPage(pagesOf(market.snapshot), pageKey(SCOPE, q), csv ? GOLD_COLUMNS : null, async () => {
         const position = window.position;
         const rows = await store.goldHistory({
           from: window.from,
@@ -63,11 +65,8 @@ export function goldHistory(services: Services) {
           more && last
             ? nextCursor(q, SCOPE, cursors, window, [last.updatedAt, PURITIES.indexOf(last.purity)])
             : null;
-        return prepare(
-          `[${rows.map(goldJson).join(',')}]`,
-          `"count":${rows.length},"quote":"DZD","unit":"gram",${windowMeta(window, limit, cursor)}`,
-          cursor,
-        );
+        const meta = { count: rows.length, quote: QUOTE, unit: GOLD_UNIT };
+        return prepare(rows.map(goldRecord), { ...meta, ...windowMeta(window, limit, cursor) }, cursor);
       });
     },
   });

@@ -1,13 +1,24 @@
+import { GOLD_UNIT, QUOTE } from '../../../domain/types.js';
 import type { Services } from '../../../runtime/services.js';
+import type { MarketSnapshot } from '../../../runtime/snapshot.js';
 import { GoldLatestResponse } from '../../../schemas/market.js';
 import { NoQuery } from '../../../schemas/query.js';
 import { responses } from '../../../schemas/responses.js';
 import { MAX_AGE, type PreparedAnswer } from '../../respond.js';
+import { preparer } from '../../serialize.js';
+import { perVersion } from '../../v1/bodies.js';
 import { operation } from '../../v1/operation.js';
+
+const prepare = preparer(GoldLatestResponse);
+
+/** The body of a version of the data, null when it holds no gold record. */
+const latestGold = perVersion(({ gold }: MarketSnapshot) =>
+  gold.length === 0 ? null : prepare(gold, { count: gold.length, quote: QUOTE, unit: GOLD_UNIT }),
+);
 
 export function goldLatest({ market }: Services) {
   const ready = (): PreparedAnswer | undefined => {
-    const body = market.snapshot.goldLatest;
+    const body = latestGold(market.snapshot);
     return body ? { body, maxAge: MAX_AGE.latest } : undefined;
   };
   return operation({

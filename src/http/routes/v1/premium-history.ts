@@ -1,4 +1,5 @@
 import { type HistoryWindow, nextCursor } from '../../../domain/history.js';
+import { QUOTE } from '../../../domain/types.js';
 import { CARRY_FORWARD_MS, type PremiumSeries, premiumSeries } from '../../../runtime/premium-history.js';
 import type { Services } from '../../../runtime/services.js';
 import type { MarketSnapshot } from '../../../runtime/snapshot.js';
@@ -7,7 +8,8 @@ import { PremiumHistoryItem, PremiumHistoryQuery, PremiumHistoryResponse } from 
 import type { QueryOf } from '../../../schemas/query.js';
 import { pageResponses } from '../../../schemas/responses.js';
 import { csvColumns, toCsv } from '../../csv.js';
-import { prepare } from '../../respond.js';
+import { preparer } from '../../serialize.js';
+import { pagesOf } from '../../v1/bodies.js';
 import {
   cachedPage,
   historyPage,
@@ -22,6 +24,7 @@ type Query = QueryOf<typeof PremiumHistoryQuery> & Windowed;
 
 const scopeOf = (q: { currency: string }) => `premium/history|${q.currency}`;
 const PREMIUM_COLUMNS = csvColumns(PremiumHistoryItem);
+const prepare = preparer(PremiumHistoryResponse);
 /** Series kept per data version: a window's series serves all its pages (each limit, each cursor). */
 const MAX_SERIES = 32;
 
@@ -71,30 +74,34 @@ export function premiumHistory(services: Services) {
     refine: windowRefinement<Query>(services, scopeOf, 1, ['currency']),
     entitlement: () => 'market:premium:history:read',
     csv: true,
-    ready: (q, csv) => cachedPage(market.snapshot.pages, pageKey(scopeOf(q), q), csv),
+    ready: (q, csv) => cachedPage(pagesOf(market.snapshot), pageKey(scopeOf(q), q), csv),
     answer: async (q: Query, { csv }) => {
       const { limit, window } = q;
       const snapshot = market.snapshot;
       if (!snapshot.hasSeries(q.currency, 'parallel') || !snapshot.hasSeries(q.currency, 'official')) {
         return { notFound: `No parallel and official rate series to compare for ${q.currency}.` };
       }
-      return historyPage(snapshot.pages, pageKey(scopeOf(q), q), csv ? PREMIUM_COLUMNS : null, async () => {
-        const series = await seriesOf(snapshot, q.currency, window);
-        // Keyset: the items of days before the last one of the previous page.
-        const before = window.position?.[0];
-        let start = 0;
-        if (before !== undefined) while (start < series.days.length && series.days[start]! >= before) start++;
-        const end = Math.min(start + limit, series.days.length);
-        const cursor =
-          end < series.days.length
-            ? nextCursor(q, scopeOf(q), cursors, window, [series.days[end - 1]!])
-            : null;
-        return prepare(
-          `[${series.items.slice(start, end).join(',')}]`,
-          `"count":${end - start},"currency":"${q.currency}","quote":"DZD",${windowMeta(window, limit, cursor)},"summary":${series.summary}`,
-          cursor,
-        );
-      });
+      return historyPage(
+        pagesOf(snapshot),
+        pageKey(scopeOf(q), q),
+        csv ? PREMIUM_COLUMNS : null,
+        async () => {
+          const series = await seriesOf(snapshot, q.currency, window);
+          // Keyset: the items of days before the last one of the previous page.
+          const before = window.position?.[0];
+          let start = 0;
+          if (before !== undefined)
+            while (start < series.days.length && series.days[start]! >= before) start++;
+          const end = Math.min(start + limit, series.days.length);
+          const cursor =
+            end < series.days.length
+              ? nextCursor(q, scopeOf(q), cursors, window, [series.days[end - 1]!])
+              : null;
+          const meta = { count: end - start, currency: q.currency, quote: QUOTE };
+          const page = { ...meta, ...windowMeta(window, limit, cursor), summary: series.summary };
+          return prepare(series.items.slice(start, end), page, cursor);
+        },
+      );
     },
   });
 }

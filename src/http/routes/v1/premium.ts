@@ -1,27 +1,35 @@
+import { QUOTE } from '../../../domain/types.js';
 import type { Services } from '../../../runtime/services.js';
+import type { PremiumItemValue } from '../../../runtime/snapshot.js';
 import { PremiumQuery, PremiumResponse } from '../../../schemas/market.js';
 import type { QueryOf } from '../../../schemas/query.js';
 import { responses } from '../../../schemas/responses.js';
-import { dedupe, MAX_AGE, type PreparedAnswer, prepare } from '../../respond.js';
+import { dedupe, MAX_AGE, type PreparedAnswer } from '../../respond.js';
+import { preparer } from '../../serialize.js';
+import { pagesOf } from '../../v1/bodies.js';
 import { checkCodeCount } from '../../v1/history.js';
 import { operation } from '../../v1/operation.js';
+
+const body = preparer(PremiumResponse);
 
 export function premium({ market }: Services) {
   const answer = (q: QueryOf<typeof PremiumQuery>): PreparedAnswer => {
     const snapshot = market.snapshot;
-    const page = snapshot.pages.remember(`premium|${q.currency}`, () => {
+    const page = pagesOf(snapshot).remember(`premium|${q.currency}`, () => {
       const requested = dedupe(q.currency);
-      const items: string[] = [];
+      const items: PremiumItemValue[] = [];
       const missing: string[] = [];
       for (const code of requested) {
         const item = snapshot.premium.get(code);
         if (item) items.push(item);
         else missing.push(code);
       }
-      return prepare(
-        `[${items.join(',')}]`,
-        `"count":${items.length},"quote":"DZD","currencies":${JSON.stringify(requested)},"missingCurrencies":${JSON.stringify(missing)}`,
-      );
+      return body(items, {
+        count: items.length,
+        quote: QUOTE,
+        currencies: requested,
+        missingCurrencies: missing,
+      });
     });
     return { body: page, maxAge: MAX_AGE.latest };
   };

@@ -1,13 +1,15 @@
 import { nextCursor } from '../../../domain/history.js';
 import { ratesEntitlement } from '../../../domain/scopes.js';
+import { QUOTE } from '../../../domain/types.js';
+import { historyRate } from '../../../runtime/records.js';
 import type { Services } from '../../../runtime/services.js';
-import { historyRateJson } from '../../../runtime/snapshot.js';
 import { examples } from '../../../schemas/examples.js';
 import { HistoryRate, RatesHistoryQuery, RatesHistoryResponse } from '../../../schemas/market.js';
 import type { QueryOf } from '../../../schemas/query.js';
 import { pageResponses } from '../../../schemas/responses.js';
 import { csvColumns, toCsv } from '../../csv.js';
-import { prepare } from '../../respond.js';
+import { preparer } from '../../serialize.js';
+import { pagesOf } from '../../v1/bodies.js';
 import {
   cachedPage,
   historyPage,
@@ -21,6 +23,7 @@ import { deprecatedAlias, operation } from '../../v1/operation.js';
 type Query = QueryOf<typeof RatesHistoryQuery> & Windowed;
 
 const RATE_COLUMNS = csvColumns(HistoryRate);
+const prepare = preparer(RatesHistoryResponse);
 const scopeOf = (q: { currency: string; source?: string }) => `rates/history|${q.currency}|${q.source}`;
 
 /** `/v1/rates/history`, and `/v1/rates/historical`, its deprecated alias (decisions §7). */
@@ -49,13 +52,13 @@ export function ratesHistory(services: Services) {
     refine: windowRefinement<Query>(services, scopeOf, 1, ['currency', 'source']),
     entitlement: (q) => ratesEntitlement(q.source, 'history'),
     csv: true,
-    ready: (q, csv) => cachedPage(market.snapshot.pages, pageKey(scopeOf(q), q), csv),
+    ready: (q, csv) => cachedPage(pagesOf(market.snapshot), pageKey(scopeOf(q), q), csv),
     answer: async (q: Query, { csv }) => {
       const { source, limit, window } = q;
       const snapshot = market.snapshot;
       if (!snapshot.hasSeries(q.currency, source))
         return { notFound: `No ${source} rate series for ${q.currency}.` };
-      return historyPage(snapshot.pages, pageKey(scopeOf(q), q), csv ? RATE_COLUMNS : null, async () => {
+      return historyPage(pagesOf(snapshot), pageKey(scopeOf(q), q), csv ? RATE_COLUMNS : null, async () => {
         const rows = await store.rateHistory({
           currency: q.currency,
           source,
@@ -67,11 +70,8 @@ export function ratesHistory(services: Services) {
         const more = rows.length > limit;
         if (more) rows.length = limit;
         const cursor = more ? nextCursor(q, scopeOf(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
-        return prepare(
-          `[${rows.map(historyRateJson).join(',')}]`,
-          `"count":${rows.length},"currency":"${q.currency}","source":"${source}","quote":"DZD",${windowMeta(window, limit, cursor)}`,
-          cursor,
-        );
+        const meta = { count: rows.length, currency: q.currency, source, quote: QUOTE };
+        return prepare(rows.map(historyRate), { ...meta, ...windowMeta(window, limit, cursor) }, cursor);
       });
     },
   });

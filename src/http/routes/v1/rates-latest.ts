@@ -1,25 +1,36 @@
 import { ratesEntitlement } from '../../../domain/scopes.js';
+import { QUOTE } from '../../../domain/types.js';
 import type { Services } from '../../../runtime/services.js';
+import type { SourceView } from '../../../runtime/snapshot.js';
 import { RatesLatestQuery, RatesLatestResponse } from '../../../schemas/market.js';
 import type { QueryOf } from '../../../schemas/query.js';
 import { responses } from '../../../schemas/responses.js';
-import { dedupe, MAX_AGE, type PreparedAnswer, prepare } from '../../respond.js';
+import { dedupe, MAX_AGE, type PreparedAnswer } from '../../respond.js';
+import { preparer } from '../../serialize.js';
+import { pagesOf, perVersion } from '../../v1/bodies.js';
 import { checkCodeCount } from '../../v1/history.js';
 import { operation } from '../../v1/operation.js';
+
+const body = preparer(RatesLatestResponse);
+
+/** A source's whole list, kept for the version of the data: the hot path serializes nothing. */
+const wholeList = perVersion((view: SourceView) =>
+  body(view.records, { count: view.codes.length, source: view.source, quote: QUOTE, currencies: view.codes }),
+);
 
 export function ratesLatest({ market }: Services) {
   const latest = (q: QueryOf<typeof RatesLatestQuery>): PreparedAnswer => {
     const snapshot = market.snapshot;
     const view = snapshot.bySource[q.source];
     const { currency } = q;
-    if (currency === undefined) return { body: view.all, maxAge: MAX_AGE.latest };
+    if (currency === undefined) return { body: wholeList(view), maxAge: MAX_AGE.latest };
     // Clients ask for the same few lists again and again: prepare each once per data version.
-    const page = snapshot.pages.remember(`latest|${q.source}|${currency}`, () => {
+    const page = pagesOf(snapshot).remember(`latest|${q.source}|${currency}`, () => {
       const requested = dedupe(currency);
-      const found = requested.filter((c) => view.records.has(c)).sort();
-      return prepare(
-        `[${found.map((c) => view.records.get(c)).join(',')}]`,
-        `"count":${found.length},"source":"${q.source}","quote":"DZD","currencies":${JSON.stringify(requested)}`,
+      const found = requested.filter((c) => view.byCode.has(c)).sort();
+      return body(
+        found.map((c) => view.byCode.get(c)!),
+        { count: found.length, source: q.source, quote: QUOTE, currencies: requested },
       );
     });
     return { body: page, maxAge: MAX_AGE.latest };

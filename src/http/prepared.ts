@@ -5,8 +5,9 @@
  * differ by request id, the representation does not). Request ids are
  * [A-Za-z0-9_-] (app.ts), so they need no JSON escaping.
  *
- * The snapshot and the page cache build and keep these; the HTTP layer
- * (http/respond.ts, http/fast-path.ts) only writes them.
+ * http/serialize.ts makes them from the response schemas; the per-version
+ * bodies (http/v1/bodies.ts) and the page cache keep them; the writers
+ * (http/v1/write.ts, http/v1/entrance.ts) only write them.
  */
 import { createHash } from 'node:crypto';
 
@@ -27,15 +28,4 @@ export function etagOf(...parts: Array<string | Buffer>): string {
   const h = createHash('sha1');
   for (const p of parts) h.update(p);
   return `W/"${h.digest('base64url').slice(0, 22)}"`;
-}
-
-/**
- * `metaRest` is the JSON of the meta members after `requestId`, without braces (may be '').
- * `next` is given for a page of a paginated endpoint (its `meta.nextCursor`).
- */
-export function prepare(dataJson: string, metaRest: string, next?: string | null): Prepared {
-  const head = Buffer.from(`{"data":${dataJson},"meta":{"requestId":"`);
-  const tail = Buffer.from(`"${metaRest === '' ? '' : `,${metaRest}`}}}`);
-  const etag = etagOf(head, tail);
-  return next === undefined ? { head, tail, etag } : { head, tail, etag, next };
 }

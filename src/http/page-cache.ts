@@ -1,8 +1,8 @@
 /**
  * Prepared history pages, kept until the data changes. A page is fully
  * determined by its filters, window, keyset position and limit, and the store
- * only changes with the `data` version, so the cache lives on the snapshot of
- * that version and is dropped with it. Bounded by bytes, least recently used
+ * only changes with the `data` version, so the cache belongs to the snapshot of
+ * that version (http/v1/bodies.ts) and is dropped with it. Bounded by bytes, least recently used
  * out first; a page larger than a quarter of the bound is not kept.
  *
  * The bookkeeping is lru-cache's (issue 15: a maintained library where one does

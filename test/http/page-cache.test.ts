@@ -1,12 +1,12 @@
 /**
- * The prepared-page cache (src/runtime/page-cache.ts): bounded by bytes (a
+ * The prepared-page cache (src/http/page-cache.ts): bounded by bytes (a
  * page weighs its two halves and its key), least recently used out first, and
  * a page over a quarter of the bound never kept. These were the hand-written
  * cache's rules; lru-cache now keeps them (issue 15).
  */
 import { describe, expect, it } from 'vitest';
+import { PageCache } from '../../src/http/page-cache.js';
 import type { Prepared } from '../../src/http/respond.js';
-import { PageCache } from '../../src/runtime/page-cache.js';
 
 /** A page of `bytes` body bytes; with a one-character key it weighs bytes + 1. */
 const page = (bytes: number): Prepared => ({

@@ -1,0 +1,51 @@
+/**
+ * The records the API serves, as values: an observation in micro-DZD and epoch
+ * milliseconds becomes the object its response schema declares (src/schemas/
+ * market.ts), amounts as numbers (microsToNumber), instants as ISO strings.
+ * The HTTP layer serializes them (http/serialize.ts).
+ */
+import type { Static } from '@sinclair/typebox';
+import { microsToNumber } from '../domain/decimal.js';
+import { type Asset, GOLD_UNIT, type GoldObservation, QUOTE, type RateObservation } from '../domain/types.js';
+import type { GoldRecord, HistoryRate, LatestRate } from '../schemas/market.js';
+
+export type LatestRateValue = Static<typeof LatestRate>;
+export type HistoryRateValue = Static<typeof HistoryRate>;
+export type GoldRecordValue = Static<typeof GoldRecord>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function latestRate(r: RateObservation, asset: Asset): LatestRateValue {
+  return {
+    currency: r.currency,
+    names: asset.names,
+    type: asset.type,
+    source: r.source,
+    quote: QUOTE,
+    buy: microsToNumber(r.buy),
+    sell: microsToNumber(r.sell),
+    updatedAt: iso(r.updatedAt),
+  };
+}
+
+export function historyRate(r: RateObservation): HistoryRateValue {
+  return {
+    currency: r.currency,
+    source: r.source,
+    quote: QUOTE,
+    buy: microsToNumber(r.buy),
+    sell: microsToNumber(r.sell),
+    updatedAt: iso(r.updatedAt),
+  };
+}
+
+export function goldRecord(g: GoldObservation): GoldRecordValue {
+  return {
+    purity: g.purity,
+    quote: QUOTE,
+    unit: GOLD_UNIT,
+    buy: microsToNumber(g.buy),
+    sell: microsToNumber(g.sell),
+    updatedAt: iso(g.updatedAt),
+  };
+}
