@@ -30,7 +30,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
-import { findChromium } from '../support/browser.js';
+import { findChromium, launchChromium } from '../support/browser.js';
 import { mds } from '../support/cli.js';
 import { getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
 import { waitFor } from '../support/wait.js';
@@ -145,23 +145,7 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       key(tight),
     ]);
 
-    const { chromium } = await import('playwright-core');
-    [server, browser] = await Promise.all([
-      spawnServer({ db }),
-      chromium.launch({
-        executablePath: chromiumPath!,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      }),
-    ]);
+    [server, browser] = await Promise.all([spawnServer({ db }), launchChromium(chromiumPath!)]);
     origin = new URL(server.url).origin;
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
