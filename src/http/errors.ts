@@ -107,10 +107,16 @@ export function accessRefused(refusal: AccessRefused): ApiError {
   return new ApiError(status, refusal.reason, undefined, sent, refusal.message);
 }
 
-/** The error envelope with any code (schemas/errors.ts), compiled once: error bodies are hot under attack. */
-const writeError = serializer(errorEnvelope(ErrorCode.enum as ErrorCode[]));
+/**
+ * The error envelope with any code (schemas/errors.ts), compiled once, on the
+ * first error body: error bodies are hot under attack, and a CLI command that
+ * never writes one does not pay the compilation at start-up.
+ */
+let writeError: ReturnType<typeof compileErrorWriter> | undefined;
+const compileErrorWriter = () => serializer(errorEnvelope(ErrorCode.enum as ErrorCode[]));
 
 export function errorBody(err: ApiError, requestId: string): string {
   const { status, code, message, details } = err;
+  writeError ??= compileErrorWriter();
   return writeError({ data: null, error: { status, code, message, details }, meta: { requestId } });
 }
