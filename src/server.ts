@@ -231,7 +231,7 @@ async function startAdmin(
 }
 
 /**
- * The process's end (close-with-grace, issue 15: a maintained library for it).
+ * The process's end (close-with-grace: a maintained library for it).
  * SIGTERM or SIGINT stops the server gracefully and exits 0, or 1 when stopping
  * fails. A second signal while stopping, or stopping for longer than the
  * drain plus CLOSE_MS, exits 1 at once, logging what it gave up; a watchdog

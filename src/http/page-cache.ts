@@ -5,8 +5,8 @@
  * that version (http/v1/bodies.ts) and is dropped with it. Bounded by bytes, least recently used
  * out first; a page larger than a quarter of the bound is not kept.
  *
- * The bookkeeping is lru-cache's (issue 15: a maintained library where one does
- * the job); this class only says what a page weighs.
+ * The bookkeeping is lru-cache's (a maintained library where one does the
+ * job); this class only says what a page weighs.
  */
 import { LRUCache } from 'lru-cache';
 import type { Prepared } from './prepared.js';
