@@ -9,15 +9,11 @@
  * and steps aside (it serves only `Bearer <key>` of a verified key), and
  * through light-my-request, Fastify's path alone: both answer the same.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RawEntrance } from '../../src/http/v1/entrance.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
+import { rawEntranceReady, take, tookRaw } from '../support/entrance.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { sendLines } from '../support/raw-http.js';
-
-const take = vi.spyOn(RawEntrance.prototype, 'take');
-/** Whether the last request was answered by the raw entrance (the raw entrance). */
-const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 const FIX = /send Authorization: Bearer <key>/;
 
@@ -35,16 +31,6 @@ describe.each(backends())('an Authorization header without the Bearer scheme on 
   });
   afterAll(() => h?.close());
   afterEach(() => take.mockClear());
-
-  /** The key verified and served by the raw entrance, so a 200 would come from the raw entrance. */
-  const fastPathReady = async () => {
-    for (let i = 0; i < 3; i++) {
-      const res = await sendLines(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`]);
-      expect(res.status).toBe(200);
-      if (tookFast()) return;
-    }
-    expect(tookFast(), 'a verified Bearer key takes the raw entrance').toBe(true);
-  };
 
   /** The refusal, whichever entrance answered; returns the body without its request id. */
   const expectRefused = (status: number, headers: (name: string) => string | undefined, body: string) => {
@@ -71,10 +57,10 @@ describe.each(backends())('an Authorization header without the Bearer scheme on 
   ])(
     '%s is 401 invalid_api_key saying to send Authorization: Bearer <key>, on both entrances',
     async (_, value) => {
-      await fastPathReady();
+      await rawEntranceReady(port, key);
       const raw = await sendLines(port, '/v1/rates/latest', [`Authorization: ${value(key)}`]);
       expect(take).toHaveBeenCalled();
-      expect(tookFast(), 'the raw entrance steps aside').toBe(false);
+      expect(tookRaw(), 'the raw entrance steps aside').toBe(false);
       const viaRaw = expectRefused(raw.status, (n) => raw.headers.get(n), raw.body);
 
       const injected = await h.app.inject({

@@ -6,15 +6,11 @@
  * The request is offered to the raw entrance first (it steps aside) and answered
  * by Fastify, so the rule holds on both entrances.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RawEntrance } from '../../src/http/v1/entrance.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
+import { rawEntranceReady, take, tookRaw } from '../support/entrance.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type LineAnswer, sendLines } from '../support/raw-http.js';
-
-const take = vi.spyOn(RawEntrance.prototype, 'take');
-/** Whether the last request was answered by the raw entrance (the raw entrance). */
-const tookFast = () => take.mock.results.at(-1)?.value as boolean;
 
 describe.each(backends())('repeated credential headers on $name', (backend) => {
   let h: Harness;
@@ -30,16 +26,6 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
   afterAll(() => h?.close());
   afterEach(() => take.mockClear());
 
-  /** The key verified and served by the raw entrance, so a 200 would come from the raw entrance. */
-  const fastPathReady = async () => {
-    for (let i = 0; i < 3; i++) {
-      const res = await sendLines(port, '/v1/rates/latest', [`Authorization: Bearer ${key}`]);
-      expect(res.status).toBe(200);
-      if (tookFast()) return;
-    }
-    expect(tookFast(), 'a verified Bearer key takes the raw entrance').toBe(true);
-  };
-
   const expectRefused = (res: LineAnswer) => {
     expect(res.status).toBe(401);
     const body = JSON.parse(res.body);
@@ -52,18 +38,18 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
   };
 
   it('refuses a valid Authorization followed by another one, on both entrances', async () => {
-    await fastPathReady();
+    await rawEntranceReady(port, key);
     const res = await sendLines(port, '/v1/rates/latest', [
       `Authorization: Bearer ${key}`,
       'Authorization: Bearer xxx',
     ]);
     expect(take).toHaveBeenCalled();
-    expect(tookFast(), 'the raw entrance steps aside').toBe(false);
+    expect(tookRaw(), 'the raw entrance steps aside').toBe(false);
     expectRefused(res);
   });
 
   it('refuses the same valid key twice, whatever the header spelling', async () => {
-    await fastPathReady();
+    await rawEntranceReady(port, key);
     expectRefused(
       await sendLines(port, '/v1/rates/latest', [
         `Authorization: Bearer ${key}`,
