@@ -22,7 +22,7 @@ import { cleanDocument } from './http/openapi.js';
 import { JSON_TYPE } from './http/respond.js';
 import { verifyAdminToken } from './operations/admin-tokens.js';
 import { adminRoutes } from './plugins/admin.js';
-import { observabilityPlugin, observers } from './plugins/observability.js';
+import { observe, observers } from './plugins/observability.js';
 import { requestIds } from './plugins/transport.js';
 import type { Services } from './runtime/services.js';
 
@@ -87,9 +87,7 @@ export async function buildAdminApp(
     next(request.url.length > MAX_URL_LENGTH ? new ApiError(414, 'uri_too_long') : undefined);
   });
   adminErrors(app);
-  app.register(observabilityPlugin, {
-    observer: observers(services.metrics, options.logger || undefined, clientAddress(trust)),
-  });
+  observe(app, observers(services.metrics, options.logger || undefined, clientAddress(trust)));
   await registerAdminOpenApi(app, options.contact);
 
   const { registry } = services.metrics;

@@ -4,7 +4,8 @@
  * server.ts's business, and the services are assembled in runtime/assemble.ts.
  *
  * The /v1 routes are registered, not loaded: a hook the caller adds before the
- * app is ready applies to them too (plugins/v1.ts).
+ * app is ready applies to them too, and turns the raw entrance off
+ * (plugins/hook-watch.ts).
  */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,7 +16,8 @@ import { openRoutes } from './http/routes/index.js';
 import { operations } from './http/routes/v1/index.js';
 import type { Operation } from './http/v1/operation.js';
 import { errorsPlugin, routeTable } from './plugins/errors.js';
-import { observabilityPlugin, observers } from './plugins/observability.js';
+import { watchRequestHooks } from './plugins/hook-watch.js';
+import { observe, observers } from './plugins/observability.js';
 import { type TransportOptions, transport } from './plugins/transport.js';
 import { v1Plugin } from './plugins/v1.js';
 import type { Services } from './runtime/services.js';
@@ -54,8 +56,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }) as unknown as FastifyInstance;
   const observer = observers(services.metrics, options.logger || undefined, clientAddress(trust));
 
-  app.register(wire.plugin);
-  app.register(observabilityPlugin, { observer });
+  // The app's own request hooks, then the watch for anyone else's (plugins/hook-watch.ts).
+  wire.install(app);
+  observe(app, observer);
+  const hooks = watchRequestHooks(app);
   app.register(errorsPlugin, { routes });
   await registerOpenApi(app, options.contact);
   app.register(openRoutes, { services });
@@ -64,6 +68,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     operations: (options.operations ?? operations)(services),
     transport: wire,
     observer,
+    addressOf: clientAddress(trust),
+    hooks,
   });
   return app;
 }

@@ -6,12 +6,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { redactKeys } from '../domain/keys.js';
 import type { Observe } from '../http/v1/entrance.js';
 import type { Metrics } from '../observability/metrics.js';
-import { known } from './known-hooks.js';
 
 const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
@@ -67,8 +65,8 @@ export function observers(
   };
 }
 
-const onResponse = (observed: Observe) =>
-  known((request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+const onResponse =
+  (observed: Observe) => (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     observed(
       reply.statusCode,
       reply.elapsedTime,
@@ -79,26 +77,27 @@ const onResponse = (observed: Observe) =>
       request.raw,
     );
     done();
-  });
+  };
 
-export const observabilityPlugin = fp(
-  (app: FastifyInstance, { observer }: { observer: (route: string) => Observe }, done) => {
-    app.addHook('onRoute', (route) => {
-      route.onResponse = [
-        ...asArray(route.onResponse),
-        onResponse(observer(route.url)),
-      ] as typeof route.onResponse;
-    });
-    // Unmatched requests have no route of their own to carry the hook.
-    const observeUnmatched = onResponse(observer('unmatched'));
-    app.addHook(
-      'onResponse',
-      known((request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-        if (request.is404) observeUnmatched(request, reply, done);
-        else done();
-      }),
-    );
-    done();
-  },
-  { name: 'observability' },
-);
+/**
+ * Observes every route's responses, and unmatched requests'. Added to the app
+ * itself, not through a plugin, so that plugins/hook-watch.ts can start
+ * watching after it. A route whose config says `observed: true` records its
+ * answers itself, through the same observer (the /v1 routes, whose answers
+ * the one writer writes on a hijacked reply: plugins/v1.ts).
+ */
+export function observe(app: FastifyInstance, observer: (route: string) => Observe): void {
+  app.addHook('onRoute', (route) => {
+    if ((route.config as { observed?: boolean } | undefined)?.observed === true) return;
+    route.onResponse = [
+      ...asArray(route.onResponse),
+      onResponse(observer(route.url)),
+    ] as typeof route.onResponse;
+  });
+  // Unmatched requests have no route of their own to carry the hook.
+  const observeUnmatched = onResponse(observer('unmatched'));
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (request.is404) observeUnmatched(request, reply, done);
+    else done();
+  });
+}

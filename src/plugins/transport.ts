@@ -17,13 +17,11 @@ import type {
   FastifyRequest,
   FastifyServerOptions,
 } from 'fastify';
-import fp from 'fastify-plugin';
 import { ApiError, errorBody, serviceUnavailable } from '../http/errors.js';
 import { JSON_TYPE } from '../http/respond.js';
 import type { RawEntrance } from '../http/v1/entrance.js';
 import type { Services } from '../runtime/services.js';
 import type { RouteTable } from './errors.js';
-import { known } from './known-hooks.js';
 
 export interface TransportOptions {
   /** PEM certificate and key: serve HTTPS (TLS 1.2+) with HSTS (decisions §10). */
@@ -170,50 +168,47 @@ export function transport(services: Services, options: TransportOptions, routes:
     ...(options.tls ? { https: true } : {}),
   } as FastifyServerOptions;
 
-  const plugin = fp(
-    (app: FastifyInstance, _opts: unknown, done: (err?: Error) => void) => {
-      // CONNECT never reaches Fastify: without a listener Node drops the connection unanswered.
-      app.server.on('connect', (_request: unknown, socket: Socket) =>
-        rejectSocket(socket, nextId, 405, 'method_not_allowed', `${rawHeaders}Allow: GET, HEAD\r\n`),
-      );
-      const { lifecycle } = services;
-      // Closing is draining too, also when app.close() is called without server.ts's
-      // drain: the raw entrance steps aside, answers close their connections, /readyz fails.
-      app.addHook('preClose', (done) => {
-        lifecycle.draining = true;
-        done();
-      });
-      // Callback-style: on every request, a promise per hook is measurable. The raw
-      // writer does this hook's work itself, so it is one of the known hooks.
-      app.addHook(
-        'onRequest',
-        known((request: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void) => {
-          reply.header('x-request-id', request.id);
-          if (hsts) reply.header('strict-transport-security', hsts);
-          if (lifecycle.draining) {
-            // Served as usual, closing the connection (docs/decisions.md 20)...
-            reply.header('connection', 'close');
-            // ...except a request pipelined behind one still being answered: its answer would
-            // be sent only if the one before kept the connection open, which answers while
-            // stopping do not. Refused before it consumes a unit; its client sends it again
-            // on a new connection.
-            if (reply.raw.socket === null) return next(serviceUnavailable(STOPPING_RETRY_AFTER));
-          }
-          next(
-            request.url.length > maxUrlLength
-              ? new ApiError(414, 'uri_too_long')
-              : request.headers.host === undefined && request.raw.httpVersion === '1.1'
-                ? new ApiError(400, 'bad_request') // HTTP/1.1 requires Host (RFC 9112 §3.2)
-                : request.method !== 'GET' && request.method !== 'HEAD'
-                  ? routes.refusal(request.url) // every route is GET: refused before any body is parsed
-                  : undefined,
-          );
-        }),
-      );
+  /**
+   * The transport's hooks, added to the app itself, not through a plugin: they
+   * are in place before plugins/hook-watch.ts starts watching (app.ts).
+   */
+  const install = (app: FastifyInstance): void => {
+    // CONNECT never reaches Fastify: without a listener Node drops the connection unanswered.
+    app.server.on('connect', (_request: unknown, socket: Socket) =>
+      rejectSocket(socket, nextId, 405, 'method_not_allowed', `${rawHeaders}Allow: GET, HEAD\r\n`),
+    );
+    const { lifecycle } = services;
+    // Closing is draining too, also when app.close() is called without server.ts's
+    // drain: the raw entrance steps aside, answers close their connections, /readyz fails.
+    app.addHook('preClose', (done) => {
+      lifecycle.draining = true;
       done();
-    },
-    { name: 'transport' },
-  );
+    });
+    // Callback-style: on every request, a promise per hook is measurable. The raw
+    // entrance leaves to Fastify every request this hook would refuse.
+    app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void) => {
+      reply.header('x-request-id', request.id);
+      if (hsts) reply.header('strict-transport-security', hsts);
+      if (lifecycle.draining) {
+        // Served as usual, closing the connection (docs/decisions.md 20)...
+        reply.header('connection', 'close');
+        // ...except a request pipelined behind one still being answered: its answer would
+        // be sent only if the one before kept the connection open, which answers while
+        // stopping do not. Refused before it consumes a unit; its client sends it again
+        // on a new connection.
+        if (reply.raw.socket === null) return next(serviceUnavailable(STOPPING_RETRY_AFTER));
+      }
+      next(
+        request.url.length > maxUrlLength
+          ? new ApiError(414, 'uri_too_long')
+          : request.headers.host === undefined && request.raw.httpVersion === '1.1'
+            ? new ApiError(400, 'bad_request') // HTTP/1.1 requires Host (RFC 9112 §3.2)
+            : request.method !== 'GET' && request.method !== 'HEAD'
+              ? routes.refusal(request.url) // every route is GET: refused before any body is parsed
+              : undefined,
+      );
+    });
+  };
 
-  return { fastifyOptions, plugin, nextId, hsts, maxUrlLength, front };
+  return { fastifyOptions, install, nextId, hsts, maxUrlLength, front };
 }

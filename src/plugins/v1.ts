@@ -1,14 +1,12 @@
 /**
  * Mounts the /v1 operations (http/routes/v1/): each is a GET route whose
  * validator is compiled from its schema and whose handler asks the pipeline
- * (http/v1/decide.ts) for the answer and writes it on Fastify's reply; the
- * operations that can have a prepared answer are also handed to the raw entrance.
- *
- * The raw entrance stays on only while the request hooks on /v1 routes are the
- * known set (plugins/known-hooks.ts), checked when the app is ready: an
- * app-level hook added by anyone else (CORS, tracing, a header) turns it off,
- * and every request then goes through Fastify and meets that hook.
+ * (http/v1/decide.ts) for the answer and has the one writer write it on the
+ * hijacked reply. The same operations are handed to the raw entrance, which
+ * takes the same requests before the router while no request hook of anyone
+ * else's is on the app (plugins/hook-watch.ts).
  */
+import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
@@ -18,52 +16,17 @@ import { type Observe, RawEntrance } from '../http/v1/entrance.js';
 import type { Operation } from '../http/v1/operation.js';
 import { failure, WRITER_HEADERS, type Writing, writeAnswer } from '../http/v1/write.js';
 import type { Services } from '../runtime/services.js';
-import { isKnown } from './known-hooks.js';
+import { type HookWatch, routeHooks } from './hook-watch.js';
 import { parseQuery, type transport } from './transport.js';
-
-/** Hooks that run per request; onRoute, onReady and the like do not. */
-const REQUEST_HOOKS = [
-  'onRequest',
-  'preParsing',
-  'preValidation',
-  'preHandler',
-  'preSerialization',
-  'onSend',
-  'onResponse',
-  'onError',
-  'onTimeout',
-  'onRequestAbort',
-] as const;
 
 export interface V1Options {
   services: Services;
   operations: Operation[];
   transport: ReturnType<typeof transport>;
   observer: (route: string) => Observe;
-}
-
-/**
- * The request hooks an instance runs on its routes, or undefined if Fastify
- * keeps them where we cannot see (its `fastify.hooks` symbol, v5): the raw
- * writer is then off, never on blind.
- */
-function requestHooks(instance: FastifyInstance): Record<string, unknown[]> | undefined {
-  for (let o: object | null = instance; o !== null; o = Object.getPrototypeOf(o)) {
-    const symbol = Object.getOwnPropertySymbols(o).find((s) => s.description === 'fastify.hooks');
-    if (symbol) return (instance as unknown as Record<symbol, Record<string, unknown[]>>)[symbol];
-  }
-  return undefined;
-}
-
-/** The hooks the raw entrance cannot stand in for, by name; empty when it may run. */
-export function unknownHooks(instance: FastifyInstance): string[] {
-  const hooks = requestHooks(instance);
-  if (hooks === undefined) return ['(hooks not readable)'];
-  return REQUEST_HOOKS.flatMap((name) =>
-    (hooks[name] ?? [])
-      .filter((hook) => !isKnown(hook))
-      .map((hook) => `${name} ${(hook as { name?: string }).name || '(anonymous)'}`),
-  );
+  /** The client's address, trusted proxies applied (http/client-address.ts). */
+  addressOf: (req: IncomingMessage) => string;
+  hooks: HookWatch;
 }
 
 declare module 'fastify' {
@@ -85,13 +48,18 @@ function hookedHeaders(reply: FastifyReply): string[] {
 }
 
 export const v1Plugin = fp(
-  (app: FastifyInstance, { services, operations, transport, observer }: V1Options, done) => {
+  (
+    app: FastifyInstance,
+    { services, operations, transport, observer, addressOf, hooks }: V1Options,
+    done,
+  ) => {
     app.decorateRequest('access', null);
     const logError = (err: unknown, requestId: string) =>
       app.log.error({ err, requestId }, 'unhandled error');
     const decide = decider(services, logError);
     const raw = new RawEntrance({
       decide,
+      addressOf,
       limiter: services.limiter,
       nextId: transport.nextId,
       parseQuery,
@@ -104,19 +72,14 @@ export const v1Plugin = fp(
 
     app.register(
       (v1, _opts, registered) => {
-        // Route-level hooks of ours are known too (the observer); any other is not.
+        // A /v1 route declared with hooks of its own (by anyone's onRoute) is met
+        // through Fastify too. Fastify gives each HEAD route its own onSend.
         v1.addHook('onRoute', (route) => {
-          // The raw entrance answers GET only; Fastify gives each HEAD route its own onSend.
-          if (route.method === 'HEAD') return;
-          for (const name of REQUEST_HOOKS) {
-            const own = route[name];
-            for (const hook of own === undefined ? [] : Array.isArray(own) ? own : [own]) {
-              if (!isKnown(hook)) unknownRouteHooks.push(`${route.url} ${name}`);
-            }
-          }
+          if (route.method !== 'HEAD') unknownRouteHooks.push(...routeHooks(route as never));
         });
         const typed = v1.withTypeProvider<TypeBoxTypeProvider>();
         for (const op of operations) {
+          const observe = observer(`/v1${op.url}`);
           typed.route({
             method: 'GET',
             url: op.url,
@@ -125,6 +88,8 @@ export const v1Plugin = fp(
             // a refusal is reported by the pipeline at its step (401 before 400).
             validatorCompiler: () => op.validate,
             attachValidation: true,
+            // Observed here, as the raw entrance observes: the reply is hijacked.
+            config: { observed: true },
             handler: (request, reply) => {
               const query = request.validationError
                 ? { error: request.validationError as never }
@@ -149,28 +114,45 @@ export const v1Plugin = fp(
                 limiter: services.limiter,
                 logError,
               };
-              decide(op, input)!.then(
-                (answer) => {
-                  // The access line names the key (plugins/observability.ts).
-                  request.access = answer.access;
-                  writeAnswer(reply.raw, answer, writing);
+              decide(op, input).then(
+                (decided) => {
+                  request.access = decided.access;
+                  const answer = writeAnswer(reply.raw, decided, writing);
+                  observe(
+                    answer.status,
+                    reply.elapsedTime,
+                    request.id,
+                    request.method,
+                    request.url,
+                    answer.access,
+                    request.raw,
+                  );
                 },
                 (err: unknown) => {
                   logError(err, request.id);
-                  failure(reply.raw, writing);
+                  const answer = failure(reply.raw, writing);
+                  observe(
+                    answer.status,
+                    reply.elapsedTime,
+                    request.id,
+                    request.method,
+                    request.url,
+                    null,
+                    request.raw,
+                  );
                 },
               );
             },
           });
-          raw.add(`/v1${op.url}`, op, observer(`/v1${op.url}`));
+          raw.add(`/v1${op.url}`, op, observe);
         }
         v1.addHook('onReady', (ready) => {
-          const unknown = [...unknownHooks(v1), ...unknownRouteHooks];
-          raw.enabled = unknown.length === 0;
+          const foreign = [...hooks.foreign, ...unknownRouteHooks];
+          raw.enabled = foreign.length === 0;
           if (!raw.enabled) {
             app.log.info(
-              { hooks: unknown },
-              'hooks the raw entrance cannot stand in for: every /v1 request goes through Fastify',
+              { hooks: foreign },
+              'request hooks on the app: every /v1 request goes through Fastify',
             );
           }
           transport.front.writer = raw;
@@ -182,5 +164,5 @@ export const v1Plugin = fp(
     );
     done();
   },
-  { name: 'v1', dependencies: ['transport', 'observability', 'errors'] },
+  { name: 'v1', dependencies: ['errors'] },
 );

@@ -3,12 +3,12 @@
  * the first `Authorization` and joins repeated `X-API-Key` values; a proxy in
  * front may read the last one, so the key it checks could differ from the key
  * billed. Sent over a real connection: light-my-request cannot repeat a header.
- * The request is offered to the raw entrance first (it steps aside) and answered
- * by Fastify, so the rule holds on both entrances.
+ * The raw entrance answers it, and Fastify's route when the raw entrance
+ * declines it: the rule holds on both entrances.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
-import { rawEntranceReady, take, tookRaw } from '../support/entrance.js';
+import { nextThroughFastify, rawEntranceReady, take, tookRaw } from '../support/entrance.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type LineAnswer, sendLines } from '../support/raw-http.js';
 
@@ -39,13 +39,15 @@ describe.each(backends())('repeated credential headers on $name', (backend) => {
 
   it('refuses a valid Authorization followed by another one, on both entrances', async () => {
     await rawEntranceReady(port, key);
-    const res = await sendLines(port, '/v1/rates/latest', [
-      `Authorization: Bearer ${key}`,
-      'Authorization: Bearer xxx',
-    ]);
+    const twice = [`Authorization: Bearer ${key}`, 'Authorization: Bearer xxx'];
+    const res = await sendLines(port, '/v1/rates/latest', twice);
     expect(take).toHaveBeenCalled();
-    expect(tookRaw(), 'the raw entrance steps aside').toBe(false);
+    expect(tookRaw(), 'the raw entrance answers it').toBe(true);
     expectRefused(res);
+    nextThroughFastify();
+    const viaFastify = await sendLines(port, '/v1/rates/latest', twice);
+    expect(tookRaw(), 'Fastify answers it').toBe(false);
+    expectRefused(viaFastify);
   });
 
   it('refuses the same valid key twice, whatever the header spelling', async () => {

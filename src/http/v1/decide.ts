@@ -16,10 +16,9 @@
  * its result is reported here at step 4: validation is pure, so when it runs
  * does not matter, only where its refusal ranks.
  *
- * `onlyPrepared`: the raw entrance's question, "is this a prepared answer I can
- * write now?". The pipeline then returns undefined, having consumed nothing,
- * wherever the answer would be anything else: a key not verified since the
- * last access change, a refusal before the limits, an answer with work to do.
+ * Every request gets an answer, whichever entrance it came through: the
+ * entrances differ only in how the request reached the pipeline, never in
+ * what it decides.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { type AccessContext, REPEATED_CREDENTIAL, repeatedCredential } from '../../access/authenticator.js';
@@ -59,11 +58,7 @@ export interface Answer {
   consumed: LimitDecision | null;
 }
 
-export type Decide = (
-  op: Operation,
-  request: V1Request,
-  onlyPrepared?: boolean,
-) => Promise<Answer> | undefined;
+export type Decide = (op: Operation, request: V1Request) => Promise<Answer>;
 
 /** Logs a failure of ours (not a refusal): the answer is then a 500. */
 export type LogFailure = (err: unknown, requestId: string) => void;
@@ -157,11 +152,9 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
     request: V1Request,
     access: AccessContext,
     now: number,
-    onlyPrepared: boolean,
-  ): Promise<Answer> | undefined => {
+  ): Promise<Answer> => {
     const checked = request.query;
     if ('error' in checked) {
-      if (onlyPrepared) return undefined;
       const set: string[] = [];
       return limiter.peek(access.grant, now).then(
         (state) => {
@@ -174,14 +167,12 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
     const query = checked.value;
     const needed = op.entitlement(query);
     if (!access.keyScopes.has(needed) || !access.grantScopes.has(needed)) {
-      if (onlyPrepared) return undefined;
       const denied = new ApiError(403, 'insufficient_scope', [{ entitlement: needed }]);
       return Promise.resolve(errorAnswer(denied, request.requestId, [], access));
     }
     const csv = op.csv === true && prefersCsv(request.headers.accept);
     // A CSV request gets the CSV page or waits for it: never the JSON one.
     const ready = op.ready?.(query, csv);
-    if (ready === undefined && onlyPrepared) return undefined;
 
     const set: string[] = [];
     // Two handlers, no .catch(): a promise less on every request.
@@ -231,36 +222,33 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
           () => answer,
         );
 
-  const decide: Decide = (op, request, onlyPrepared = false) => {
+  const decide: Decide = (op, request) => {
     const now = services.now();
     const { headers } = request;
     // Before any key is read: two credential headers are refused whichever one is valid
-    // (docs/decisions.md 60). The raw entrance steps aside and Fastify's route answers it.
+    // (docs/decisions.md 60).
     if (repeatedCredential(request.rawHeaders)) {
-      return onlyPrepared
-        ? undefined
-        : Promise.resolve(errorAnswer(accessRefused(REPEATED_CREDENTIAL), request.requestId));
+      return Promise.resolve(errorAnswer(accessRefused(REPEATED_CREDENTIAL), request.requestId));
     }
     const access = authenticator.cached(
       headers.authorization,
       headers['x-api-key'] as string | undefined,
       now,
     );
-    if (access !== undefined) return proceed(op, request, access, now, onlyPrepared);
-    if (onlyPrepared) return undefined;
+    if (access !== undefined) return proceed(op, request, access, now);
     return authenticator.authenticate(headers, now, request.ip()).then(
       (auth) =>
         auth.ok
-          ? proceed(op, request, auth.access, now, false)!
+          ? proceed(op, request, auth.access, now)
           : errorAnswer(accessRefused(auth), request.requestId),
       (err: unknown) => failed(err, request, [], null),
     );
   };
   // An operation's own headers go on every answer it gives, refusals included.
-  return (op, request, onlyPrepared) => {
-    const answer = decide(op, request, onlyPrepared);
+  return (op, request) => {
+    const answer = decide(op, request);
     const extra = op.headers;
-    if (extra === undefined || answer === undefined) return answer;
+    if (extra === undefined) return answer;
     return answer.then((a) => {
       extra(a.headers);
       return a;

@@ -1,21 +1,21 @@
 /**
  * The raw entrance: a shortcut past Fastify's router to the same decide and
- * the same writer (write.ts), for a GET to a /v1 operation whose answer is
- * already prepared (latest rates, premium, gold latest, the asset directory, a
- * history page this data version has served, as JSON or as the CSV its Accept
- * asks for), from a key verified since the last access change.
+ * the same writer (write.ts), for every GET and HEAD to a /v1 operation,
+ * whatever its headers: a key seen for the first time, a conditional request,
+ * a refusal. It routes and nothing else; the answer is the pipeline's
+ * (decide.ts), written by writeAnswer, exactly as Fastify's route
+ * (plugins/v1.ts) would have it written.
  *
  * Why it exists (docs/performance-notes.md): profiles of /v1/rates/latest put
  * about half of the request's time in Fastify's request and reply objects,
- * hook runners, header map and onSend, for a body that is already bytes. It
- * decides nothing and writes nothing itself: the answer is the pipeline's
- * (decide.ts, asked for a prepared answer only), written by writeAnswer, and
- * everything else goes to Fastify untouched, before anything is consumed.
+ * hook runners, header map and onSend, for a body that is already bytes.
  *
- * It is on only while the app's request hooks are the known set, whose work it
- * does itself (X-Request-Id, HSTS, the transport rules it steps aside for):
- * plugins/v1.ts checks at start-up, so a hook added later (CORS, tracing, a
- * header) turns it off rather than being skipped.
+ * What it leaves to Fastify: what the transport refuses before any route (a
+ * URL past the length limit, an HTTP/1.1 request without Host, a fragment in
+ * the target), every request while the server drains (the transport's rule for
+ * a request pipelined behind a closing answer), and everything while a request
+ * hook of someone else's is on the app (plugins/hook-watch.ts): that hook then
+ * runs on every /v1 answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessContext } from '../../access/authenticator.js';
@@ -41,6 +41,8 @@ export type Observe = (
 
 export interface RawEntranceOptions {
   decide: Decide;
+  /** The client's address (trusted proxies applied), for the failed-attempt throttle. */
+  addressOf: (req: IncomingMessage) => string;
   limiter: Limiter;
   nextId: () => string;
   parseQuery: (query: string) => Record<string, unknown>;
@@ -54,12 +56,6 @@ export interface RawEntranceOptions {
   logError: (err: unknown, requestId: string) => void;
 }
 
-/**
- * The client's address is needed only to throttle a key that fails, and the raw
- * writer serves verified keys only: one function for every request, not one each.
- */
-const NO_ADDRESS = (): string => '';
-
 interface RawRoute {
   op: Operation;
   observe: Observe;
@@ -67,54 +63,54 @@ interface RawRoute {
 
 export class RawEntrance {
   private readonly routes = new Map<string, RawRoute>();
-  /** Off when the app's hooks are not the known set (plugins/v1.ts). */
+  /** Off while a request hook of someone else's is on the app (plugins/hook-watch.ts). */
   enabled = true;
 
   constructor(private readonly o: RawEntranceOptions) {}
 
-  /** Called for each /v1 operation that can have a prepared answer. */
+  /** Called for each /v1 operation. */
   add(path: string, op: Operation, observe: Observe): void {
-    if (op.ready) this.routes.set(path, { op, observe });
+    this.routes.set(path, { op, observe });
   }
 
   /** Answers the request and returns true, or returns false having done nothing. */
   take(req: IncomingMessage, res: ServerResponse): boolean {
     if (!this.enabled) return false;
     const url = req.url ?? '';
-    if (req.method !== 'GET' || url.length > this.o.maxUrlLength) return false;
+    const method = req.method;
+    if ((method !== 'GET' && method !== 'HEAD') || url.length > this.o.maxUrlLength) return false;
     const q = url.indexOf('?');
     const route = this.routes.get(q === -1 ? url : url.slice(0, q));
     if (route === undefined) return false;
     const h = req.headers;
-    // The router ends the path at '#' too; such URLs, Host-less requests and
-    // conditional requests are rare enough to leave to Fastify's route.
-    if (h['if-none-match'] !== undefined || h.host === undefined || this.o.draining()) return false;
+    // The transport's own refusals and its rule while draining are Fastify's (plugins/transport.ts).
+    if ((h.host === undefined && req.httpVersion === '1.1') || this.o.draining()) return false;
     if (url.includes('#')) return false;
     const started = performance.now();
     const requestId = this.o.nextId();
     const query = route.op.validate(q === -1 ? null : this.o.parseQuery(url.slice(q + 1)));
-    const request = { headers: h, rawHeaders: req.rawHeaders, query, url, requestId, ip: NO_ADDRESS };
-    const pending = this.o.decide(route.op, request, true);
-    if (pending === undefined) return false;
+    const ip = () => this.o.addressOf(req);
+    const request = { headers: h, rawHeaders: req.rawHeaders, query, url, requestId, ip };
     const writing: Writing = {
       requestId,
       hsts: this.o.hsts,
       draining: false,
+      head: method === 'HEAD',
       acceptEncoding: h['accept-encoding'],
       limiter: this.o.limiter,
       logError: this.o.logError,
     };
     // One reaction per request: writeAnswer() catches its own failures.
-    pending.then(
+    this.o.decide(route.op, request).then(
       (decided) => {
         const answer = writeAnswer(res, decided, writing);
-        route.observe(answer.status, performance.now() - started, requestId, 'GET', url, answer.access, req);
+        route.observe(answer.status, performance.now() - started, requestId, method, url, answer.access, req);
       },
       (err: unknown) => {
         // The pipeline answers its failures itself; this would be a bug of ours.
         this.o.logError(err, requestId);
         const answer = failure(res, writing);
-        route.observe(answer.status, performance.now() - started, requestId, 'GET', url, null, req);
+        route.observe(answer.status, performance.now() - started, requestId, method, url, null, req);
       },
     );
     return true;
