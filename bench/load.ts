@@ -1,11 +1,11 @@
 /**
  * One scenario under load: the service and the two reference servers, each
  * loaded in turn with the same wrk settings and the same request (key
- * included), warm-up first, then interleaved rounds (service, node:http,
- * fastify, then node:http, fastify, service, …), so that a noisy moment hurts
- * every target alike and none always follows the same neighbour.
+ * included), warm-up first, then interleaved rounds in orders that change
+ * each target's predecessor from round to round (roundOrder), so that a noisy
+ * moment hurts every target alike and none always follows the same neighbour.
  */
-import { type Spawned, sampleRss } from './proc.js';
+import { cpuSeconds, type Spawned, sampleRss } from './proc.js';
 import { runWrk, type WrkResult } from './wrk.js';
 
 /**
@@ -52,7 +52,14 @@ export interface TargetSummary {
   peakRssKb: number;
   /** The most CPU the generator used in a measured round, in cores (WrkResult.generatorCores). */
   generatorCoresMax: number;
-  rounds: Array<{ rps: number; p50Us: number; p99Us: number; requests: number }>;
+  /**
+   * The target's own CPU (user + system, /proc) per answer, µs, median over
+   * the rounds: what an answer costs the server, which other processes on the
+   * shared machine change far less than they change requests/s (absent from
+   * older reports).
+   */
+  serverUsPerRequest?: number;
+  rounds: Array<{ rps: number; p50Us: number; p99Us: number; requests: number; serverUsPerRequest?: number }>;
 }
 
 export function median(values: number[]): number {
@@ -71,10 +78,19 @@ function spread(values: number[]): Spread {
 interface Measured {
   result: WrkResult;
   peakRssKb: number;
+  /** The target's CPU seconds over the run, when /proc had them. */
+  serverCpuSeconds?: number;
+}
+
+/** µs of the target's CPU per answer of one run. */
+function usPerRequest(m: Measured): number | undefined {
+  if (m.serverCpuSeconds === undefined || m.result.requests <= 0) return undefined;
+  return Math.round((m.serverCpuSeconds / m.result.requests) * 1e7) / 10;
 }
 
 async function measure(target: Target, url: string, seconds: number, s: LoadSettings): Promise<Measured> {
   const rss = sampleRss(target.proc.pid);
+  const cpuBefore = cpuSeconds(target.proc.pid);
   try {
     const result = await runWrk({
       wrk: s.wrk,
@@ -85,7 +101,10 @@ async function measure(target: Target, url: string, seconds: number, s: LoadSett
       threads: s.threads,
       cpus: s.generatorCpus,
     });
-    return { result, peakRssKb: rss.stop() };
+    const cpuAfter = cpuSeconds(target.proc.pid);
+    const serverCpuSeconds =
+      cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    return { result, peakRssKb: rss.stop(), serverCpuSeconds };
   } catch (err) {
     rss.stop();
     const { child } = target.proc;
@@ -129,6 +148,22 @@ export async function warmUp(
   return out;
 }
 
+/**
+ * The order of round `r`: rows of a Williams design (0, 1, n-1, 2, n-2, …, plus
+ * r), in which, for an even count, every target follows every other once
+ * before any pair repeats. Rotating one fixed order, as the bench once did,
+ * keeps every target behind the same neighbour in every round: the
+ * `same headers` reference then always ran right after Fastify.
+ */
+export function roundOrder<T>(items: T[], r: number): T[] {
+  const n = items.length;
+  const base: number[] = [];
+  for (let i = 0, lo = 1, hi = n - 1; i < n; i++) base.push(i === 0 ? 0 : i % 2 ? lo++ : hi--);
+  const order = base.map((b) => items[(b + r) % n] as T);
+  // With an odd count the rows alone repeat neighbours; mirroring every other one varies them.
+  return n % 2 === 1 && r % 2 === 1 ? order.reverse() : order;
+}
+
 export async function loadScenario(
   targets: Target[],
   url: string,
@@ -139,16 +174,14 @@ export async function loadScenario(
   const warmups = warm ? await warmUp(targets, url, s) : new Map<TargetName, Measured[]>();
   const runs = new Map<TargetName, Measured[]>(targets.map((t) => [t.name, []]));
   for (let r = 0; r < s.rounds; r++) {
-    // Each round starts one target later: a target loaded right after a heavy
-    // one on the same core (Fastify's collector, its sockets closing) would
-    // otherwise meet that aftermath in every round.
-    for (const t of [...targets.slice(r % targets.length), ...targets.slice(0, r % targets.length)]) {
+    for (const t of roundOrder(targets, r)) {
       const m = await measure(t, url, s.seconds, s);
       runs.get(t.name)?.push(m);
       progress(
         `    round ${r + 1}/${s.rounds} ${t.name.padEnd(9)} ${Math.round(m.result.rps).toLocaleString('en').padStart(7)} req/s` +
           `  p99 ${(m.result.latencyUs.p99 / 1000).toFixed(2)} ms` +
           `  wrk ${Math.round(m.result.generatorCores * 100)} % CPU` +
+          (usPerRequest(m) === undefined ? '' : `  server ${usPerRequest(m)?.toFixed(1)} µs CPU/answer`) +
           (m.result.socketErrors || m.result.non2xx
             ? `  errors ${m.result.socketErrors}, non-2xx ${m.result.non2xx}`
             : ''),
@@ -158,6 +191,7 @@ export async function loadScenario(
   const out: Partial<Record<TargetName, TargetSummary>> = {};
   for (const t of targets) {
     const measured = runs.get(t.name) ?? [];
+    const perRequest = measured.map(usPerRequest).filter((x): x is number => x !== undefined);
     const all = [...(warmups.get(t.name) ?? []), ...measured];
     out[t.name] = {
       rps: spread(measured.map((m) => m.result.rps)),
@@ -168,11 +202,15 @@ export async function loadScenario(
       non2xx: all.reduce((n, m) => n + m.result.non2xx, 0),
       peakRssKb: Math.max(0, ...all.map((m) => m.peakRssKb)),
       generatorCoresMax: Math.round(Math.max(0, ...measured.map((m) => m.result.generatorCores)) * 100) / 100,
+      ...(perRequest.length === measured.length && perRequest.length > 0
+        ? { serverUsPerRequest: Math.round(median(perRequest) * 10) / 10 }
+        : {}),
       rounds: measured.map((m) => ({
         rps: Math.round(m.result.rps),
         p50Us: m.result.latencyUs.p50,
         p99Us: m.result.latencyUs.p99,
         requests: m.result.requests,
+        ...(usPerRequest(m) === undefined ? {} : { serverUsPerRequest: usPerRequest(m) }),
       })),
     };
   }

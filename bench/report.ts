@@ -450,9 +450,19 @@ function sameHeadersLine(r: BenchReport): string[] {
   const limit = ratio(latest, 'node:http, same headers', 'node:http');
   if (!Number.isFinite(limit)) return [];
   const service = ratio(latest, 'service', 'node:http, same headers');
+  const cpu = (name: TargetName) => latest?.targets[name]?.serverUsPerRequest;
+  const [bare, same, own] = [cpu('node:http'), cpu('node:http, same headers'), cpu('service')];
+  // CPU per answer moves far less than requests/s with what else runs on the
+  // machine: it says what the headers themselves cost Node (writeHead checks
+  // and copies every name and value of every answer).
+  const perAnswer =
+    bare && same && own
+      ? `; server CPU per answer (median of the rounds): node:http ${bare.toFixed(1)} µs, same headers ` +
+        `${same.toFixed(1)} µs (${times(same / bare)}), service ${own.toFixed(1)} µs (${times(own / same)} the same-headers server)`
+      : '';
   return [
     `- /v1/rates/latest: node:http sending the service's own headers runs at ${times(limit)} node:http; ` +
-      `the service runs at ${times(service)} of that server (what the pipeline itself costs)`,
+      `the service runs at ${times(service)} of that server (what the pipeline itself costs)${perAnswer}`,
   ];
 }
 

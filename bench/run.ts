@@ -18,7 +18,7 @@ import { generatorCheck, type LoadSettings, loadScenario, type Target, type Targ
 import { loadAverage, machine, measuredCommit, versions } from './machine.js';
 import { type BenchOptions, type OnlyPart, parseOptions, type SCENARIO_IDS, USAGE } from './options.js';
 import { type CpuPlan, cpuPlan, httpGet, stop } from './proc.js';
-import { buildRoutes, checkReferences, startReference } from './references.js';
+import { buildRoutes, checkReferences, type ServiceAnswer, startReference } from './references.js';
 import {
   type BenchReport,
   type Check,
@@ -145,7 +145,7 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
   if (typeof nextCursor !== 'string') throw new Error('history: no meta.nextCursor in the first page');
   const list = scenarios(endDate, nextCursor);
 
-  const answers: Array<{ url: string; body: Buffer; contentType: string; headers: string[] }> = [];
+  const answers: ServiceAnswer[] = [];
   for (const s of list) answers.push({ url: s.url, ...(await answer(service.origin, s.url, sqlite.key)) });
   const bodies = new Map(list.map((s, i) => [s.id, answers[i]?.body]));
   const openapi = JSON.parse(

@@ -61,17 +61,24 @@ export async function startService(
 }
 
 /** Headers Node's http module writes itself on every answer (the references' too). */
-const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+export const NODE_OWN_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+]);
 
 /**
- * The service's answer to `url`: 200 required, exact bytes kept, and the
- * headers it chose, as a flat [name, value, …] list in its order.
+ * The service's answer to `url`: 200 required, exact bytes kept, the
+ * headers it chose, as a flat [name, value, …] list in its order, and every
+ * header as received (Node's own included), which the references must match.
  */
 export async function answer(
   origin: string,
   url: string,
   key: string,
-): Promise<{ body: Buffer; contentType: string; headers: string[] }> {
+): Promise<{ body: Buffer; contentType: string; headers: string[]; rawHeaders: string[] }> {
   const res = await httpGet(`${origin}${url}`, { authorization: `Bearer ${key}` });
   if (res.status !== 200) {
     throw new Error(`GET ${url} answered ${res.status}, not 200: ${res.body.toString().slice(0, 500)}`);
@@ -81,5 +88,10 @@ export async function answer(
     const name = res.rawHeaders[i]!;
     if (!NODE_OWN_HEADERS.has(name.toLowerCase())) headers.push(name, res.rawHeaders[i + 1]!);
   }
-  return { body: res.body, contentType: String(res.headers['content-type'] ?? 'application/json'), headers };
+  return {
+    body: res.body,
+    contentType: String(res.headers['content-type'] ?? 'application/json'),
+    headers,
+    rawHeaders: res.rawHeaders,
+  };
 }
