@@ -56,6 +56,7 @@ from .schemas import (
     SummarySide,
     Usage,
 )
+from .webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = [
     "Account",
@@ -107,6 +108,8 @@ __all__ = [
     "Source",
     "SummarySide",
     "Usage",
+    "WebhookVerificationError",
     "__version__",
     "parse_csv",
+    "verify_webhook",
 ]
