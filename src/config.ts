@@ -18,6 +18,8 @@ import {
   type Variable,
 } from './config/environment.js';
 import { ConfigError, checked } from './config/setting.js';
+import { parseSchedule } from './webhooks/schedule.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/settings.js';
 
 export {
   CommandEnvironment,
@@ -124,6 +126,7 @@ export interface ServeConfig {
   contact?: Contact;
   /** Undefined when MDS_STALE_AFTER is unset: the defaults (`staleAfterSeconds()`). */
   staleAfter?: StaleAfter;
+  webhooks: WebhookSettings;
 }
 
 const SERVE_VARIABLES = Object.keys(ServeEnvironment.properties) as (keyof ServeEnvironment)[];
@@ -167,9 +170,21 @@ export function readConfig(
           }
         : undefined,
     staleAfter: v.MDS_STALE_AFTER ? staleAfterSeconds(v.MDS_STALE_AFTER) : undefined,
+    webhooks: { ...DEFAULT_WEBHOOK_SETTINGS },
   };
   // Rules across variables, once each variable passed its own.
   const problems: string[] = [];
+  const flag = (value: string) => value === '1' || value === 'true';
+  config.webhooks.policy = {
+    allowHttp: flag(v.MDS_WEBHOOK_ALLOW_HTTP),
+    allowPrivate: flag(v.MDS_WEBHOOK_ALLOW_PRIVATE),
+  };
+  if (v.MDS_WEBHOOK_POLL_MS) config.webhooks.pollMs = Number(v.MDS_WEBHOOK_POLL_MS);
+  if (v.MDS_WEBHOOK_RETRY_SCHEDULE) {
+    const schedule = parseSchedule(v.MDS_WEBHOOK_RETRY_SCHEDULE);
+    if (schedule.ok) config.webhooks.delaysMs = schedule.delaysMs;
+    else problems.push(`MDS_WEBHOOK_RETRY_SCHEDULE: ${schedule.problem}`);
+  }
   if (config.redisCluster && !config.redisUrl)
     problems.push('MDS_REDIS_CLUSTER=1 needs MDS_REDIS_URL: the address of one node of the cluster');
   if ((config.headersTimeoutMs ?? 10_000) > (config.requestTimeoutMs ?? 15_000))

@@ -21,6 +21,8 @@ import { assemble, type Runtime } from './runtime/assemble.js';
 import { lockSqliteFile } from './runtime/single-process.js';
 import { CLOSE_MS, startWatchdog, WATCHDOG_GRACE_MS } from './runtime/stop-deadline.js';
 import { sqlitePath } from './storage/open.js';
+import type { WebhookSettings } from './webhooks/settings.js';
+import { WebhookWorker } from './webhooks/worker.js';
 
 export interface ServerOptions {
   host: string;
@@ -51,6 +53,8 @@ export interface ServerOptions {
   contact?: Contact;
   /** MDS_STALE_AFTER in seconds per family (GET /status, the freshness gauges); the defaults when undefined. */
   staleAfter?: StaleAfter;
+  /** MDS_WEBHOOK_*: targets, retries, polling; the defaults when undefined. */
+  webhooks?: WebhookSettings;
 }
 
 const DRAIN_MS = 1_000;
@@ -131,6 +135,7 @@ export async function startServer(
       redisCluster: options.redisCluster,
       redisPrefix: options.redisPrefix,
       staleAfter: options.staleAfter,
+      webhooks: options.webhooks,
       onBackgroundError: (err) =>
         logger.error(
           { err },
@@ -171,6 +176,19 @@ export async function startServer(
     }
   }
 
+  // Webhook deliveries, from every serving process (docs/webhooks.md): on SQLite
+  // this process is the file's only server, so the claims it finds are its own.
+  const { services } = runtime;
+  const webhooks = new WebhookWorker({
+    store: services.store,
+    freshness: services.freshness,
+    settings: services.webhooks,
+    now: services.now,
+    logger,
+    soleWorker: file !== null,
+  });
+  await webhooks.start();
+
   let stopping: Promise<void> | null = null;
   const drainMs = options.drainMs ?? DRAIN_MS;
   let stage = 'serving';
@@ -187,6 +205,8 @@ export async function startServer(
       await app.close();
       stage = 'closing the admin listener';
       await admin?.close();
+      stage = 'finishing the webhook attempts in flight';
+      await webhooks.stop();
       stage = 'closing the store (writing the usage still pending)';
       await runtime.close();
       lock?.release();

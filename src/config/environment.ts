@@ -136,6 +136,31 @@ export const ServeEnvironment = Type.Object({
     pattern: '^(?:https?://\\S+)?$',
     errorMessage: 'must be an http:// or https:// URL, e.g. https://example.com/support',
   }),
+  // Webhooks (docs/webhooks.md, docs/decisions.md 68).
+  MDS_WEBHOOK_ALLOW_HTTP: oneOf(['', '0', '1', 'false', 'true'], {
+    default: '',
+    description:
+      '1: webhook subscriptions may use plain http:// URLs (for testing; https:// only by default)',
+    errorMessage: 'must be 1 (allow http:// webhook URLs) or 0',
+  }),
+  MDS_WEBHOOK_ALLOW_PRIVATE: oneOf(['', '0', '1', 'false', 'true'], {
+    default: '',
+    description:
+      '1: webhooks may be delivered to private, loopback and link-local addresses (refused by default)',
+    errorMessage: 'must be 1 (allow private webhook addresses) or 0',
+  }),
+  MDS_WEBHOOK_RETRY_SCHEDULE: text({
+    default: '',
+    description:
+      'delays before each webhook delivery attempt, comma-separated with units ms, s, m or h, the first 0 ' +
+      '(default 0,5s,5m,30m,2h,5h,10h,10h: over 24 hours, then the subscription is disabled)',
+  }),
+  MDS_WEBHOOK_POLL_MS: text({
+    default: '',
+    description: 'how often each serving process looks for webhook deliveries due (default 1000)',
+    pattern: '^(?:[1-9]\\d{1,5})?$',
+    errorMessage: 'must be 10 to 999999 (ms)',
+  }),
   MDS_STALE_AFTER: text({
     default: '',
     description:

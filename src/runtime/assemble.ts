@@ -14,6 +14,7 @@ import { UsageRecorder } from '../limits/usage-recorder.js';
 import { instrumentStore, Metrics } from '../observability/metrics.js';
 import { openStore } from '../storage/open.js';
 import type { Store } from '../storage/store.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../webhooks/settings.js';
 import { Freshness } from './freshness.js';
 import { MarketData } from './market-data.js';
 import type { Services } from './services.js';
@@ -37,6 +38,8 @@ export interface AssembleOptions {
   onBackgroundError?: (err: Error) => void;
   /** MDS_STALE_AFTER in seconds per family; the defaults when undefined (config.ts staleAfterSeconds). */
   staleAfter?: StaleAfter;
+  /** MDS_WEBHOOK_*; the defaults when undefined. */
+  webhooks?: WebhookSettings;
 }
 
 export interface Runtime {
@@ -110,6 +113,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     now,
     metrics,
     lifecycle: { draining: false },
+    webhooks: options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
   };
 
   return {

@@ -8,6 +8,7 @@ import type { CursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../storage/store.js';
+import type { WebhookSettings } from '../webhooks/settings.js';
 import type { Freshness } from './freshness.js';
 import type { MarketData } from './market-data.js';
 
@@ -25,4 +26,6 @@ export interface Services {
   metrics: Metrics;
   /** Set when the process is stopping: answer, but close each connection after. */
   lifecycle: { draining: boolean };
+  /** Webhook targets, retries and polling (MDS_WEBHOOK_*). */
+  webhooks: WebhookSettings;
 }

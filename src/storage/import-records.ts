@@ -25,7 +25,37 @@ export function metaOf(meta: ImportMeta | undefined): ImportMeta {
   );
 }
 
-export function importRow(meta: ImportMeta, summary: ImportSummary, now: number): ImportsTable {
+/**
+ * What an import covered, kept on its record for the `data.imported` event
+ * (docs/decisions.md, 68): the record is the outbox entry of that event.
+ */
+export interface ImportScope {
+  /** The source families of rates, `gold` for gold, none for the asset directory. */
+  sources: string[];
+  newestUpdatedAt: number | null;
+}
+
+export const NO_SCOPE: ImportScope = { sources: [], newestUpdatedAt: null };
+
+export function importScope(
+  kind: 'rates' | 'gold',
+  records: ReadonlyArray<{ updatedAt: number; source?: string }>,
+): ImportScope {
+  const sources = new Set<string>();
+  let newest: number | null = null;
+  for (const r of records) {
+    sources.add(kind === 'gold' ? 'gold' : r.source!);
+    if (newest === null || r.updatedAt > newest) newest = r.updatedAt;
+  }
+  return { sources: [...sources].sort(), newestUpdatedAt: newest };
+}
+
+export function importRow(
+  meta: ImportMeta,
+  summary: ImportSummary,
+  now: number,
+  scope: ImportScope = NO_SCOPE,
+): ImportsTable {
   return {
     id: meta.id,
     kind: summary.kind,
@@ -40,6 +70,8 @@ export function importRow(meta: ImportMeta, summary: ImportSummary, now: number)
     accepted_outliers: meta.acceptedOutliers ? 1 : 0,
     outliers: meta.outliers,
     max_change_percent: meta.maxChangePercent,
+    sources: JSON.stringify(scope.sources),
+    newest_updated_at: scope.newestUpdatedAt,
   };
 }
 
@@ -58,6 +90,8 @@ export const IMPORT_COLUMNS = [
   'accepted_outliers',
   'outliers',
   'max_change_percent',
+  'sources',
+  'newest_updated_at',
 ] as const satisfies ReadonlyArray<keyof ImportsTable>;
 
 export const importValues = (row: ImportsTable) => IMPORT_COLUMNS.map((c) => row[c]);

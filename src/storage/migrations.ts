@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, type Migration, type MigrationProvider, SqliteAdapter, sql } from 'kysely';
 import { operatorMigration } from './migration-operator.js';
 import { usageMigration } from './migration-usage.js';
+import { webhooksMigration } from './migration-webhooks.js';
 import { MINUTE_USAGE_TABLE, USAGE_TABLE } from './usage-file.js';
 
 /**
@@ -207,6 +208,8 @@ const migrations: Record<string, Migration> = {
   '0006_operator': operatorMigration,
   // Usage by day and the ids of usage commits (docs/decisions.md, 59).
   '0007_usage_batches_daily': usageMigration,
+  // Webhook subscriptions, the outbox and deliveries (docs/decisions.md, 68).
+  '0008_webhooks': webhooksMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,7 +4,13 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { ImportSummary } from '../domain/types.js';
-import { DryRunRollback, type ImportMeta, type ImportOutcome, metaOf } from './import-records.js';
+import {
+  DryRunRollback,
+  type ImportMeta,
+  type ImportOutcome,
+  importScope,
+  metaOf,
+} from './import-records.js';
 import { appendImportAudit } from './kysely/audit.js';
 import { bump, type Db } from './kysely/database.js';
 import { firstRevisions, insertImport } from './kysely/imports.js';
@@ -43,7 +49,7 @@ export async function importObservations(
     .transaction()
     .execute(async (trx) => {
       // The record first: the revisions refer to it; its counts are known at the end.
-      await insertImport(trx, meta, summary, now);
+      await insertImport(trx, meta, summary, now, importScope(batch.kind, records));
       let columns = encode(records.slice(0, CHUNK));
       for (let i = 0; i < records.length; i += CHUNK) {
         const running = upsert(trx, table, columns, { meta, now, seq: summary.updated });

@@ -117,6 +117,9 @@ export interface ImportsTable {
   outliers: number;
   /** The change threshold in percent the import was checked with; null when no guard ran. */
   max_change_percent: number | null;
+  /** JSON array: the source families imported (0008; `[]` before). */
+  sources: string;
+  newest_updated_at: number | null;
 }
 
 /** What a stored observation was before an import changed it: decisions 51. */
@@ -176,6 +179,61 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+/** Webhook subscriptions (0008): docs/decisions.md, 68. */
+export interface WebhookSubscriptionsTable {
+  id: string;
+  url: string;
+  /** JSON array of event types. */
+  event_types: string;
+  account_id: string | null;
+  /** JSON: a rate alert's condition. */
+  filter: string | null;
+  description: string | null;
+  status: string;
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  alert_active: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The outbox (0008): one row per event, its body as delivered. */
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  account_id: string | null;
+  created_at: number;
+  payload: string;
+  dedupe_key: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  status: string;
+  attempts: number;
+  round_start: number;
+  next_attempt_at: number | null;
+  claimed_until: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  n: number;
+  at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_prefix: string;
+}
+
 export interface Database {
   assets: AssetsTable;
   rates: RatesTable;
@@ -192,4 +250,8 @@ export interface Database {
   admin_tokens: AdminTokensTable;
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -9,6 +9,7 @@ import {
   IMPORT_COLUMNS,
   type ImportOutcome,
   importRow,
+  importScope,
   importValues,
   metaOf,
   REVISION_COLUMNS,
@@ -154,7 +155,7 @@ export function importObservations(
       .transaction(() => {
         if (checkAssetsHere) assertKnownCurrencies(conn, records as readonly RateObservation[]);
         // The record first: the revisions refer to it; its counts are known at the end.
-        insertImport.run(importValues(importRow(meta, summary, now)));
+        insertImport.run(importValues(importRow(meta, summary, now, importScope(batch.kind, records))));
         run();
         countImport.run(summary.inserted, summary.updated, summary.unchanged, meta.id);
         // Its audit record, beside its own (docs/decisions.md, 57).

@@ -25,6 +25,7 @@ import type {
   SeriesKey,
 } from './import-records.js';
 import type { UsageCommit, UsageRecordsStore } from './usage-records.js';
+import type { WebhookStore } from './webhook-records.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -236,7 +237,13 @@ export interface UsageStore {
  * Every method fails with StoreUnavailableError (errors.ts) when the backend
  * cannot serve now; other errors are bugs or refusals (UnknownAssetsError, DuplicateError).
  */
-export interface Store extends MarketStore, AccessStore, AdminStore, UsageStore, UsageRecordsStore {
+export interface Store
+  extends MarketStore,
+    AccessStore,
+    AdminStore,
+    UsageStore,
+    UsageRecordsStore,
+    WebhookStore {
   readonly dialect: StoreDialect;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig, ServeEnvironment } from '../../src/config.js';
+import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/settings.js';
 import { mds } from '../support/cli.js';
 
 describe('serve configuration', () => {
@@ -24,6 +25,7 @@ describe('serve configuration', () => {
       adminHost: undefined,
       drainMs: undefined,
       trustProxy: '',
+      webhooks: DEFAULT_WEBHOOK_SETTINGS,
     });
   });
 
@@ -76,6 +78,22 @@ describe('serve configuration', () => {
       'MDS_ADMIN_PORT: must be 0 to 65535 or off',
       'MDS_DRAIN_MS: must be 0 to 999999 (ms)',
     ]);
+  });
+
+  it('reads the webhook variables: targets, schedule and polling, a bad schedule named with its fix', () => {
+    const config = readConfig({
+      MDS_WEBHOOK_ALLOW_HTTP: '1',
+      MDS_WEBHOOK_ALLOW_PRIVATE: 'true',
+      MDS_WEBHOOK_RETRY_SCHEDULE: '0,50ms,2s,1m',
+      MDS_WEBHOOK_POLL_MS: '100',
+    });
+    expect(config.webhooks).toMatchObject({
+      policy: { allowHttp: true, allowPrivate: true },
+      delaysMs: [0, 50, 2_000, 60_000],
+      pollMs: 100,
+    });
+    expect(() => readConfig({ MDS_WEBHOOK_RETRY_SCHEDULE: '5s,1m' })).toThrow(/MDS_WEBHOOK_RETRY_SCHEDULE: /);
+    expect(() => readConfig({ MDS_WEBHOOK_POLL_MS: '0' })).toThrow(/MDS_WEBHOOK_POLL_MS: must be 10 to 999999/);
   });
 
   it('checks the rules across variables once each passed its own', () => {

@@ -51,6 +51,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0005_usage_file',
       '0006_operator',
       '0007_usage_batches_daily',
+      '0008_webhooks',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);

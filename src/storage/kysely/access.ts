@@ -1,9 +1,3 @@
-/**
- * Accounts, grants and keys, as Kysely writes them for either dialect. Every
- * change moves the `access` version in its own transaction, which is how other
- * instances learn to drop their cached keys (runtime/watcher.ts), and appends
- * its audit record in that same transaction (docs/decisions.md, 57).
- */
 import {
   type AccountPatch,
   type AccountRecord,
@@ -17,9 +11,11 @@ import {
   type NewGrant,
 } from '../admin-records.js';
 import type { Database } from '../schema.js';
+import { grantUpdated, keyEvent } from './access-events.js';
 import { accountFields, grantFields, keyFields, toAccount, toGrant, toKey } from './access-rows.js';
 import { appendAudit, changesOf, isUniqueViolation } from './audit.js';
 import { bump, type Db, type Runner } from './database.js';
+import { emitIn } from './webhooks.js';
 
 /** An insert refused by the unique index of an external id becomes a DuplicateError. */
 async function unique<T>(externalId: string | null | undefined, write: () => Promise<T>): Promise<T> {
@@ -162,7 +158,10 @@ export async function updateGrant(
     if (!updated) throw new GrantCancelledError(id);
     const after = toGrant(updated);
     const changes = changesOf(grantFields(before), grantFields(after));
-    if (Object.keys(changes).length > 0) await appendAudit(trx, actor, 'grant.update', id, changes, now);
+    if (Object.keys(changes).length > 0) {
+      await appendAudit(trx, actor, 'grant.update', id, changes, now);
+      await emitIn(trx, [grantUpdated(after, changes)], now);
+    }
     await bump(trx, 'access');
     return after;
   });
@@ -172,6 +171,7 @@ export async function createKey(db: Db, k: KeyRecord, actor?: AuditActor): Promi
   await db.transaction().execute(async (trx) => {
     await insertKey(trx, k);
     await appendAudit(trx, actor, 'key.create', k.publicId, changesOf(null, keyFields(k)), k.createdAt);
+    await emitIn(trx, [await keyEvent(trx, 'key.created', k)], k.createdAt);
     await bump(trx, 'access');
   });
 }
@@ -238,6 +238,7 @@ export async function revokeKey(
       changesOf(keyFields(before), keyFields(after)),
       now,
     );
+    await emitIn(trx, [await keyEvent(trx, 'key.revoked', after)], now);
     await bump(trx, 'access');
     return after;
   });

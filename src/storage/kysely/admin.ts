@@ -3,6 +3,7 @@
  * Kysely writes them for either dialect (docs/decisions.md, 57). Changes
  * append their audit record in their own transaction, as kysely/access.ts does.
  */
+
 import type {
   AccountFilter,
   AccountRecord,
@@ -19,9 +20,11 @@ import type {
 } from '../admin-records.js';
 import type { Database } from '../schema.js';
 import { insertKey } from './access.js';
+import { keyEvent } from './access-events.js';
 import { keyFields, splitScopes, toAccount, toGrant, toKey } from './access-rows.js';
 import { appendAudit, auditInstant, changesOf } from './audit.js';
 import { bump, type Db } from './database.js';
+import { emitIn } from './webhooks.js';
 
 export async function listAccounts(db: Db, f: AccountFilter, page: KeysetPage): Promise<AccountRecord[]> {
   let q = db.selectFrom('accounts').selectAll();
@@ -110,6 +113,7 @@ export async function rollKey(
       replacedBy: { before: null, after: next.publicId },
     };
     await appendAudit(trx, actor, 'key.roll', publicId, changes, now);
+    await emitIn(trx, [await keyEvent(trx, 'key.created', next)], now);
     await bump(trx, 'access');
     return { old, next };
   });

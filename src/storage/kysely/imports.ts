@@ -9,7 +9,13 @@ import type {
   RevisionRecord,
   SeriesKey,
 } from '../import-records.js';
-import { importRow, REVISIONS_SHOWN, toImportRecord, toRevision } from '../import-records.js';
+import {
+  type ImportScope,
+  importRow,
+  REVISIONS_SHOWN,
+  toImportRecord,
+  toRevision,
+} from '../import-records.js';
 import type { Db, Runner } from './database.js';
 
 export async function listImports(db: Db, limit: number): Promise<ImportRecord[]> {
@@ -50,10 +56,16 @@ export async function firstRevisions(db: Runner, importId: string): Promise<Revi
   return rows.map(toRevision);
 }
 
-export async function insertImport(db: Runner, meta: ImportMeta, summary: ImportSummary, now: number) {
+export async function insertImport(
+  db: Runner,
+  meta: ImportMeta,
+  summary: ImportSummary,
+  now: number,
+  scope?: ImportScope,
+) {
   await db
     .insertInto('imports')
-    .values(importRow(meta, summary, now))
+    .values(importRow(meta, summary, now, scope))
     .execute();
 }
 

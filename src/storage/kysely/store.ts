@@ -27,6 +27,10 @@ import { type Db, migrate, ping, setting, versions } from './database.js';
 import * as imports from './imports.js';
 import * as market from './market.js';
 import * as usage from './usage.js';
+import * as deliveries from './webhook-deliveries.js';
+import * as sources from './webhook-sources.js';
+import * as subscriptions from './webhook-subscriptions.js';
+import * as webhooks from './webhooks.js';
 
 export interface BackendParts {
   /** Rates and gold, in bulk: each dialect has its own fastest way. */
@@ -108,6 +112,28 @@ export function kyselyStore(
     dailyUsage: (grantId, from, to) => usage.dailyUsage(db, grantId, from, to),
     monthlyStatement: (period) => usage.monthlyStatement(db, period),
     usageBatchOutcome: (batchId, now) => own.usageBatchOutcome(batchId, now),
+
+    createSubscription: (s, actor) => subscriptions.createSubscription(db, s, actor),
+    getSubscription: (id) => subscriptions.getSubscription(db, id),
+    listSubscriptions: (f, page) => subscriptions.listSubscriptions(db, f, page),
+    updateSubscription: (id, patch, now, actor, action) =>
+      subscriptions.updateSubscription(db, id, patch, now, actor, action),
+    deleteSubscription: (id, now, actor) => subscriptions.deleteSubscription(db, id, now, actor),
+    rotateSecret: (id, secret, until, now, actor) =>
+      subscriptions.rotateSecret(db, id, secret, until, now, actor),
+    emitEvents: (events, now) => webhooks.emitEvents(db, events, now),
+    claimDeliveries: (now, leaseMs, limit) => webhooks.claimDeliveries(db, dialect, now, leaseMs, limit),
+    recordAttempt: (outcome) => webhooks.recordAttempt(db, outcome),
+    listDeliveries: (id, page) => deliveries.listDeliveries(db, id, page),
+    redeliver: (id, deliveryId, now, actor) => deliveries.redeliver(db, id, deliveryId, now, actor),
+    releaseDeliveryClaims: () => webhooks.releaseDeliveryClaims(db),
+    importsAfter: (cursor, limit) => sources.importsAfter(db, cursor, limit),
+    alertSubscriptions: () => sources.alertSubscriptions(db),
+    setAlertActive: (id, active, event, now) => sources.setAlertActive(db, id, active, event, now),
+    usageAtLeast: (period, percent) => sources.usageAtLeast(db, period, percent),
+    keysExpiring: (now, before) => sources.keysExpiring(db, now, before),
+    putSettingIf: (name, expected, value, events, now) =>
+      sources.putSettingIf(db, name, expected, value, events, now),
   };
   return guarded(store, unavailable);
 }

@@ -1,0 +1,148 @@
+/**
+ * Webhook events and rate alerts (docs/decisions.md, 68; docs/webhooks.md):
+ * the event types, the payload every delivery carries, and a subscription's
+ * alert condition, judged on the latest rates. Pure: the store decides when
+ * an alert is evaluated, this module what it says.
+ */
+import { randomBytes } from 'node:crypto';
+import { microsToNumber, parseMicros, percentChange } from './decimal.js';
+import { type RateObservation, SOURCES, type Source } from './types.js';
+
+export const EVENT_TYPES = [
+  'usage.threshold',
+  'key.created',
+  'key.revoked',
+  'key.expiring',
+  'grant.updated',
+  'data.imported',
+  'data.stale',
+  'data.fresh',
+  'rate.alert',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+export const isEventType = (s: string): s is EventType => (EVENT_TYPES as readonly string[]).includes(s);
+
+/** The body of every delivery: the same bytes on every attempt (its `id` is the `webhook-id`). */
+export interface EventPayload {
+  type: EventType;
+  id: string;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+
+/** An event to write to the outbox. */
+export interface NewEvent {
+  type: EventType;
+  /** The account it concerns: delivered to subscriptions of that account and to those of none. */
+  accountId: string | null;
+  data: Record<string, unknown>;
+  /** Written once per key: a second event with the same key is dropped. */
+  dedupeKey?: string;
+  /** A rate alert goes to its own subscription only. */
+  subscriptionId?: string;
+}
+
+const random = (bytes: number) => randomBytes(bytes).toString('base64url').replace(/[-_]/g, 'x');
+/** Event ids sort by time: `evt_` + the time in base 36 + random letters. */
+export const newEventId = (at: number): string => `evt_${at.toString(36).padStart(9, '0')}${random(9)}`;
+export const newSubscriptionId = (): string => `whk_${random(12)}`;
+
+export function eventPayload(id: string, event: NewEvent, at: number): string {
+  const payload: EventPayload = { type: event.type, id, createdAt: new Date(at).toISOString(), data: event.data };
+  return JSON.stringify(payload);
+}
+
+/** The quotas' thresholds, in percent of the monthly limit. */
+export const USAGE_THRESHOLDS = [80, 100] as const;
+/** `key.expiring` is sent this long before a key's expiry. */
+export const KEY_EXPIRING_NOTICE_MS = 7 * 86_400_000;
+
+/**
+ * A rate alert: "parallel EUR sell at or above 270" is
+ * `{ metric: 'rate', currency: 'EUR', source: 'parallel', side: 'sell', above: '270' }`;
+ * "EUR premium percent (sell) at or above 75" is
+ * `{ metric: 'premium', currency: 'EUR', side: 'sell', above: '75' }`.
+ * Exactly one of `above` (at or above) and `below` (at or below).
+ */
+export interface AlertFilter {
+  metric: 'rate' | 'premium';
+  currency: string;
+  /** Rates only: the source family. */
+  source?: Source;
+  side: 'buy' | 'sell';
+  above?: string;
+  below?: string;
+}
+
+/** The problems of a filter as a client sent it, each naming the field and the fix. */
+export function filterProblems(f: AlertFilter): string[] {
+  const problems: string[] = [];
+  if (f.metric === 'rate' && f.source === undefined) {
+    problems.push(`filter.source is required for a rate alert: one of ${SOURCES.join(', ')}`);
+  }
+  if (f.metric === 'premium' && f.source !== undefined) {
+    problems.push('filter.source is not used by a premium alert (the premium is parallel over official): remove it');
+  }
+  if ((f.above === undefined) === (f.below === undefined)) {
+    problems.push('give exactly one of filter.above (at or above) and filter.below (at or below)');
+  }
+  const level = f.above ?? f.below;
+  if (level !== undefined && thresholdOf(f) === null) {
+    problems.push(
+      f.metric === 'rate'
+        ? `filter level "${level}" is not a rate: a non-negative decimal with at most 6 places, such as "270.5"`
+        : `filter level "${level}" is not a percent: a decimal such as "75" or "-2.5"`,
+    );
+  }
+  return problems;
+}
+
+/** The level in the unit compared: micro-DZD for a rate, percent for a premium. */
+function thresholdOf(f: AlertFilter): number | null {
+  const level = f.above ?? f.below;
+  if (level === undefined) return null;
+  if (f.metric === 'rate') return parseMicros(level);
+  return /^-?\d{1,6}(\.\d{1,4})?$/.test(level.trim()) ? Number(level) : null;
+}
+
+/** The series an alert reads. */
+export function alertSeries(f: AlertFilter): Array<{ currency: string; source: Source }> {
+  return f.metric === 'rate'
+    ? [{ currency: f.currency, source: f.source! }]
+    : [
+        { currency: f.currency, source: 'parallel' },
+        { currency: f.currency, source: 'official' },
+      ];
+}
+
+/** What an alert reads now: its value, or null when the series it needs is missing. */
+export function alertValue(
+  f: AlertFilter,
+  latest: (currency: string, source: Source) => RateObservation | undefined,
+): AlertReading | null {
+  if (f.metric === 'rate') {
+    const r = latest(f.currency, f.source!);
+    if (r === undefined) return null;
+    return { compared: r[f.side], value: microsToNumber(r[f.side]), observedAt: r.updatedAt };
+  }
+  const parallel = latest(f.currency, 'parallel');
+  const official = latest(f.currency, 'official');
+  if (parallel === undefined || official === undefined || official[f.side] === 0) return null;
+  const percent = percentChange(parallel[f.side], official[f.side]);
+  return { compared: percent, value: percent, observedAt: Math.max(parallel.updatedAt, official.updatedAt) };
+}
+
+export interface AlertReading {
+  /** In the unit of the level: micro-DZD for a rate, percent for a premium. */
+  compared: number;
+  /** As the event shows it: DZD or percent. */
+  value: number;
+  observedAt: number;
+}
+
+/** Whether the condition holds for what alertValue read. */
+export function alertHolds(f: AlertFilter, reading: AlertReading): boolean {
+  const level = thresholdOf(f);
+  if (level === null) return false;
+  return f.above !== undefined ? reading.compared >= level : reading.compared <= level;
+}

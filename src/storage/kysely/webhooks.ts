@@ -1,0 +1,192 @@
+/**
+ * The webhook outbox and its deliveries, as Kysely writes and reads them for
+ * either dialect (docs/decisions.md, 68). `emitIn` is called inside
+ * the transaction of the change that causes an event (access.ts), so that the
+ * change and its event commit or roll back together.
+ */
+import { sql } from 'kysely';
+import type { NewEvent } from '../../domain/webhooks.js';
+import { eventPayload, newEventId } from '../../domain/webhooks.js';
+import { SYSTEM_ACTOR } from '../admin-records.js';
+import type { WebhookDeliveriesTable } from '../schema.js';
+import type { AttemptOutcome, ClaimedDelivery, DeliveryStatus } from '../webhook-records.js';
+import { appendAudit, changesOf } from './audit.js';
+import type { Db, Runner } from './database.js';
+import { auditFields, getSubscription, toSubscription } from './webhook-subscriptions.js';
+
+/**
+ * Writes events and their deliveries on `trx`, the transaction of their cause.
+ * An event concerning an account goes to the subscriptions of that account
+ * and to those of none; an event of no account to every subscription of its
+ * type; a rate alert to its own subscription. The ids written.
+ */
+export async function emitIn(trx: Runner, events: readonly NewEvent[], now: number): Promise<string[]> {
+  const written: string[] = [];
+  for (const event of events) {
+    const id = newEventId(now);
+    const inserted = await trx
+      .insertInto('webhook_events')
+      .values({
+        id,
+        type: event.type,
+        account_id: event.accountId,
+        created_at: now,
+        payload: eventPayload(id, event, now),
+        dedupe_key: event.dedupeKey ?? null,
+      })
+      .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) continue;
+    written.push(id);
+    const matching =
+      event.subscriptionId !== undefined
+        ? sql`s.id = ${event.subscriptionId}`
+        : event.accountId === null
+          ? sql`s.event_types like ${`%"${event.type}"%`}`
+          : sql`s.event_types like ${`%"${event.type}"%`} and (s.account_id is null or s.account_id = ${event.accountId})`;
+    await sql`insert into webhook_deliveries
+        (id, subscription_id, event_id, status, attempts, round_start, next_attempt_at, created_at, updated_at)
+      select 'dlv_' || ${id.slice(4)} || '_' || substr(s.id, 5), s.id, ${id}, 'pending', 0, 0,
+        cast(${now} as bigint), cast(${now} as bigint), cast(${now} as bigint)
+      from webhook_subscriptions s where s.status = 'enabled' and ${matching}`.execute(trx);
+  }
+  return written;
+}
+
+export async function emitEvents(db: Db, events: readonly NewEvent[], now: number): Promise<string[]> {
+  if (events.length === 0) return [];
+  return db.transaction().execute((trx) => emitIn(trx, events, now));
+}
+
+export async function claimDeliveries(
+  db: Db,
+  dialect: 'sqlite' | 'postgres',
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const until = now + leaseMs;
+  // Due, unclaimed (or its claim lapsed: the claimer died mid-attempt), of an enabled subscription.
+  const due = sql`status = 'pending' and next_attempt_at <= ${now}
+    and (claimed_until is null or claimed_until <= ${now})
+    and subscription_id in (select id from webhook_subscriptions where status = 'enabled')`;
+  const claimed =
+    dialect === 'postgres'
+      ? await sql<WebhookDeliveriesTable>`update webhook_deliveries d set claimed_until = ${until}
+          from (select id from webhook_deliveries where ${due}
+                order by next_attempt_at limit ${limit} for update skip locked) c
+          where d.id = c.id returning d.*`.execute(db)
+      : await sql<WebhookDeliveriesTable>`update webhook_deliveries set claimed_until = ${until}
+          where id in (select id from webhook_deliveries where ${due} order by next_attempt_at limit ${limit})
+          returning *`.execute(db);
+  if (claimed.rows.length === 0) return [];
+  const events = await db
+    .selectFrom('webhook_events')
+    .select(['id', 'payload'])
+    .where(
+      'id',
+      'in',
+      claimed.rows.map((d) => d.event_id),
+    )
+    .execute();
+  const subscriptions = await db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      claimed.rows.map((d) => d.subscription_id),
+    )
+    .execute();
+  const payloads = new Map(events.map((e) => [e.id, e.payload]));
+  const subs = new Map(subscriptions.map((s) => [s.id, toSubscription(s)]));
+  const out: ClaimedDelivery[] = [];
+  for (const d of claimed.rows) {
+    const s = subs.get(d.subscription_id);
+    const payload = payloads.get(d.event_id);
+    if (!s || payload === undefined) continue;
+    const secrets = [s.secret];
+    if (s.previousSecret !== null && (s.previousSecretExpiresAt ?? 0) > now) secrets.push(s.previousSecret);
+    out.push({
+      id: d.id,
+      subscriptionId: d.subscription_id,
+      eventId: d.event_id,
+      payload,
+      url: s.url,
+      secrets,
+      attempts: Number(d.attempts),
+      roundStart: Number(d.round_start),
+      since: Number(d.updated_at),
+    });
+  }
+  return out;
+}
+
+export async function recordAttempt(db: Db, o: AttemptOutcome): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const d = await trx
+      .selectFrom('webhook_deliveries')
+      .select(['subscription_id', 'status'])
+      .where('id', '=', o.deliveryId)
+      .executeTakeFirst();
+    // Deleted with its subscription meanwhile: nothing to record.
+    if (!d) return;
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: o.deliveryId,
+        n: o.n,
+        at: o.at,
+        status_code: o.statusCode,
+        error: o.error,
+        duration_ms: Math.round(o.durationMs),
+        response_prefix: o.responsePrefix,
+      })
+      .onConflict((oc) => oc.columns(['delivery_id', 'n']).doNothing())
+      .execute();
+    const status: DeliveryStatus = o.delivered
+      ? 'delivered'
+      : o.nextAttemptAt === null
+        ? 'failed'
+        : 'pending';
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status,
+        attempts: o.n,
+        next_attempt_at: status === 'pending' ? o.nextAttemptAt : null,
+        claimed_until: null,
+        last_status: o.statusCode,
+        last_error: o.error,
+        updated_at: o.at,
+      })
+      .where('id', '=', o.deliveryId)
+      .execute();
+    if (status !== 'failed') return;
+    const sub = await getSubscription(trx, d.subscription_id);
+    if (!sub || sub.status === 'disabled') return;
+    const reason = `delivery ${o.deliveryId} failed ${o.n} attempts; enable the subscription to resume`;
+    await trx
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'disabled', disabled_reason: reason, updated_at: o.at })
+      .where('id', '=', d.subscription_id)
+      .execute();
+    const after = { ...sub, status: 'disabled' as const, disabledReason: reason };
+    await appendAudit(
+      trx,
+      SYSTEM_ACTOR,
+      'webhook.disabled',
+      sub.id,
+      changesOf(auditFields(sub), auditFields(after)),
+      o.at,
+    );
+  });
+}
+
+export async function releaseDeliveryClaims(db: Db): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ claimed_until: null })
+    .where('claimed_until', 'is not', null)
+    .execute();
+}

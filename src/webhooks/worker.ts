@@ -1,0 +1,253 @@
+/**
+ * The webhook worker of a serving process (docs/decisions.md, 68): every
+ * `pollMs` it turns durable state into events, then makes the attempts due.
+ *
+ *   - imports that wrote (their records are the outbox entries of
+ *     `data.imported`), and the rate alerts they make true;
+ *   - grants at 80 % and 100 % of their month (`usage.threshold`), keys within
+ *     7 days of their expiry (`key.expiring`), families turning stale or fresh
+ *     (`data.stale`, `data.fresh`): each written once, by a dedupe key or a
+ *     compare-and-set of its state, whichever instance sees it first;
+ *   - deliveries due, each claimed for one attempt (webhook-records.ts), signed
+ *     with every active secret, sent to the address checked after resolution,
+ *     and recorded with the next attempt or, past the schedule, the
+ *     subscription disabled.
+ *
+ * Events caused by a change of access (a key created or revoked, a grant
+ * updated) are written in the change's own transaction (storage/kysely/access.ts):
+ * this worker only delivers them. Nothing here runs on a request's path.
+ */
+import type { Logger } from 'pino';
+import { STALE_FAMILIES } from '../config.js';
+import type { RateObservation, Source } from '../domain/types.js';
+import {
+  type AlertFilter,
+  alertHolds,
+  alertValue,
+  KEY_EXPIRING_NOTICE_MS,
+  type NewEvent,
+  USAGE_THRESHOLDS,
+} from '../domain/webhooks.js';
+import type { Freshness } from '../runtime/freshness.js';
+import type { Store } from '../storage/store.js';
+import type { ClaimedDelivery } from '../storage/webhook-records.js';
+import { attempt } from './attempt.js';
+import { alertEvent, expiringEvent, freshnessEvent, importedEvent, thresholdEvent } from './events.js';
+import { nextAttemptAt } from './schedule.js';
+import type { WebhookSettings } from './settings.js';
+import { signatureHeaders } from './signing.js';
+import { resolveTarget } from './targets.js';
+
+const IMPORTS_CURSOR = 'webhooks.imports_cursor';
+const staleSetting = (family: string) => `webhooks.stale.${family}`;
+/** Deliveries attempted at once by one process. */
+const CLAIM_LIMIT = 16;
+
+export interface WorkerOptions {
+  store: Store;
+  freshness: Freshness;
+  settings: WebhookSettings;
+  now: () => number;
+  logger?: Logger;
+  /** The one process serving a SQLite file: claims left by a previous run are its own. */
+  soleWorker: boolean;
+}
+
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  /** Dedupe keys this process already wrote or saw written: not written again each poll. */
+  private readonly seen = new Set<string>();
+  /** Each family's state as this process last wrote or read it. */
+  private readonly states = new Map<string, string>();
+
+  constructor(private readonly o: WorkerOptions) {}
+
+  async start(): Promise<void> {
+    if (this.o.soleWorker) {
+      await this.o.store
+        .releaseDeliveryClaims()
+        .catch((err: unknown) =>
+          this.o.logger?.warn({ err }, 'webhooks: claims not released; they lapse instead'),
+        );
+    }
+    this.schedule(0);
+  }
+
+  /** Stops polling; an attempt in flight finishes (its timeout bounds the wait). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass, for tests and for the loop. */
+  async cycle(): Promise<void> {
+    const steps: Array<[string, () => Promise<void>]> = [
+      ['imports', () => this.imports()],
+      ['usage', () => this.usage()],
+      ['keys', () => this.expiringKeys()],
+      ['freshness', () => this.freshness()],
+      ['deliveries', () => this.deliveries()],
+    ];
+    for (const [name, step] of steps) {
+      if (this.stopped && name !== 'deliveries') return;
+      try {
+        await step();
+      } catch (err) {
+        // The store away, say: the next poll tries again; nothing is lost, all is in the store.
+        this.o.logger?.warn({ err, step: name }, 'webhooks: a step failed; retried at the next poll');
+      }
+    }
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.cycle().finally(() => {
+        this.running = null;
+        this.schedule(this.o.settings.pollMs);
+      });
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Imports that wrote, since the cursor: data.imported each, then the alerts. */
+  private async imports(): Promise<void> {
+    const { store, now } = this.o;
+    const cursor = await store.setting(IMPORTS_CURSOR);
+    if (cursor === undefined) {
+      // The first run: events begin with the imports after it, not with the store's history.
+      const [newest] = await store.listImports(1);
+      await store.putSettingIf(IMPORTS_CURSOR, undefined, newest?.id ?? '', [], now());
+      return;
+    }
+    const imports = await store.importsAfter(cursor === '' ? null : cursor, 100);
+    if (imports.length === 0) return;
+    const events = imports.map(importedEvent);
+    await store.emitEvents(events, now());
+    await store.putSettingIf(IMPORTS_CURSOR, cursor, imports.at(-1)!.id, [], now());
+    if (imports.some((i) => i.kind === 'rates')) await this.alerts();
+  }
+
+  /** Each rate alert against the latest rates: an event when it turns true, none while it stays so. */
+  private async alerts(): Promise<void> {
+    const { store, now } = this.o;
+    const subscriptions = await store.alertSubscriptions();
+    if (subscriptions.length === 0) return;
+    const latest = new Map<string, RateObservation>();
+    for (const r of await store.latestRates()) latest.set(`${r.currency} ${r.source}`, r);
+    const lookup = (currency: string, source: Source) => latest.get(`${currency} ${source}`);
+    for (const s of subscriptions) {
+      const filter = s.filter as AlertFilter;
+      const reading = alertValue(filter, lookup);
+      const holds = reading !== null && alertHolds(filter, reading);
+      if (holds === s.alertActive) continue;
+      const event = holds && reading ? alertEvent(s.id, s.accountId, filter, reading) : null;
+      await store.setAlertActive(s.id, holds, event, now());
+    }
+  }
+
+  private async usage(): Promise<void> {
+    const { store, now } = this.o;
+    const period = new Date(now()).toISOString().slice(0, 7);
+    const events: NewEvent[] = [];
+    for (const g of await store.usageAtLeast(period, USAGE_THRESHOLDS[0])) {
+      for (const threshold of USAGE_THRESHOLDS) {
+        if (g.used * 100 < g.limit * threshold) continue;
+        const dedupeKey = `usage.threshold:${g.grantId}:${period}:${threshold}`;
+        if (this.seen.has(dedupeKey)) continue;
+        events.push(thresholdEvent(g, period, threshold, dedupeKey));
+      }
+    }
+    await this.emitOnce(events);
+  }
+
+  private async expiringKeys(): Promise<void> {
+    const { store, now } = this.o;
+    const at = now();
+    const events: NewEvent[] = [];
+    for (const k of await store.keysExpiring(at, at + KEY_EXPIRING_NOTICE_MS)) {
+      const dedupeKey = `key.expiring:${k.publicId}:${k.expiresAt}`;
+      if (this.seen.has(dedupeKey)) continue;
+      events.push(expiringEvent(k, dedupeKey));
+    }
+    await this.emitOnce(events);
+  }
+
+  private async emitOnce(events: NewEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.o.store.emitEvents(events, this.o.now());
+    for (const e of events) this.seen.add(e.dedupeKey!);
+  }
+
+  /** Each family's turn from fresh to stale and back, as /status judges it. */
+  private async freshness(): Promise<void> {
+    const { store, now } = this.o;
+    const report = this.o.freshness.report();
+    for (const family of STALE_FAMILIES) {
+      const f = report.families[family];
+      const state = f.stale ? 'stale' : 'fresh';
+      const name = staleSetting(family);
+      // Known unchanged since this process last looked: no read per poll.
+      if (this.states.get(name) === state) continue;
+      const stored = await store.setting(name);
+      if (stored !== state) {
+        // First seen: recorded without an event (a turn is what is announced).
+        const events = stored === undefined ? [] : [freshnessEvent(family, f)];
+        await store.putSettingIf(name, stored, state, events, now());
+      }
+      this.states.set(name, state);
+    }
+  }
+
+  private async deliveries(): Promise<void> {
+    const { store, settings, now } = this.o;
+    const claimed = await store.claimDeliveries(now(), settings.leaseMs, CLAIM_LIMIT);
+    await Promise.all(claimed.map((d) => this.deliver(d)));
+  }
+
+  private async deliver(d: ClaimedDelivery): Promise<void> {
+    const { store, settings, now } = this.o;
+    const n = d.attempts + 1;
+    const at = now();
+    const url = new URL(d.url);
+    const target = await resolveTarget(url, settings.policy);
+    const result = target.ok
+      ? await attempt({
+          url,
+          address: target.address,
+          family: target.family,
+          // Signed at each attempt: its timestamp is the attempt's (Standard Webhooks).
+          headers: signatureHeaders({
+            id: d.eventId,
+            timestamp: new Date(at),
+            payload: d.payload,
+            secrets: d.secrets,
+          }),
+          body: d.payload,
+          timeoutMs: settings.attemptTimeoutMs,
+        })
+      : { ok: false, status: null, durationMs: 0, responsePrefix: '', error: target.problem };
+    const ended = now();
+    const next = result.ok ? null : nextAttemptAt(settings.delaysMs, n - d.roundStart, ended);
+    await store.recordAttempt({
+      deliveryId: d.id,
+      n,
+      at,
+      statusCode: result.status,
+      error: result.error,
+      durationMs: result.durationMs,
+      responsePrefix: result.responsePrefix,
+      delivered: result.ok,
+      nextAttemptAt: next,
+    });
+    if (!result.ok && next === null) {
+      this.o.logger?.warn(
+        { subscriptionId: d.subscriptionId, deliveryId: d.id, attempts: n },
+        'webhooks: a delivery failed its last attempt; the subscription is disabled',
+      );
+    }
+  }
+}
