@@ -131,7 +131,9 @@ export function generateAdminClientSource(doc: OpenApiDocument): string {
       const success = Object.keys(op.responses ?? {}).find((s) => /^2\d\d$/.test(s));
       const answer = success ? op.responses![success]!.content : undefined;
       const ok = answer?.['application/json']?.schema;
-      if (!success || !ok) throw new Error(`${method.toUpperCase()} ${path}: no JSON 2xx response`);
+      // A 204 (a deletion) is the one success without a JSON body.
+      if (!success || (!ok && success !== '204'))
+        throw new Error(`${method.toUpperCase()} ${path}: no JSON 2xx response`);
       const csv = answer?.['text/csv'] !== undefined;
 
       blocks.push(`// ---- ${operationId} ${'-'.repeat(Math.max(3, 74 - operationId.length))}`);
@@ -158,8 +160,15 @@ export function generateAdminClientSource(doc: OpenApiDocument): string {
       const body: Summary['body'] = jsonBody ? 'json' : text ? 'text' : 'none';
       if (jsonBody) blocks.push(g.declaration(`${name}Body`, jsonBody, [`The body of ${title}`]));
 
-      const envelope = ok.properties;
-      if (ok.type === 'object' && envelope?.data && envelope.meta) {
+      const envelope = ok?.properties;
+      if (!ok) {
+        const about = op.responses![success]!.description ?? 'No body';
+        blocks.push(
+          [...jsdoc([`${about} (${title}): no body.`], ''), `export type ${name}Response = undefined;`].join(
+            '\n',
+          ),
+        );
+      } else if (ok.type === 'object' && envelope?.data && envelope.meta) {
         const items = envelope.data.items;
         if (envelope.data.type === 'array' && items?.$ref) {
           // A list of a component: its item keeps the name it had before components (docs/decisions.md 64).
@@ -289,7 +298,7 @@ export function generateAdminClientSource(doc: OpenApiDocument): string {
     '  signal?: AbortSignal;',
     '}',
     '',
-    '/** Options of a POST or PATCH. */',
+    '/** Options of a POST, PATCH or DELETE. */',
     'export interface AdminWriteOptions extends AdminRequestOptions {',
     '  /**',
     '   * Sent as `Idempotency-Key`: the same key with the same request replays the first answer for 24',

@@ -14,6 +14,7 @@ import { keyCommands } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
+import { webhookCommands } from './commands/webhooks.js';
 
 export const COMMANDS: readonly Command[] = [
   serveCommand,
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   backupCommand,
   ...accessCommands,
   ...keyCommands,
+  ...webhookCommands,
   ...adminTokenCommands,
   auditCommand,
 ];

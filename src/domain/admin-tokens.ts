@@ -20,6 +20,7 @@ export const ADMIN_SCOPES = [
   'usage:read',
   'data:write',
   'audit:read',
+  'webhooks:write',
 ] as const;
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 

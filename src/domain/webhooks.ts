@@ -48,7 +48,12 @@ export const newEventId = (at: number): string => `evt_${at.toString(36).padStar
 export const newSubscriptionId = (): string => `whk_${random(12)}`;
 
 export function eventPayload(id: string, event: NewEvent, at: number): string {
-  const payload: EventPayload = { type: event.type, id, createdAt: new Date(at).toISOString(), data: event.data };
+  const payload: EventPayload = {
+    type: event.type,
+    id,
+    createdAt: new Date(at).toISOString(),
+    data: event.data,
+  };
   return JSON.stringify(payload);
 }
 
@@ -81,7 +86,9 @@ export function filterProblems(f: AlertFilter): string[] {
     problems.push(`filter.source is required for a rate alert: one of ${SOURCES.join(', ')}`);
   }
   if (f.metric === 'premium' && f.source !== undefined) {
-    problems.push('filter.source is not used by a premium alert (the premium is parallel over official): remove it');
+    problems.push(
+      'filter.source is not used by a premium alert (the premium is parallel over official): remove it',
+    );
   }
   if ((f.above === undefined) === (f.below === undefined)) {
     problems.push('give exactly one of filter.above (at or above) and filter.below (at or below)');

@@ -113,7 +113,8 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     now,
     metrics,
     lifecycle: { draining: false },
-    webhooks: options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
+    // A copy: a test that changes its policy changes no other runtime's.
+    webhooks: { ...(options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS) },
   };
 
   return {

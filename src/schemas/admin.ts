@@ -24,6 +24,7 @@ export const ADMIN_SCOPES = [
   'usage:read',
   'data:write',
   'audit:read',
+  'webhooks:write',
 ] as const;
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 
@@ -410,11 +411,12 @@ const adminError = (status: AdminErrorStatus) =>
   });
 
 /**
- * The responses of an admin operation: its success (200, or 201 for a
- * creation) and the errors every admin route can answer, plus `extra`.
+ * The responses of an admin operation: its success (200, 201 for a
+ * creation, 202 for work queued, 204 for a deletion) and the errors every
+ * admin route can answer, plus `extra`.
  */
 export function adminResponses(
-  success: { status: 200 | 201; schema: TSchema },
+  success: { status: 200 | 201 | 202 | 204; schema: TSchema },
   extra: AdminErrorStatus[] = [],
 ): Record<number, TSchema> {
   const out: Record<number, TSchema> = { [success.status]: success.schema };
@@ -449,6 +451,13 @@ export const AccountList = list(Account, 'A page of accounts, oldest first');
 export const GrantList = list(Grant, 'A page of grants, oldest first');
 export const KeyList = list(Key, 'A page of keys, oldest first, each with its account and plan');
 export const AuditList = list(AuditRecord, 'A page of audit records, newest first');
+
+/** The envelopes, for the admin schemas kept in their own module (admin-webhooks.ts). */
+export const adminAnswer = ok;
+export const adminList = list;
+/** A 204: no body; a replay under the same Idempotency-Key says so as any write does. */
+export const adminNoContent = (description: string) =>
+  Type.Null({ description, headers: { ...RequestIdHeader, ...ReplayedHeader } });
 
 export type AccountCreate = Static<typeof AccountCreate>;
 export type AccountPatch = Static<typeof AccountPatch>;

@@ -490,6 +490,7 @@ const ADMIN_SCOPES = [
   'usage:read',
   'data:write',
   'audit:read',
+  'webhooks:write',
 ];
 
 describe('the admin routes under this suite', () => {

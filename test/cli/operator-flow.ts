@@ -122,12 +122,12 @@ export function operatorFlow(backend: Backend): void {
       refused(unknown, 'no admin token adm_nobody');
       refused(
         badScope,
-        '--scopes: unknown scope "root"; the admin scopes are accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read',
+        '--scopes: unknown scope "root"; the admin scopes are accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read, webhooks:write',
       );
       refused(noLabel, '--label is required');
       refused(
         noScopes,
-        '--scopes: list at least one of accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read',
+        '--scopes: list at least one of accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read, webhooks:write',
       );
     });
 

@@ -93,7 +93,9 @@ describe('serve configuration', () => {
       pollMs: 100,
     });
     expect(() => readConfig({ MDS_WEBHOOK_RETRY_SCHEDULE: '5s,1m' })).toThrow(/MDS_WEBHOOK_RETRY_SCHEDULE: /);
-    expect(() => readConfig({ MDS_WEBHOOK_POLL_MS: '0' })).toThrow(/MDS_WEBHOOK_POLL_MS: must be 10 to 999999/);
+    expect(() => readConfig({ MDS_WEBHOOK_POLL_MS: '0' })).toThrow(
+      /MDS_WEBHOOK_POLL_MS: must be 10 to 999999/,
+    );
   });
 
   it('checks the rules across variables once each passed its own', () => {

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EVENT_TYPES } from '../../src/domain/webhooks.js';
 import { stopChild, track } from '../support/children.js';
 import { customerEnv, fencedBlocks, REPO, runOk, venvWithClient } from '../support/python.js';
 import { waitFor } from '../support/wait.js';
@@ -148,7 +149,8 @@ let tsProgram: string;
 beforeAll(async () => {
   expect(tsBlocks, 'one ts block under "### TypeScript"').toHaveLength(1);
   expect(pyBlocks, 'one python block under "### Python"').toHaveLength(1);
-  expect(section(DOC, 'Events')).toContain('The event catalogue follows.');
+  // The catalogue names every event type the service sends.
+  for (const type of EVENT_TYPES) expect(section(DOC, 'Events'), type).toContain(`\`${type}\``);
   dir = mkdtempSync(join(tmpdir(), 'mds-webhooks-doc-'));
   const installed = venvWithClient(dir);
 

@@ -22,6 +22,7 @@ export const ALL_ADMIN_SCOPES = [
   'usage:read',
   'data:write',
   'audit:read',
+  'webhooks:write',
 ];
 
 export interface AdminHarness extends Harness {

@@ -317,6 +317,208 @@ export interface StatementMeta {
   month: string;
 }
 
+export interface WebhookCreate {
+  /** An https:// URL of a public host */
+  url: string;
+  /** The events to deliver, each once */
+  eventTypes: WebhookEventType[];
+  accountId?: string;
+  filter?: AlertFilter;
+  /** What it is for, for people */
+  description?: string;
+}
+
+/** An event a subscription receives (docs/webhooks.md, "Events") */
+export type WebhookEventType =
+  | 'usage.threshold'
+  | 'key.created'
+  | 'key.revoked'
+  | 'key.expiring'
+  | 'grant.updated'
+  | 'data.imported'
+  | 'data.stale'
+  | 'data.fresh'
+  | 'rate.alert';
+
+/**
+ * A `rate.alert` condition, exactly one of `above` and `below`: it fires when it becomes true, once, and again only after it has been false
+ */
+export interface AlertFilter {
+  /** `rate`: a source’s rate in DZD; `premium`: the parallel rate over the official one, in percent */
+  metric: 'rate' | 'premium';
+  /** A currency of the asset directory (GET /v1/assets) */
+  currency: string;
+  /** The rate’s source family: required for `rate`, absent for `premium` */
+  source?: 'parallel' | 'official' | 'transfer';
+  /** Which side of the quote */
+  side: 'buy' | 'sell';
+  /** Fires when the value reaches this level or more (a decimal: DZD, or percent) */
+  above?: string;
+  /** Fires when the value falls to this level or less (a decimal: DZD, or percent) */
+  below?: string;
+}
+
+export interface WebhookWithSecret {
+  /** Subscription id */
+  id: string;
+  /** Where deliveries are POSTed */
+  url: string;
+  eventTypes: WebhookEventType[];
+  /** Only this account’s events and those of no account; null: every event */
+  accountId: string | null;
+  /**
+   * A `rate.alert` condition, exactly one of `above` and `below`: it fires when it becomes true, once, and again only after it has been false
+   */
+  filter: {
+    /** `rate`: a source’s rate in DZD; `premium`: the parallel rate over the official one, in percent */
+    metric: 'rate' | 'premium';
+    /** A currency of the asset directory (GET /v1/assets) */
+    currency: string;
+    /** The rate’s source family: required for `rate`, absent for `premium` */
+    source?: 'parallel' | 'official' | 'transfer';
+    /** Which side of the quote */
+    side: 'buy' | 'sell';
+    /** Fires when the value reaches this level or more (a decimal: DZD, or percent) */
+    above?: string;
+    /** Fires when the value falls to this level or less (a decimal: DZD, or percent) */
+    below?: string;
+  } | null;
+  description: string | null;
+  /** Only an enabled subscription is delivered to */
+  status: 'enabled' | 'disabled';
+  /** Who disabled it, or the deliveries that failed for a day; null when enabled */
+  disabledReason: string | null;
+  /** Whether the `filter` held when last evaluated; it fires only on turning true */
+  alertActive: boolean;
+  /**
+   * Until when the secret before the last rotation still signs beside the current one; null outside that overlap
+   * Format: ISO 8601 date-time (UTC).
+   */
+  previousSecretExpiresAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+  /** The signing secret (docs/webhooks.md, "Verifying a delivery"): shown this once, never again */
+  secret: string;
+}
+
+export interface Webhook {
+  /** Subscription id */
+  id: string;
+  /** Where deliveries are POSTed */
+  url: string;
+  eventTypes: WebhookEventType[];
+  /** Only this account’s events and those of no account; null: every event */
+  accountId: string | null;
+  /**
+   * A `rate.alert` condition, exactly one of `above` and `below`: it fires when it becomes true, once, and again only after it has been false
+   */
+  filter: {
+    /** `rate`: a source’s rate in DZD; `premium`: the parallel rate over the official one, in percent */
+    metric: 'rate' | 'premium';
+    /** A currency of the asset directory (GET /v1/assets) */
+    currency: string;
+    /** The rate’s source family: required for `rate`, absent for `premium` */
+    source?: 'parallel' | 'official' | 'transfer';
+    /** Which side of the quote */
+    side: 'buy' | 'sell';
+    /** Fires when the value reaches this level or more (a decimal: DZD, or percent) */
+    above?: string;
+    /** Fires when the value falls to this level or less (a decimal: DZD, or percent) */
+    below?: string;
+  } | null;
+  description: string | null;
+  /** Only an enabled subscription is delivered to */
+  status: 'enabled' | 'disabled';
+  /** Who disabled it, or the deliveries that failed for a day; null when enabled */
+  disabledReason: string | null;
+  /** Whether the `filter` held when last evaluated; it fires only on turning true */
+  alertActive: boolean;
+  /**
+   * Until when the secret before the last rotation still signs beside the current one; null outside that overlap
+   * Format: ISO 8601 date-time (UTC).
+   */
+  previousSecretExpiresAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+export interface WebhookPatch {
+  /** An https:// URL of a public host */
+  url?: string;
+  /** The events to deliver, each once */
+  eventTypes?: WebhookEventType[];
+  accountId?: string | null;
+  /**
+   * A `rate.alert` condition, exactly one of `above` and `below`: it fires when it becomes true, once, and again only after it has been false
+   */
+  filter?: {
+    /** `rate`: a source’s rate in DZD; `premium`: the parallel rate over the official one, in percent */
+    metric: 'rate' | 'premium';
+    /** A currency of the asset directory (GET /v1/assets) */
+    currency: string;
+    /** The rate’s source family: required for `rate`, absent for `premium` */
+    source?: 'parallel' | 'official' | 'transfer';
+    /** Which side of the quote */
+    side: 'buy' | 'sell';
+    /** Fires when the value reaches this level or more (a decimal: DZD, or percent) */
+    above?: string;
+    /** Fires when the value falls to this level or less (a decimal: DZD, or percent) */
+    below?: string;
+  } | null;
+  /** What it is for, for people */
+  description?: string | null;
+  /** false disables it, true enables it again */
+  enabled?: boolean;
+}
+
+export interface WebhookRotate {
+  /**
+   * How long the secret being replaced keeps signing beside the new one: 0 ends it at once (a leaked secret), at most 7 days; 24 hours when absent
+   * From 0 to 604800.
+   * @default 86400
+   */
+  oldSecretExpiresInSeconds?: number;
+}
+
+export interface WebhookDelivery {
+  /** Delivery id */
+  id: string;
+  /** The event’s id, its `webhook-id` */
+  eventId: string;
+  eventType: string;
+  /** pending: an attempt is due; delivered: a 2xx came; failed: every attempt of the schedule failed */
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+  /** Every attempt, oldest first */
+  log: WebhookAttempt[];
+}
+
+export interface WebhookAttempt {
+  /** The attempt’s number, from 1 */
+  n: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  at: string;
+  /** The receiver’s HTTP status; null when none came */
+  statusCode: number | null;
+  /** Why it failed (a timeout, a refused address); null on success */
+  error: string | null;
+  durationMs: number;
+  /** The start of the receiver’s answer */
+  responsePrefix: string;
+}
+
 export interface ImportReport {
   /** The import’s record (`mds imports list`) */
   importId: string;
@@ -756,6 +958,193 @@ export interface GetUsageStatementResponse {
   meta: GetUsageStatementMeta;
 }
 
+// ---- createWebhook -------------------------------------------------------------
+
+/** The body of `POST /admin/v1/webhooks`: Create a webhook subscription */
+export type CreateWebhookBody = WebhookCreate;
+
+/** `data` of `POST /admin/v1/webhooks`: Create a webhook subscription */
+export type CreateWebhookData = WebhookWithSecret;
+
+/** `meta` of `POST /admin/v1/webhooks`: Create a webhook subscription */
+export type CreateWebhookMeta = RequestMeta;
+
+/** The subscription and its secret (`POST /admin/v1/webhooks`: Create a webhook subscription) */
+export interface CreateWebhookResponse {
+  data: CreateWebhookData;
+  meta: CreateWebhookMeta;
+}
+
+// ---- listWebhooks --------------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/webhooks`: List webhook subscriptions */
+export interface ListWebhooksQuery {
+  /** Only this account’s subscriptions */
+  accountId?: string;
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/webhooks`: List webhook subscriptions */
+export type ListWebhooksItem = Webhook;
+
+/** `data` of `GET /admin/v1/webhooks`: List webhook subscriptions */
+export type ListWebhooksData = ListWebhooksItem[];
+
+/** `meta` of `GET /admin/v1/webhooks`: List webhook subscriptions */
+export type ListWebhooksMeta = ListMeta;
+
+/**
+ * A page of subscriptions, oldest first (never a secret) (`GET /admin/v1/webhooks`: List webhook subscriptions)
+ */
+export interface ListWebhooksResponse {
+  data: ListWebhooksData;
+  meta: ListWebhooksMeta;
+}
+
+// ---- getWebhook ----------------------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/webhooks/{id}`: Get a webhook subscription */
+export interface GetWebhookParams {
+  id: string;
+}
+
+/** `data` of `GET /admin/v1/webhooks/{id}`: Get a webhook subscription */
+export type GetWebhookData = Webhook;
+
+/** `meta` of `GET /admin/v1/webhooks/{id}`: Get a webhook subscription */
+export type GetWebhookMeta = RequestMeta;
+
+/** The subscription (`GET /admin/v1/webhooks/{id}`: Get a webhook subscription) */
+export interface GetWebhookResponse {
+  data: GetWebhookData;
+  meta: GetWebhookMeta;
+}
+
+// ---- updateWebhook -------------------------------------------------------------
+
+/** Path parameters of `PATCH /admin/v1/webhooks/{id}`: Change a webhook subscription */
+export interface UpdateWebhookParams {
+  id: string;
+}
+
+/** The body of `PATCH /admin/v1/webhooks/{id}`: Change a webhook subscription */
+export type UpdateWebhookBody = WebhookPatch;
+
+/** `data` of `PATCH /admin/v1/webhooks/{id}`: Change a webhook subscription */
+export type UpdateWebhookData = Webhook;
+
+/** `meta` of `PATCH /admin/v1/webhooks/{id}`: Change a webhook subscription */
+export type UpdateWebhookMeta = RequestMeta;
+
+/** The subscription as changed (`PATCH /admin/v1/webhooks/{id}`: Change a webhook subscription) */
+export interface UpdateWebhookResponse {
+  data: UpdateWebhookData;
+  meta: UpdateWebhookMeta;
+}
+
+// ---- deleteWebhook -------------------------------------------------------------
+
+/** Path parameters of `DELETE /admin/v1/webhooks/{id}`: Delete a webhook subscription */
+export interface DeleteWebhookParams {
+  id: string;
+}
+
+/**
+ * Deleted, with its deliveries: nothing more is sent to it (`DELETE /admin/v1/webhooks/{id}`: Delete a webhook subscription): no body.
+ */
+export type DeleteWebhookResponse = undefined;
+
+// ---- rotateWebhookSecret -------------------------------------------------------
+
+/** Path parameters of `POST /admin/v1/webhooks/{id}/rotate-secret`: Rotate a webhook subscription’s secret */
+export interface RotateWebhookSecretParams {
+  id: string;
+}
+
+/** The body of `POST /admin/v1/webhooks/{id}/rotate-secret`: Rotate a webhook subscription’s secret */
+export type RotateWebhookSecretBody = WebhookRotate;
+
+/** `data` of `POST /admin/v1/webhooks/{id}/rotate-secret`: Rotate a webhook subscription’s secret */
+export type RotateWebhookSecretData = WebhookWithSecret;
+
+/** `meta` of `POST /admin/v1/webhooks/{id}/rotate-secret`: Rotate a webhook subscription’s secret */
+export type RotateWebhookSecretMeta = RequestMeta;
+
+/**
+ * The subscription and its new secret (`POST /admin/v1/webhooks/{id}/rotate-secret`: Rotate a webhook subscription’s secret)
+ */
+export interface RotateWebhookSecretResponse {
+  data: RotateWebhookSecretData;
+  meta: RotateWebhookSecretMeta;
+}
+
+// ---- listWebhookDeliveries -----------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/webhooks/{id}/deliveries`: List a webhook subscription’s deliveries */
+export interface ListWebhookDeliveriesParams {
+  id: string;
+}
+
+/** Query parameters of `GET /admin/v1/webhooks/{id}/deliveries`: List a webhook subscription’s deliveries */
+export interface ListWebhookDeliveriesQuery {
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/webhooks/{id}/deliveries`: List a webhook subscription’s deliveries */
+export type ListWebhookDeliveriesItem = WebhookDelivery;
+
+/** `data` of `GET /admin/v1/webhooks/{id}/deliveries`: List a webhook subscription’s deliveries */
+export type ListWebhookDeliveriesData = ListWebhookDeliveriesItem[];
+
+/** `meta` of `GET /admin/v1/webhooks/{id}/deliveries`: List a webhook subscription’s deliveries */
+export type ListWebhookDeliveriesMeta = ListMeta;
+
+/**
+ * A page of the subscription’s deliveries, newest first, each with its attempts (`GET /admin/v1/webhooks/{id}/deliveries`: List a webhook subscription’s deliveries)
+ */
+export interface ListWebhookDeliveriesResponse {
+  data: ListWebhookDeliveriesData;
+  meta: ListWebhookDeliveriesMeta;
+}
+
+// ---- redeliverWebhook ----------------------------------------------------------
+
+/**
+ * Path parameters of `POST /admin/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`: Deliver an event again
+ */
+export interface RedeliverWebhookParams {
+  id: string;
+  deliveryId: string;
+}
+
+/** `data` of `POST /admin/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`: Deliver an event again */
+export type RedeliverWebhookData = WebhookDelivery;
+
+/** `meta` of `POST /admin/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`: Deliver an event again */
+export type RedeliverWebhookMeta = RequestMeta;
+
+/**
+ * The delivery, queued again (`POST /admin/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`: Deliver an event again)
+ */
+export interface RedeliverWebhookResponse {
+  data: RedeliverWebhookData;
+  meta: RedeliverWebhookMeta;
+}
+
 // ---- importData ----------------------------------------------------------------
 
 /** Path parameters of `POST /admin/v1/data/{kind}`: Import market data */
@@ -989,6 +1378,102 @@ export const ADMIN_OPERATIONS = [
     csv: true,
   },
   {
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: '/admin/v1/webhooks',
+    status: 201,
+    scope: 'webhooks:write',
+    pathParams: [],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'listWebhooks',
+    method: 'GET',
+    path: '/admin/v1/webhooks',
+    status: 200,
+    scope: 'webhooks:write',
+    pathParams: [],
+    query: ['accountId', 'limit', 'cursor'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'getWebhook',
+    method: 'GET',
+    path: '/admin/v1/webhooks/{id}',
+    status: 200,
+    scope: 'webhooks:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'updateWebhook',
+    method: 'PATCH',
+    path: '/admin/v1/webhooks/{id}',
+    status: 200,
+    scope: 'webhooks:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/admin/v1/webhooks/{id}',
+    status: 204,
+    scope: 'webhooks:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/admin/v1/webhooks/{id}/rotate-secret',
+    status: 200,
+    scope: 'webhooks:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/admin/v1/webhooks/{id}/deliveries',
+    status: 200,
+    scope: 'webhooks:write',
+    pathParams: ['id'],
+    query: ['limit', 'cursor'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'redeliverWebhook',
+    method: 'POST',
+    path: '/admin/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+    status: 202,
+    scope: 'webhooks:write',
+    pathParams: ['id', 'deliveryId'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
     operationId: 'importData',
     method: 'POST',
     path: '/admin/v1/data/{kind}',
@@ -1132,6 +1617,70 @@ export interface AdminOperations {
     body: undefined;
     response: GetUsageStatementResponse;
   };
+  createWebhook: {
+    method: 'POST';
+    path: '/admin/v1/webhooks';
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: CreateWebhookBody;
+    response: CreateWebhookResponse;
+  };
+  listWebhooks: {
+    method: 'GET';
+    path: '/admin/v1/webhooks';
+    params: Record<string, never>;
+    query: ListWebhooksQuery;
+    body: undefined;
+    response: ListWebhooksResponse;
+  };
+  getWebhook: {
+    method: 'GET';
+    path: '/admin/v1/webhooks/{id}';
+    params: GetWebhookParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: GetWebhookResponse;
+  };
+  updateWebhook: {
+    method: 'PATCH';
+    path: '/admin/v1/webhooks/{id}';
+    params: UpdateWebhookParams;
+    query: Record<string, never>;
+    body: UpdateWebhookBody;
+    response: UpdateWebhookResponse;
+  };
+  deleteWebhook: {
+    method: 'DELETE';
+    path: '/admin/v1/webhooks/{id}';
+    params: DeleteWebhookParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: DeleteWebhookResponse;
+  };
+  rotateWebhookSecret: {
+    method: 'POST';
+    path: '/admin/v1/webhooks/{id}/rotate-secret';
+    params: RotateWebhookSecretParams;
+    query: Record<string, never>;
+    body: RotateWebhookSecretBody;
+    response: RotateWebhookSecretResponse;
+  };
+  listWebhookDeliveries: {
+    method: 'GET';
+    path: '/admin/v1/webhooks/{id}/deliveries';
+    params: ListWebhookDeliveriesParams;
+    query: ListWebhookDeliveriesQuery;
+    body: undefined;
+    response: ListWebhookDeliveriesResponse;
+  };
+  redeliverWebhook: {
+    method: 'POST';
+    path: '/admin/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver';
+    params: RedeliverWebhookParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: RedeliverWebhookResponse;
+  };
   importData: {
     method: 'POST';
     path: '/admin/v1/data/{kind}';
@@ -1148,7 +1697,7 @@ export interface AdminRequestOptions {
   signal?: AbortSignal;
 }
 
-/** Options of a POST or PATCH. */
+/** Options of a POST, PATCH or DELETE. */
 export interface AdminWriteOptions extends AdminRequestOptions {
   /**
    * Sent as `Idempotency-Key`: the same key with the same request replays the first answer for 24
@@ -1314,6 +1863,83 @@ export abstract class AdminOperationMethods {
    */
   getUsageStatementCsv(query?: GetUsageStatementQuery, options?: AdminRequestOptions): Promise<string> {
     return this.requestCsv('getUsageStatement', {}, query, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/webhooks`: Create a webhook subscription (`createWebhook`). Requires the scope `webhooks:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  createWebhook(body: CreateWebhookBody, options?: AdminWriteOptions): Promise<CreateWebhookResponse> {
+    return this.request('createWebhook', {}, undefined, body, options);
+  }
+
+  /**
+   * `GET /admin/v1/webhooks`: List webhook subscriptions (`listWebhooks`). Requires the scope `webhooks:write`.
+   */
+  listWebhooks(query?: ListWebhooksQuery, options?: AdminRequestOptions): Promise<ListWebhooksResponse> {
+    return this.request('listWebhooks', {}, query, undefined, options);
+  }
+
+  /**
+   * `GET /admin/v1/webhooks/{id}`: Get a webhook subscription (`getWebhook`). Requires the scope `webhooks:write`.
+   */
+  getWebhook(id: GetWebhookParams['id'], options?: AdminRequestOptions): Promise<GetWebhookResponse> {
+    return this.request('getWebhook', { id }, undefined, undefined, options);
+  }
+
+  /**
+   * `PATCH /admin/v1/webhooks/{id}`: Change a webhook subscription (`updateWebhook`). Requires the scope `webhooks:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  updateWebhook(
+    id: UpdateWebhookParams['id'],
+    body?: UpdateWebhookBody,
+    options?: AdminWriteOptions,
+  ): Promise<UpdateWebhookResponse> {
+    return this.request('updateWebhook', { id }, undefined, body, options);
+  }
+
+  /**
+   * `DELETE /admin/v1/webhooks/{id}`: Delete a webhook subscription (`deleteWebhook`). Requires the scope `webhooks:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  deleteWebhook(id: DeleteWebhookParams['id'], options?: AdminWriteOptions): Promise<DeleteWebhookResponse> {
+    return this.request('deleteWebhook', { id }, undefined, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/webhooks/{id}/rotate-secret`: Rotate a webhook subscription’s secret (`rotateWebhookSecret`). Requires the scope `webhooks:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  rotateWebhookSecret(
+    id: RotateWebhookSecretParams['id'],
+    body?: RotateWebhookSecretBody,
+    options?: AdminWriteOptions,
+  ): Promise<RotateWebhookSecretResponse> {
+    return this.request('rotateWebhookSecret', { id }, undefined, body, options);
+  }
+
+  /**
+   * `GET /admin/v1/webhooks/{id}/deliveries`: List a webhook subscription’s deliveries (`listWebhookDeliveries`). Requires the scope `webhooks:write`.
+   */
+  listWebhookDeliveries(
+    id: ListWebhookDeliveriesParams['id'],
+    query?: ListWebhookDeliveriesQuery,
+    options?: AdminRequestOptions,
+  ): Promise<ListWebhookDeliveriesResponse> {
+    return this.request('listWebhookDeliveries', { id }, query, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`: Deliver an event again (`redeliverWebhook`). Requires the scope `webhooks:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  redeliverWebhook(
+    id: RedeliverWebhookParams['id'],
+    deliveryId: RedeliverWebhookParams['deliveryId'],
+    options?: AdminWriteOptions,
+  ): Promise<RedeliverWebhookResponse> {
+    return this.request('redeliverWebhook', { id, deliveryId }, undefined, undefined, options);
   }
 
   /**

@@ -33,7 +33,7 @@ export interface MdsAdminClientOptions {
   /** A fetch implementation; defaults to the global `fetch`. */
   fetch?: typeof fetch;
   /**
-   * Retries of a GET, or of a POST or PATCH with an `idempotencyKey`, after a 429, a 503 or a
+   * Retries of a GET, or of a POST, PATCH or DELETE with an `idempotencyKey`, after a 429, a 503 or a
    * 409 `idempotency_key_in_progress`, before the error is thrown. @default 3
    */
   maxRetries?: number;
@@ -114,6 +114,11 @@ export class MdsAdminClient extends AdminOperationMethods {
     options: AdminTextBodyOptions | undefined,
   ): Promise<AdminOperations[K]['response']> {
     const res = await this.send(operationId, params, query, body, options, 'application/json');
+    // A deletion answers 204: its method resolves to nothing.
+    if (res.status === 204) {
+      await res.body?.cancel();
+      return undefined as AdminOperations[K]['response'];
+    }
     const parsed = await readJson(res);
     if (parsed && typeof parsed === 'object' && 'data' in parsed && 'meta' in parsed) {
       return parsed as AdminOperations[K]['response'];

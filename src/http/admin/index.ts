@@ -9,7 +9,16 @@ import { grantRoutes } from './grants.js';
 import { keyRoutes } from './keys.js';
 import type { AdminRoute } from './route.js';
 import { usageRoutes } from './usage.js';
+import { webhookRoutes } from './webhooks.js';
 
 export function adminRouteList(): AdminRoute[] {
-  return [...accountRoutes, ...grantRoutes, ...keyRoutes, ...auditRoutes, ...dataRoutes, ...usageRoutes];
+  return [
+    ...accountRoutes,
+    ...grantRoutes,
+    ...keyRoutes,
+    ...auditRoutes,
+    ...dataRoutes,
+    ...usageRoutes,
+    ...webhookRoutes,
+  ];
 }

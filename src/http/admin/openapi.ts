@@ -26,7 +26,7 @@ export async function registerAdminOpenApi(
           'Every request carries an admin token, `Authorization: Bearer mdsadm_…` (`mds admin-tokens create`); ' +
           'each operation requires one scope of it, named in its description and its security requirement. ' +
           'Every response is `{ data, meta }` (errors add `error`) and carries `X-Request-Id`, equal to ' +
-          '`meta.requestId`. Every POST and PATCH honours `Idempotency-Key`: the same key with the same request ' +
+          '`meta.requestId`. Every POST, PATCH and DELETE honours `Idempotency-Key`: the same key with the same request ' +
           'replays the first answer for 24 hours (`Idempotent-Replayed: true`), with another request it is a 409. ' +
           'Every change is recorded in the audit log with the token as its actor.',
         contact,
@@ -48,6 +48,10 @@ export async function registerAdminOpenApi(
         {
           name: 'Data',
           description: 'Market data imports, with the rules, guards and report of `mds import`.',
+        },
+        {
+          name: 'Webhooks',
+          description: 'Signed event deliveries: subscriptions, their secrets, their deliveries and retries.',
         },
       ],
       components: {

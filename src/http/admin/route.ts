@@ -28,7 +28,7 @@ export interface AdminContext {
 }
 
 export interface AdminRoute {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path under /admin/v1, Fastify style (`/accounts/:id`). */
   url: string;
   scope: AdminScope;

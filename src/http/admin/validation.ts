@@ -39,8 +39,9 @@ const field = (path: string) => path.replace(/^\//, '').replaceAll('/', '.');
 export function compileObject(schema: TSchema, code: 'invalid_request' | 'not_found'): Validator {
   const check = TypeCompiler.Compile(schema);
   return (given) => {
-    // A body-less POST (a roll with every default) is an empty object.
-    const data = given === undefined ? {} : given;
+    // A body-less POST (a roll or a rotation with every default) is an empty
+    // object; Fastify gives such a request's body as null.
+    const data = given === undefined || given === null ? {} : given;
     if (check.Check(data)) return { value: data };
     if (code === 'not_found') return { error: new ApiError(404, 'not_found') };
     const details: ErrorDetail[] = [];
