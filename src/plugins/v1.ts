@@ -11,7 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AccessContext } from '../access/authenticator.js';
-import { decider } from '../http/v1/decide.js';
+import { type Answer, decider } from '../http/v1/decide.js';
 import { type Observe, RawEntrance } from '../http/v1/entrance.js';
 import type { Operation } from '../http/v1/operation.js';
 import { failure, WRITER_HEADERS, type Writing, writeAnswer } from '../http/v1/write.js';
@@ -114,32 +114,24 @@ export const v1Plugin = fp(
                 limiter: services.limiter,
                 logError,
               };
+              const written = (answer: Answer) =>
+                observe(
+                  answer.status,
+                  reply.elapsedTime,
+                  request.id,
+                  request.method,
+                  request.url,
+                  answer.access,
+                  request.raw,
+                );
               decide(op, input).then(
                 (decided) => {
                   request.access = decided.access;
-                  const answer = writeAnswer(reply.raw, decided, writing);
-                  observe(
-                    answer.status,
-                    reply.elapsedTime,
-                    request.id,
-                    request.method,
-                    request.url,
-                    answer.access,
-                    request.raw,
-                  );
+                  written(writeAnswer(reply.raw, decided, writing));
                 },
                 (err: unknown) => {
                   logError(err, request.id);
-                  const answer = failure(reply.raw, writing);
-                  observe(
-                    answer.status,
-                    reply.elapsedTime,
-                    request.id,
-                    request.method,
-                    request.url,
-                    null,
-                    request.raw,
-                  );
+                  written(failure(reply.raw, writing));
                 },
               );
             },

@@ -16,17 +16,8 @@ import { CursorParam, LimitParam, RequestId, RequestMeta, Timestamp } from './co
 import { type ErrorCode, errorBody, errorResponse } from './errors.js';
 import { Defaulted } from './query.js';
 
-/** The scopes of an admin token; each admin route requires one (docs/decisions.md 58). */
-export const ADMIN_SCOPES = [
-  'accounts:read',
-  'accounts:write',
-  'keys:write',
-  'usage:read',
-  'data:write',
-  'audit:read',
-  'webhooks:write',
-] as const;
-export type AdminScope = (typeof ADMIN_SCOPES)[number];
+/** The scopes of an admin token, one list (domain/admin-tokens.ts); each admin route requires one (docs/decisions.md 58). */
+export type { AdminScope } from '../domain/admin-tokens.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Id = (description: string, example: string) => Type.String({ description, examples: [example] });

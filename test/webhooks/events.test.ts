@@ -98,15 +98,17 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
   });
 
   const store = () => server.runtime.services.store;
-
-  it('key.created, key.expiring, key.revoked and grant.updated, once each, signed', async () => {
-    const grant = await createGrant(store(), {
+  const newGrant = (monthlyRequestLimit: number, requestsPerMinute = 100) =>
+    createGrant(store(), {
       accountId,
       plan: 'p',
       scopes: [...ENTITLEMENTS],
-      monthlyRequestLimit: 1000,
-      requestsPerMinute: 100,
+      monthlyRequestLimit,
+      requestsPerMinute,
     });
+
+  it('key.created, key.expiring, key.revoked and grant.updated, once each, signed', async () => {
+    const grant = await newGrant(1000);
     const key = await createKey(store(), { grantId: grant.id, expiresAt: Date.now() + 3 * 86_400_000 });
     const [created] = await receiver.waitForAccepted('key.created');
     expect(created!.payload.data).toMatchObject({ keyId: key.publicId, grantId: grant.id, accountId });
@@ -134,13 +136,7 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
   });
 
   it('usage.threshold at 80 % and at 100 % of the month, once each', async () => {
-    const grant = await createGrant(store(), {
-      accountId,
-      plan: 'p',
-      scopes: [...ENTITLEMENTS],
-      monthlyRequestLimit: 5,
-      requestsPerMinute: 100,
-    });
+    const grant = await newGrant(5);
     const { key } = await createKey(store(), { grantId: grant.id });
     for (let i = 0; i < 6; i++) {
       await fetch(`${server.url}/v1/rates/latest`, { headers: { authorization: `Bearer ${key}` } });
@@ -189,13 +185,7 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
     const { receiver: r, id } = await subscribe(['grant.updated']);
     try {
       r.mode = 'fail';
-      const grant = await createGrant(store(), {
-        accountId,
-        plan: 'p',
-        scopes: [...ENTITLEMENTS],
-        monthlyRequestLimit: 1000,
-        requestsPerMinute: 100,
-      });
+      const grant = await newGrant(1000);
       await updateGrant(store(), grant.id, { monthlyRequestLimit: 2000 });
       await waitFor(() => r.received.some((x) => x.status === 500), { what: 'a first attempt answered 500' });
       await r.down();
@@ -221,13 +211,7 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
     const { receiver: r, id } = await subscribe(['grant.updated'], { accountId });
     try {
       r.mode = 'fail';
-      const grant = await createGrant(store(), {
-        accountId,
-        plan: 'p',
-        scopes: [...ENTITLEMENTS],
-        monthlyRequestLimit: 1000,
-        requestsPerMinute: 100,
-      });
+      const grant = await newGrant(1000);
       await updateGrant(store(), grant.id, { requestsPerMinute: 10 });
       await waitFor(async () => (await admin('GET', `/webhooks/${id}`)).body.data.status === 'disabled', {
         timeout: 15_000,
@@ -288,13 +272,7 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
       const fresh = rotated.body.data.secret as string;
       expect(fresh).not.toBe(old);
       r.secrets = [old, fresh];
-      const grant = await createGrant(store(), {
-        accountId,
-        plan: 'p',
-        scopes: [...ENTITLEMENTS],
-        monthlyRequestLimit: 1000,
-        requestsPerMinute: 100,
-      });
+      const grant = await newGrant(1000);
       await updateGrant(store(), grant.id, { requestsPerMinute: 20 });
       const [during] = await r.waitForAccepted('grant.updated');
       expect(during!.signatures).toBe(2);

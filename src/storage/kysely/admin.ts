@@ -23,22 +23,14 @@ import { insertKey } from './access.js';
 import { keyEvent } from './access-events.js';
 import { keyFields, splitScopes, toAccount, toGrant, toKey } from './access-rows.js';
 import { appendAudit, auditInstant, changesOf } from './audit.js';
-import { bump, type Db } from './database.js';
+import { bump, createdAfter, type Db } from './database.js';
 import { emitIn } from './webhooks.js';
 
 export async function listAccounts(db: Db, f: AccountFilter, page: KeysetPage): Promise<AccountRecord[]> {
   let q = db.selectFrom('accounts').selectAll();
   if (f.externalId !== undefined) q = q.where('external_id', '=', f.externalId);
   if (f.email !== undefined) q = q.where('email', '=', f.email);
-  const after = page.after;
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '>', after.at),
-        eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)]),
-      ]),
-    );
-  }
+  if (page.after) q = q.where(createdAfter(page.after));
   const rows = await q.orderBy('created_at').orderBy('id').limit(page.limit).execute();
   return rows.map(toAccount);
 }
@@ -49,15 +41,7 @@ export async function listGrants(db: Db, f: GrantFilter, page: KeysetPage): Prom
   if (f.provider !== undefined) q = q.where('provider', '=', f.provider);
   if (f.externalId !== undefined) q = q.where('external_id', '=', f.externalId);
   if (f.status !== undefined) q = q.where('status', '=', f.status);
-  const after = page.after;
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '>', after.at),
-        eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)]),
-      ]),
-    );
-  }
+  if (page.after) q = q.where(createdAfter(page.after));
   const rows = await q.orderBy('created_at').orderBy('id').limit(page.limit).execute();
   return rows.map(toGrant);
 }
@@ -181,15 +165,7 @@ export async function findAdminTokenByDigest(db: Db, digest: string): Promise<Ad
 
 export async function listAdminTokens(db: Db, page: KeysetPage): Promise<AdminTokenRecord[]> {
   let q = db.selectFrom('admin_tokens').selectAll();
-  const after = page.after;
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '>', after.at),
-        eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)]),
-      ]),
-    );
-  }
+  if (page.after) q = q.where(createdAfter(page.after));
   const rows = await q.orderBy('created_at').orderBy('id').limit(page.limit).execute();
   return rows.map(toAdminToken);
 }

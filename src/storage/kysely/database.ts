@@ -51,3 +51,10 @@ export async function setting(db: Db, name: string): Promise<string | undefined>
   const row = await db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst();
   return row?.value;
 }
+
+/**
+ * The keyset condition of the admin lists, oldest first: rows after `after` in
+ * (created_at, id) order. One condition for every table that has both columns.
+ */
+export const createdAfter = (after: { at: number; id: string }) =>
+  sql<boolean>`(created_at > ${after.at} or (created_at = ${after.at} and id > ${after.id}))`;

@@ -8,7 +8,7 @@ import type { AuditActor, KeysetPage } from '../admin-records.js';
 import type { WebhookSubscriptionsTable } from '../schema.js';
 import type { SubscriptionPatch, SubscriptionRecord, SubscriptionStatus } from '../webhook-records.js';
 import { appendAudit, auditInstant, changesOf } from './audit.js';
-import type { Db, Runner } from './database.js';
+import { createdAfter, type Db, type Runner } from './database.js';
 
 export function toSubscription(r: WebhookSubscriptionsTable): SubscriptionRecord {
   return {
@@ -82,15 +82,7 @@ export async function listSubscriptions(
 ): Promise<SubscriptionRecord[]> {
   let q = db.selectFrom('webhook_subscriptions').selectAll();
   if (filter.accountId !== undefined) q = q.where('account_id', '=', filter.accountId);
-  const after = page.after;
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '>', after.at),
-        eb.and([eb('created_at', '=', after.at), eb('id', '>', after.id)]),
-      ]),
-    );
-  }
+  if (page.after) q = q.where(createdAfter(page.after));
   const rows = await q.orderBy('created_at').orderBy('id').limit(page.limit).execute();
   return rows.map(toSubscription);
 }
