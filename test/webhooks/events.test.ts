@@ -234,6 +234,32 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
     }
   });
 
+  it('refuses at delivery an address the policy refuses, after resolving the host: nothing is sent', async () => {
+    const { receiver: r, id } = await subscribe(['grant.updated']);
+    const { webhooks } = server.runtime.services;
+    const allowed = webhooks.policy;
+    try {
+      // Subscribed while private addresses were allowed; the policy then tightened.
+      webhooks.policy = { ...allowed, allowPrivate: false };
+      const grant = await newGrant(1000);
+      await updateGrant(store(), grant.id, { requestsPerMinute: 5 });
+      const [delivery] = await waitFor(
+        async () => {
+          const list = await deliveries(id);
+          return list[0]?.log.length > 0 ? list : undefined;
+        },
+        { what: 'a first attempt' },
+      );
+      expect(delivery.log[0]).toMatchObject({ statusCode: null });
+      expect(delivery.log[0].error).toMatch(/127\.0\.0\.1/);
+      expect(delivery.log[0].error).toMatch(/MDS_WEBHOOK_ALLOW_PRIVATE/);
+      expect(r.received).toHaveLength(0);
+    } finally {
+      webhooks.policy = allowed;
+      await r.close();
+    }
+  });
+
   it('rate.alert: one event per crossing, none while the condition stays true', async () => {
     const { receiver: r } = await subscribe(['rate.alert', 'data.imported'], {
       filter: { metric: 'rate', currency: 'EUR', source: 'parallel', side: 'sell', above: '400' },
