@@ -42,6 +42,10 @@ const IMPORTS_CURSOR = 'webhooks.imports_cursor';
 const staleSetting = (family: string) => `webhooks.stale.${family}`;
 /** Deliveries attempted at once by one process. */
 const CLAIM_LIMIT = 16;
+/** How long a stopping server waits for the attempts in flight. */
+const STOP_PATIENCE_MS = 2_000;
+/** A host name's resolution, bounded: the attempt's own deadline starts after it. */
+const RESOLVE_TIMEOUT_MS = 5_000;
 
 export interface WorkerOptions {
   store: Store;
@@ -75,11 +79,22 @@ export class WebhookWorker {
     this.schedule(0);
   }
 
-  /** Stops polling; an attempt in flight finishes (its timeout bounds the wait). */
+  /**
+   * Stops polling, and waits a moment for the attempts in flight to be
+   * recorded. Not for their whole timeout: the server's stop is bounded
+   * (docs/decisions.md 60), and an attempt left unrecorded is made again
+   * (its claim lapses, or is dropped when a SQLite server starts).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    if (this.running === null) return;
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_PATIENCE_MS);
+    });
+    await Promise.race([this.running, patience]);
+    clearTimeout(timer);
   }
 
   /** One pass, for tests and for the loop. */
@@ -213,7 +228,10 @@ export class WebhookWorker {
     const n = d.attempts + 1;
     const at = now();
     const url = new URL(d.url);
-    const target = await resolveTarget(url, settings.policy);
+    const target = await withDeadline(resolveTarget(url, settings.policy), RESOLVE_TIMEOUT_MS, {
+      ok: false as const,
+      problem: `resolving ${url.hostname} took longer than ${RESOLVE_TIMEOUT_MS} ms`,
+    });
     const result = target.ok
       ? await attempt({
           url,
@@ -250,4 +268,13 @@ export class WebhookWorker {
       );
     }
   }
+}
+
+/** `work`'s value, or `late` when it has not settled within `ms` (the work is left to finish unheard). */
+function withDeadline<T>(work: Promise<T>, ms: number, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
