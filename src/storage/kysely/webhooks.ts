@@ -70,6 +70,13 @@ export async function claimDeliveries(
   const due = sql`status = 'pending' and next_attempt_at <= ${now}
     and (claimed_until is null or claimed_until <= ${now})
     and subscription_id in (select id from webhook_subscriptions where status = 'enabled')`;
+  // Read first: a poll that finds nothing due writes nothing. On SQLite a write
+  // would wait for the file's lock, held for seconds by an import in another
+  // process, and block the event loop meanwhile; a read does not wait in WAL mode.
+  const anyDue = await sql<{ id: string }>`select id from webhook_deliveries where ${due} limit 1`.execute(
+    db,
+  );
+  if (anyDue.rows.length === 0) return [];
   const claimed =
     dialect === 'postgres'
       ? await sql<WebhookDeliveriesTable>`update webhook_deliveries d set claimed_until = ${until}
