@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminToken } from '../../src/operations/admin-tokens.js';
 import { openStore } from '../../src/storage/open.js';
 import { TEST_ACTOR } from '../support/admin.js';
-import { customerEnv, fencedBlocks, REPO, runOk } from '../support/python.js';
+import { customerEnv, fencedBlocks, REPO, runOk, strictTsc } from '../support/python.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 
 const HEADING = '## Provision a customer from a payment webhook';
@@ -98,28 +98,7 @@ describe('the admin client README, run as written', () => {
       }
 
       writeFileSync(join(folder, 'provision.mts'), program!);
-      await runOk(
-        process.execPath,
-        [
-          join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
-          '--noEmit',
-          '--strict',
-          '--noUncheckedIndexedAccess',
-          '--target',
-          'es2022',
-          '--module',
-          'nodenext',
-          '--moduleResolution',
-          'nodenext',
-          '--skipLibCheck',
-          '--typeRoots',
-          join(REPO, 'node_modules', '@types'),
-          '--types',
-          'node',
-          'provision.mts',
-        ],
-        { cwd: folder, env, timeout: 120_000 },
-      );
+      await runOk(...strictTsc(['provision.mts']), { cwd: folder, env, timeout: 120_000 });
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { openStore } from '../../src/storage/open.js';
-import { customerEnv, fencedBlocks, REPO, runOk } from '../support/python.js';
+import { customerEnv, fencedBlocks, REPO, runOk, strictTsc } from '../support/python.js';
 import { CLI, type ServerProcess, spawnServer } from '../support/server-process.js';
 
 const DAY = 86_400_000;
@@ -155,28 +155,7 @@ describe('the client quick-starts, run as written', () => {
         writeFileSync(join(folder, `typed-${index}.mts`), block);
         return `typed-${index}.mts`;
       });
-      await runOk(
-        process.execPath,
-        [
-          join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
-          '--noEmit',
-          '--strict',
-          '--noUncheckedIndexedAccess',
-          '--target',
-          'es2022',
-          '--module',
-          'nodenext',
-          '--moduleResolution',
-          'nodenext',
-          '--skipLibCheck',
-          '--typeRoots',
-          join(REPO, 'node_modules', '@types'),
-          '--types',
-          'node',
-          ...typed,
-        ],
-        { cwd: folder, env, timeout: 120_000 },
-      );
+      await runOk(...strictTsc([...typed]), { cwd: folder, env, timeout: 120_000 });
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -20,7 +20,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../../src/domain/webhooks.js';
 import { stopChild, track } from '../support/children.js';
-import { customerEnv, fencedBlocks, REPO, runOk, venvWithClient } from '../support/python.js';
+import { customerEnv, fencedBlocks, REPO, runOk, strictTsc, venvWithClient } from '../support/python.js';
 import { waitFor } from '../support/wait.js';
 
 const DOC = readFileSync(join(REPO, 'docs', 'webhooks.md'), 'utf8');
@@ -167,28 +167,11 @@ beforeAll(async () => {
       compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022 },
     }).outputText,
   );
-  const typeChecked = runOk(
-    process.execPath,
-    [
-      join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '--noEmit',
-      '--strict',
-      '--noUncheckedIndexedAccess',
-      '--target',
-      'es2022',
-      '--module',
-      'nodenext',
-      '--moduleResolution',
-      'nodenext',
-      '--skipLibCheck',
-      '--typeRoots',
-      join(REPO, 'node_modules', '@types'),
-      '--types',
-      'node',
-      'receiver.mts',
-    ],
-    { cwd: dir, env: customerEnv(), timeout: 60_000 },
-  );
+  const typeChecked = runOk(...strictTsc(['receiver.mts']), {
+    cwd: dir,
+    env: customerEnv(),
+    timeout: 60_000,
+  });
   writeFileSync(join(dir, 'receiver.py'), pyBlocks[0]!);
   [python] = await Promise.all([installed, typeChecked]);
 }, 120_000);

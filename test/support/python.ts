@@ -105,3 +105,31 @@ export function fencedBlocks(markdown: string, language: string): string[] {
     (m) => m[1]!,
   );
 }
+
+/**
+ * `node tsc …` as a customer's strict TypeScript project checks `.mts` files:
+ * the arguments for runOk, with the repository's compiler and Node's types.
+ */
+export function strictTsc(files: string[]): [string, string[]] {
+  return [
+    process.execPath,
+    [
+      join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '--noEmit',
+      '--strict',
+      '--noUncheckedIndexedAccess',
+      '--target',
+      'es2022',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--skipLibCheck',
+      '--typeRoots',
+      join(REPO, 'node_modules', '@types'),
+      '--types',
+      'node',
+      ...files,
+    ],
+  ];
+}
