@@ -20,8 +20,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessContext } from '../../access/authenticator.js';
 import type { Limiter } from '../../limits/limiter.js';
-import type { Decide } from './decide.js';
+import type { Decide, V1Request } from './decide.js';
 import type { Operation } from './operation.js';
+import type { QueryResult } from './query.js';
 import { failure, type Writing, writeAnswer } from './write.js';
 
 /**
@@ -54,6 +55,31 @@ export interface RawEntranceOptions {
   draining: () => boolean;
   /** Unexpected failures are logged, as the Fastify error handler logs them. */
   logError: (err: unknown, requestId: string) => void;
+}
+
+/**
+ * A request as the pipeline reads it. The client's address is a method, not a
+ * closure made per request: it is needed only when a key is checked against
+ * the store (the failed-attempt throttle).
+ */
+class RawRequest implements V1Request {
+  readonly headers: IncomingMessage['headers'];
+  readonly rawHeaders: readonly string[];
+
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly query: QueryResult<unknown>,
+    readonly url: string,
+    readonly requestId: string,
+    private readonly addressOf: (req: IncomingMessage) => string,
+  ) {
+    this.headers = req.headers;
+    this.rawHeaders = req.rawHeaders;
+  }
+
+  ip(): string {
+    return this.addressOf(this.req);
+  }
 }
 
 interface RawRoute {
@@ -89,8 +115,7 @@ export class RawEntrance {
     const started = performance.now();
     const requestId = this.o.nextId();
     const query = route.op.validate(q === -1 ? null : this.o.parseQuery(url.slice(q + 1)));
-    const ip = () => this.o.addressOf(req);
-    const request = { headers: h, rawHeaders: req.rawHeaders, query, url, requestId, ip };
+    const request = new RawRequest(req, query, url, requestId, this.o.addressOf);
     const writing: Writing = {
       requestId,
       hsts: this.o.hsts,
