@@ -148,12 +148,52 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
     `≤ 2× node:http p99${latest ? ` (${ms(2 * p99Ref)})` : ''}`,
     ran(latest, `${ms(p99)} (${times(p99 / p99Ref)})`, p99 <= 2 * p99Ref),
   );
+  // The performance targets (docs/decisions.md 73): the hot path against the
+  // node:http server sending the same bytes and headers, the scale-out rows
+  // against bare node:http.
+  const vsSame = ratio(latest, 'service', 'node:http, same headers');
+  const sameRan = latest?.targets['node:http, same headers'] !== undefined;
+  const ranSame = (measured: string, ok: boolean) =>
+    sameRan ? { measured, ok } : { measured: 'not run', ok: undefined };
+  addRan(
+    '/v1/rates/latest, embedded, vs node:http sending the same bytes and headers',
+    '≥ 0.90×',
+    ranSame(times(vsSame), vsSame >= 0.9),
+  );
+  const sameP99 = latest?.targets['node:http, same headers']?.p99Us ?? Number.NaN;
+  addRan(
+    '/v1/rates/latest, embedded, p99 vs that server',
+    `≤ 2× its p99${sameRan ? ` (${ms(2 * sameP99)})` : ''}`,
+    ranSame(`${ms(p99)} (${times(p99 / sameP99)})`, p99 <= 2 * sameP99),
+  );
   const pg = ratio(pgLatest, 'service', 'node:http');
-  add(
+  const notScaled = (s: ScenarioReport | undefined, measured: string, ok: boolean) =>
+    s
+      ? { measured, ok }
+      : { measured: `not run: ${r.scaleOut.reason ?? 'no PostgreSQL + Redis'}`, ok: undefined };
+  addRan(
     '/v1/rates/latest, PostgreSQL + Redis, vs node:http',
     '≥ 0.40×',
-    pgLatest ? times(pg) : `not run: ${r.scaleOut.reason ?? 'no PostgreSQL + Redis'}`,
-    pgLatest ? pg >= 0.4 : undefined,
+    notScaled(pgLatest, times(pg), pg >= 0.4),
+  );
+  addRan(
+    '/v1/rates/latest, PostgreSQL + Redis, vs node:http (performance targets)',
+    '≥ 0.60×',
+    notScaled(pgLatest, times(pg), pg >= 0.6),
+  );
+  const pgP99 = pgLatest?.targets.service?.p99Us ?? Number.NaN;
+  const pgRefP99 = pgLatest?.targets['node:http']?.p99Us ?? Number.NaN;
+  addRan(
+    '/v1/rates/latest, PostgreSQL + Redis, p99',
+    `≤ 3× node:http p99${pgLatest ? ` (${ms(3 * pgRefP99)})` : ''}`,
+    notScaled(pgLatest, `${ms(pgP99)} (${times(pgP99 / pgRefP99)})`, pgP99 <= 3 * pgRefP99),
+  );
+  const pgStore = sc('latest-pg-store');
+  const store = ratio(pgStore, 'service', 'node:http');
+  addRan(
+    '/v1/rates/latest, PostgreSQL without Redis (store limiter), vs node:http',
+    '≥ 0.35×',
+    notScaled(pgStore, times(store), store >= 0.35),
   );
   const hist = ratio(first, 'service', 'node:http');
   addRan(

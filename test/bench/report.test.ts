@@ -87,7 +87,11 @@ function fakeRun(k: number, sha = k === 1 ? SHA : SHA.split('').reverse().join('
       postgres: `${Math.round(15 * k)}.20`,
       redis: `${k}.0.15`,
     },
-    scenarios: [...ids.map((id) => scenario(id, k)), scenario('latest-pg', k * 1.1, 'postgres+redis')],
+    scenarios: [
+      ...ids.map((id) => scenario(id, k)),
+      scenario('latest-pg', k * 1.1, 'postgres+redis'),
+      scenario('latest-pg-store', k * 1.2, 'postgres'),
+    ],
     scaleOut: {
       included: true,
       commits: [{ count: Math.round(300 * k), medianMs: 0.34 * k, p90Ms: 0.43 * k }],
@@ -160,6 +164,11 @@ const METHOD = [
   '≥ 1.20×',
   '≤ 2× node:http p99',
   '≥ 0.40×',
+  '≥ 0.35×',
+  '≥ 0.90×',
+  '≤ 2× its p99',
+  '≤ 3× node:http p99',
+  '(performance targets)',
   '≥ 0.15×',
   '≥ 0.50×',
   '≥ 0.90× first page',
@@ -286,5 +295,42 @@ describe('bench report', () => {
       "- /v1/rates/latest: node:http sending the service's own headers runs at 0.85× node:http; the service runs at 0.82× of that server",
     );
     expect(md).toMatch(/\| *node:http, same headers *\|/);
+  });
+
+  it('judges the performance targets: the hot path against the same-headers server, the scale-out rows against node:http', () => {
+    const r = fakeRun(1);
+    const lines = judge(r);
+    const line = (start: string) => lines.find((l) => l.target.startsWith(start));
+    // 47,617 / 52,019 req/s.
+    expect(line('/v1/rates/latest, embedded, vs node:http sending the same bytes and headers')).toMatchObject(
+      {
+        required: '≥ 0.90×',
+        measured: '0.92×',
+        verdict: 'PASS',
+      },
+    );
+    expect(line('/v1/rates/latest, embedded, p99 vs that server')?.verdict).toBe('PASS');
+    // The scale-out scenarios' service runs at 47,617 × 1.1 and × 1.2 against node:http at 61,243 × k².
+    expect(line('/v1/rates/latest, PostgreSQL + Redis, vs node:http (performance targets)')).toMatchObject({
+      required: '≥ 0.60×',
+      verdict: 'PASS',
+    });
+    expect(line('/v1/rates/latest, PostgreSQL + Redis, p99')?.required).toMatch(/^≤ 3× node:http p99/);
+    expect(line('/v1/rates/latest, PostgreSQL without Redis (store limiter)')).toMatchObject({
+      required: '≥ 0.35×',
+      verdict: 'PASS',
+    });
+    const slower = {
+      ...r,
+      scenarios: r.scenarios.map((s) =>
+        s.id === 'latest' ? { ...s, targets: { ...s.targets, service: summary(44_000) } } : s,
+      ),
+    };
+    expect(judge(slower).find((l) => l.target.endsWith('the same bytes and headers'))).toMatchObject({
+      measured: '0.85×',
+      verdict: 'FAIL',
+    });
+    const withoutStore = { ...r, scenarios: r.scenarios.filter((s) => s.id !== 'latest-pg-store') };
+    expect(judge(withoutStore).find((l) => l.target.includes('store limiter'))?.verdict).toBe('SKIP');
   });
 });
