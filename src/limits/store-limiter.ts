@@ -3,9 +3,9 @@
  * in each process, as the embedded default does, would let every instance
  * through its own full window: two instances served 20 requests of a grant
  * limited to 10. Here the store decides: each tick's requests are grouped by
- * grant and one transaction checks and consumes them against the durable
- * counts (Store.consumeUsage), locking the grant's rows so that instances take
- * turns. That commit is also the durable usage record, so a request is still
+ * grant and one statement checks and consumes them against the durable
+ * counts (Store.consumeUsage: on PostgreSQL one function call, one round
+ * trip), locking the grant's rows so that instances take turns. That commit is also the durable usage record, so a request is still
  * answered only once its unit is committed, as with every other limiter.
  *
  * Windows are named by the instances' clocks, but the stored window never

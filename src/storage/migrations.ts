@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Kysely, type Migration, type MigrationProvider, SqliteAdapter, sql } from 'kysely';
+import { consumeMigration } from './migration-consume.js';
 import { operatorMigration } from './migration-operator.js';
 import { usageMigration } from './migration-usage.js';
 import { webhooksMigration } from './migration-webhooks.js';
@@ -210,6 +211,8 @@ const migrations: Record<string, Migration> = {
   '0007_usage_batches_daily': usageMigration,
   // Webhook subscriptions, the outbox and deliveries (docs/decisions.md, 68).
   '0008_webhooks': webhooksMigration,
+  // The store limiter's check-and-consume in one round trip (docs/decisions.md, 74).
+  '0009_consume_function': consumeMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
+import { utcDay } from '../domain/dates.js';
 import type { RateObservation } from '../domain/types.js';
 import { errorCode, isNetworkFailure, type UnavailableTest } from './errors.js';
 import type { ImportOutcome } from './import-records.js';
@@ -17,7 +18,7 @@ import { type BackendParts, kyselyStore } from './kysely/store.js';
 import { claimBatch } from './kysely/usage.js';
 import type { ObservationBatch } from './observations.js';
 import { importObservations } from './postgres-import.js';
-import { addUsageText, consumeIn, PRUNE_EVERY } from './postgres-usage.js';
+import { addUsageText, CONSUME_TEXT, type ConsumeRow, PRUNE_EVERY } from './postgres-usage.js';
 import type { Database } from './schema.js';
 import type {
   ConsumeOutcome,
@@ -100,40 +101,21 @@ class PostgresParts implements BackendParts {
     commit: UsageCommit = {},
   ): Promise<void> {
     if (increments.length === 0) return;
-    let held: HeldClient;
-    try {
-      held = this.idleUsageClients.pop() ?? (await this.holdClient());
-    } catch (err) {
-      // No connection, so nothing was sent: the recorder need not ask.
-      throw markNotSent(err);
-    }
     const daily = commit.daily ?? [];
     // Every PRUNE_EVERY-th commit also deletes a bounded number of expired batch
     // ids, skipping rows another instance's prune holds (no waits, no deadlock).
     const prune = ++this.commits % PRUNE_EVERY === 0;
-    try {
-      await held.client.query({
-        name: prune ? 'mds_add_usage_prune' : 'mds_add_usage',
-        text: addUsageText(prune),
-        values: [
-          increments.map((i) => i.grantId),
-          increments.map((i) => i.period),
-          increments.map((i) => i.count),
-          now,
-          commit.batchId ?? null,
-          daily.map((d) => d.grantId),
-          daily.map((d) => d.day),
-          daily.map((d) => d.keyId),
-          daily.map((d) => d.count),
-        ],
-      });
-    } catch (err) {
-      // The connection may be what failed: the pool replaces it.
-      held.release(err as Error);
-      throw err;
-    }
-    if (this.closing || held.broken || this.idleUsageClients.length >= USAGE_CLIENTS_KEPT) held.release();
-    else this.idleUsageClients.push(held);
+    await this.usageQuery(prune ? 'mds_add_usage_prune' : 'mds_add_usage', addUsageText(prune), [
+      increments.map((i) => i.grantId),
+      increments.map((i) => i.period),
+      increments.map((i) => i.count),
+      now,
+      commit.batchId ?? null,
+      daily.map((d) => d.grantId),
+      daily.map((d) => d.day),
+      daily.map((d) => d.keyId),
+      daily.map((d) => d.count),
+    ]);
   }
 
   private commits = 0;
@@ -143,12 +125,12 @@ class PostgresParts implements BackendParts {
   }
 
   /**
-   * The store limiter's check-and-consume (PostgreSQL without Redis). The two
-   * upserts lock each grant's month row and minute row, in grant order (no
-   * deadlock between instances), and return the counts as last committed;
-   * the allowed units are then added in the same transaction. Another
-   * instance's batch for the same grant waits on those row locks, so every
-   * batch sees the counts of the one before it: exact across instances.
+   * The store limiter's check-and-consume (PostgreSQL without Redis), one
+   * call of mds_consume_usage (migration-consume.ts) in autocommit: it locks
+   * each grant's month row and minute row, in grant order (no deadlock
+   * between instances), reads the counts as last committed and adds the
+   * allowed units, so another instance's batch for the same grant waits on
+   * those row locks and sees this one's counts: exact across instances.
    */
   async consumeUsage(
     requests: readonly ConsumeRequest[],
@@ -156,19 +138,66 @@ class PostgresParts implements BackendParts {
     batchId?: string,
   ): Promise<ConsumeOutcome[]> {
     if (requests.length === 0) return [];
-    const sorted = [...requests].sort((a, b) => (a.grantId < b.grantId ? -1 : a.grantId > b.grantId ? 1 : 0));
-    const ids = sorted.map((r) => r.grantId);
-    // Failing before the first statement (no connection): nothing was sent.
-    let sent = false;
-    return this.db
-      .transaction()
-      .execute(async (trx) => {
-        sent = true;
-        return consumeIn(trx, requests, sorted, ids, now, batchId);
-      })
-      .catch((err: unknown) => {
-        throw sent ? err : markNotSent(err);
-      });
+    // Each waiting request: its grant (1-based), its place among that grant's, its key.
+    const keyGrant: number[] = [];
+    const keyPos: number[] = [];
+    const keyIds: string[] = [];
+    requests.forEach((r, i) => {
+      for (let j = 0; j < r.count; j++) {
+        keyGrant.push(i + 1);
+        keyPos.push(j + 1);
+        keyIds.push(r.keyIds?.[j] ?? '');
+      }
+    });
+    const rows = await this.usageQuery<ConsumeRow>('mds_consume_usage', CONSUME_TEXT, [
+      requests.map((r) => r.grantId),
+      requests.map((r) => r.period),
+      requests.map((r) => r.window),
+      requests.map((r) => r.count),
+      requests.map((r) => r.requestsPerMinute),
+      requests.map((r) => r.monthlyRequestLimit),
+      keyGrant,
+      keyPos,
+      keyIds,
+      now,
+      utcDay(now),
+      batchId ?? null,
+    ]);
+    return rows.map((r) => ({
+      window: r.window_start,
+      minuteUsed: r.minute_used,
+      monthUsed: r.month_used,
+      allowed: r.allowed,
+    }));
+  }
+
+  /**
+   * One statement on a client kept between usage commits. Failing before it
+   * is sent (no connection), the error says so: the caller need not ask
+   * whether it was applied.
+   */
+  private async usageQuery<R extends object = object>(
+    name: string,
+    text: string,
+    values: unknown[],
+  ): Promise<R[]> {
+    let held: HeldClient;
+    try {
+      held = this.idleUsageClients.pop() ?? (await this.holdClient());
+    } catch (err) {
+      throw markNotSent(err);
+    }
+    let rows: R[];
+    try {
+      rows = (await held.client.query<R>({ name, text, values })).rows;
+    } catch (err) {
+      // The connection may be what failed: the pool replaces it.
+      held.release(err as Error);
+      throw err;
+    }
+    if (this.closing || held.broken || this.idleUsageClients.length >= USAGE_CLIENTS_KEPT) held.release();
+    else this.idleUsageClients.push(held);
+    return rows;
   }
 
   private async holdClient(): Promise<HeldClient> {
