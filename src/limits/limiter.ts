@@ -80,6 +80,37 @@ export function refused(
   return decision;
 }
 
+/**
+ * How every limiter answers a grant's requests once it knows the counts before
+ * them (one request, or a tick's batch): each request taken sees the counts
+ * after itself (allowedAt); those it could not take share one refusal
+ * (refusedAt), rate_limited while the minute is full, else quota_exceeded.
+ */
+export function allowedAt(
+  grant: GrantLimits,
+  at: number,
+  minuteUsed: number,
+  monthUsed: number,
+): LimitDecision {
+  const decision = limitState(grant, at, minuteUsed, monthUsed) as LimitDecision;
+  decision.allowed = true;
+  return decision;
+}
+
+/** The refusal of a grant's requests past its limits; `windowEnd` ends the minute counted. */
+export function refusedAt(
+  grant: GrantLimits,
+  at: number,
+  minuteUsed: number,
+  monthUsed: number,
+  windowEnd: number,
+): LimitDecision {
+  const state = limitState(grant, at, minuteUsed, monthUsed);
+  return minuteUsed >= grant.requestsPerMinute
+    ? refused(state, 'rate_limited', windowEnd)
+    : refused(state, 'quota_exceeded', state.monthResetAt);
+}
+
 export interface Limiter {
   readonly kind: 'memory' | 'redis' | 'store';
   /**

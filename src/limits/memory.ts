@@ -7,13 +7,14 @@
 import { MINUTE_MS, minuteStart, monthPeriod, utcDay } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
 import {
+  allowedAt,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
   LimiterUnavailableError,
   type LimitState,
   limitState,
-  refused,
+  refusedAt,
   rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
@@ -83,20 +84,15 @@ export class MemoryLimiter implements Limiter {
       c.windowStart = windowStart;
       c.minuteUsed = 0;
     }
-    if (c.minuteUsed >= grant.requestsPerMinute) {
-      return Promise.resolve(refused(this.state(grant, c, now), 'rate_limited', windowStart + MINUTE_MS));
-    }
-    if (c.monthUsed >= grant.monthlyRequestLimit) {
-      const state = this.state(grant, c, now);
-      return Promise.resolve(refused(state, 'quota_exceeded', state.monthResetAt));
+    if (c.minuteUsed >= grant.requestsPerMinute || c.monthUsed >= grant.monthlyRequestLimit) {
+      return Promise.resolve(refusedAt(grant, now, c.minuteUsed, c.monthUsed, windowStart + MINUTE_MS));
     }
     c.minuteUsed++;
     c.monthUsed++;
     const period = c.period;
     // The counts after *this* request, taken before the commit: concurrent requests
     // consumed while it is pending must not show up in this one's headers.
-    const after = this.state(grant, c, now) as LimitDecision;
-    after.allowed = true;
+    const after = allowedAt(grant, now, c.minuteUsed, c.monthUsed);
     return this.recorder.record(grant.id, period, utcDay(now), keyId).then(
       () => after,
       (err: unknown) => {

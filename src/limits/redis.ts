@@ -24,16 +24,17 @@
 
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
-import { MINUTE_MS, monthPeriod, utcDay } from '../domain/dates.js';
+import { MINUTE_MS, utcDay } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
 import {
+  allowedAt,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
   LimiterUnavailableError,
   type LimitState,
   limitState,
-  refused,
+  refusedAt,
   rethrowLimiterFailure,
 } from './limiter.js';
 import { MonthReconciler } from './redis-reconcile.js';
@@ -289,11 +290,7 @@ export class RedisLimiter implements Limiter {
     const mAfter = m + allowed;
     const windowEnd = at - (at % MINUTE_MS) + MINUTE_MS;
     if (allowed < waiting.length) {
-      const state = limitState(grant, at, mAfter, q + allowed);
-      const refusal =
-        mAfter >= grant.requestsPerMinute
-          ? refused(state, 'rate_limited', windowEnd)
-          : refused(state, 'quota_exceeded', monthPeriod(at).end);
+      const refusal = refusedAt(grant, at, mAfter, q + allowed, windowEnd);
       // Refused requests share one decision: the same state, nothing consumed.
       for (let i = allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
     }
@@ -306,12 +303,8 @@ export class RedisLimiter implements Limiter {
     recorded.then(
       () => {
         this.reconciler.inFlight(grant.id, -allowed);
-        for (let i = 0; i < allowed; i++) {
-          // The counts after *this* request: the i-th of the group saw i before it.
-          const decision = limitState(grant, at, m + i + 1, q + i + 1) as LimitDecision;
-          decision.allowed = true;
-          waiting[i]!.resolve(decision);
-        }
+        // The counts after *this* request: the i-th of the group saw i before it.
+        for (let i = 0; i < allowed; i++) waiting[i]!.resolve(allowedAt(grant, at, m + i + 1, q + i + 1));
       },
       (err: unknown) => {
         // Not durable, so not counted: the units go back, then the requests get a 503.

@@ -20,13 +20,14 @@ import type { ConsumeOutcome, ConsumeRequest, Store, UsageStore } from '../stora
 import { wasNotSent } from '../storage/usage-records.js';
 import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
 import {
+  allowedAt,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
   LimiterUnavailableError,
   type LimitState,
   limitState,
-  refused,
+  refusedAt,
   rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
@@ -159,17 +160,10 @@ export class StoreLimiter implements Limiter {
       // The window counted may be a later one another instance opened.
       const at = Math.max(now, o.window);
       const mAfter = o.minuteUsed + o.allowed;
-      for (let i = 0; i < o.allowed; i++) {
-        const decision = limitState(grant, at, o.minuteUsed + i + 1, o.monthUsed + i + 1) as LimitDecision;
-        decision.allowed = true;
-        waiting[i]!.resolve(decision);
-      }
+      for (let i = 0; i < o.allowed; i++)
+        waiting[i]!.resolve(allowedAt(grant, at, o.minuteUsed + i + 1, o.monthUsed + i + 1));
       if (o.allowed < waiting.length) {
-        const state = limitState(grant, at, mAfter, o.monthUsed + o.allowed);
-        const refusal =
-          mAfter >= grant.requestsPerMinute
-            ? refused(state, 'rate_limited', o.window + MINUTE_MS)
-            : refused(state, 'quota_exceeded', state.monthResetAt);
+        const refusal = refusedAt(grant, at, mAfter, o.monthUsed + o.allowed, o.window + MINUTE_MS);
         for (let i = o.allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
       }
     }
