@@ -117,7 +117,7 @@ export const ErrorResponses = {
   ),
 } as const;
 
-type Status = keyof typeof ErrorResponses;
+export type Status = keyof typeof ErrorResponses;
 
 const CacheHeaders = {
   ETag: Type.String({ description: 'Weak validator of the representation; send it back in If-None-Match' }),

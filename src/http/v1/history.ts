@@ -3,13 +3,18 @@
  * cursor rules, the `currency` list cap, and the page cache of each data
  * version, JSON and CSV (decisions §12).
  */
+import type { TObject } from '@sinclair/typebox';
 import { type HistoryWindow, resolveWindow } from '../../domain/history.js';
 import type { Services } from '../../runtime/services.js';
+import type { MarketSnapshot } from '../../runtime/snapshot.js';
 import { MAX_CODES } from '../../schemas/common.js';
-import { type CsvColumns, csvPage } from '../csv.js';
+import { pageResponses, type Status } from '../../schemas/responses.js';
+import { type CsvColumns, csvColumns, csvPage, toCsv } from '../csv.js';
 import type { ErrorDetail } from '../errors.js';
 import type { PageCache } from '../page-cache.js';
 import { dedupe, MAX_AGE, type Prepared, type PreparedAnswer } from '../respond.js';
+import { type EnvelopeSchema, preparer } from '../serialize.js';
+import { pagesOf } from './bodies.js';
 
 /** What a history operation's refinement adds to its validated query. */
 export interface Windowed {
@@ -98,5 +103,51 @@ export function windowMeta(window: HistoryWindow, limit: number, cursor: string 
     to: new Date(window.to).toISOString(),
     limit,
     nextCursor: cursor,
+  };
+}
+
+/** What a history operation says of itself to historyParts. */
+export interface HistorySpec<S extends EnvelopeSchema, Q> {
+  /** The response schema, and the schema of one of its records (the CSV columns). */
+  response: S;
+  record: TObject;
+  /** The 200 answer's description, its error statuses, and the records its examples show. */
+  description: string;
+  statuses: Status[];
+  example: readonly unknown[];
+  /** What a cursor is bound to, its position's length, and the parameters besides the window it reads. */
+  scope: (q: Q) => string;
+  positionLength: number;
+  filters?: readonly string[];
+}
+
+/**
+ * The parts every history operation (rates, premium, gold) is made of, from
+ * its schemas: its serializer, its documented answers (JSON and CSV), its
+ * window refinement, its cached page for the raw entrance (`ready`), and the
+ * page made or kept in this data version's cache (`page`). A route adds its
+ * URL, its texts, its entitlement and how a page's records are read.
+ */
+export function historyParts<
+  S extends EnvelopeSchema,
+  Q extends { from?: string; to?: string; limit: number } & Windowed,
+>(services: Services, spec: HistorySpec<S, Q>) {
+  const columns = csvColumns(spec.record);
+  const key = (q: Q) => pageKey(spec.scope(q), q);
+  return {
+    prepare: preparer(spec.response),
+    response: pageResponses(
+      spec.response,
+      spec.description,
+      spec.statuses,
+      toCsv(columns, spec.example),
+      columns.header,
+    ),
+    refine: windowRefinement<Q>(services, spec.scope, spec.positionLength, spec.filters),
+    csv: true,
+    ready: (q: Q, csv: boolean) => cachedPage(pagesOf(services.market.snapshot), key(q), csv),
+    /** The page `q` asks for in `snapshot`'s data, JSON or CSV: kept, or made by `build`. */
+    page: (snapshot: MarketSnapshot, q: Q, csv: boolean, build: () => Promise<Prepared>) =>
+      historyPage(pagesOf(snapshot), key(q), csv ? columns : null, build),
   };
 }

@@ -5,27 +5,23 @@ import type { Services } from '../../../runtime/services.js';
 import { examples } from '../../../schemas/examples.js';
 import { GoldHistoryQuery, GoldHistoryResponse, GoldRecord } from '../../../schemas/market.js';
 import type { QueryOf } from '../../../schemas/query.js';
-import { pageResponses } from '../../../schemas/responses.js';
-import { csvColumns, toCsv } from '../../csv.js';
-import { preparer } from '../../serialize.js';
-import { pagesOf } from '../../v1/bodies.js';
-import {
-  cachedPage,
-  historyPage,
-  pageKey,
-  type Windowed,
-  windowMeta,
-  windowRefinement,
-} from '../../v1/history.js';
+import { historyParts, type Windowed, windowMeta } from '../../v1/history.js';
 import { operation } from '../../v1/operation.js';
 
 type Query = QueryOf<typeof GoldHistoryQuery> & Windowed;
 const SCOPE = 'gold/history';
-const GOLD_COLUMNS = csvColumns(GoldRecord);
-const prepare = preparer(GoldHistoryResponse);
 
 export function goldHistory(services: Services) {
   const { market, store, cursors } = services;
+  const parts = historyParts<typeof GoldHistoryResponse, Query>(services, {
+    response: GoldHistoryResponse,
+    record: GoldRecord,
+    description: 'One page of gold records',
+    statuses: [400, 401, 403, 429, 503],
+    example: examples.goldHistory.data,
+    scope: () => SCOPE,
+    positionLength: 2,
+  });
   return operation<typeof GoldHistoryQuery, Windowed>({
     url: '/gold/history',
     schema: {
@@ -36,21 +32,15 @@ export function goldHistory(services: Services) {
         'Requires `gold:history:read`.',
       tags: ['Gold'],
       querystring: GoldHistoryQuery,
-      response: pageResponses(
-        GoldHistoryResponse,
-        'One page of gold records',
-        [400, 401, 403, 429, 503],
-        toCsv(GOLD_COLUMNS, examples.goldHistory.data),
-        GOLD_COLUMNS.header,
-      ),
+      response: parts.response,
     },
-    refine: windowRefinement<Query>(services, () => SCOPE, 2),
+    refine: parts.refine,
     entitlement: () => 'gold:history:read',
-    csv: true,
-    ready: (q, csv) => cachedPage(pagesOf(market.snapshot), pageKey(SCOPE, q), csv),
+    csv: parts.csv,
+    ready: parts.ready,
     answer: (q: Query, { csv }) => {
       const { limit, window } = q;
-      return historyPage(pagesOf(market.snapshot), pageKey(SCOPE, q), csv ? GOLD_COLUMNS : null, async () => {
+      return parts.page(market.snapshot, q, csv, async () => {
         const position = window.position;
         const rows = await store.goldHistory({
           from: window.from,
@@ -66,7 +56,7 @@ export function goldHistory(services: Services) {
             ? nextCursor(q, SCOPE, cursors, window, [last.updatedAt, PURITIES.indexOf(last.purity)])
             : null;
         const meta = { count: rows.length, quote: QUOTE, unit: GOLD_UNIT };
-        return prepare(rows.map(goldRecord), { ...meta, ...windowMeta(window, limit, cursor) }, cursor);
+        return parts.prepare(rows.map(goldRecord), { ...meta, ...windowMeta(window, limit, cursor) }, cursor);
       });
     },
   });

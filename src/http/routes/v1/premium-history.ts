@@ -6,30 +6,27 @@ import type { MarketSnapshot } from '../../../runtime/snapshot.js';
 import { examples } from '../../../schemas/examples.js';
 import { PremiumHistoryItem, PremiumHistoryQuery, PremiumHistoryResponse } from '../../../schemas/market.js';
 import type { QueryOf } from '../../../schemas/query.js';
-import { pageResponses } from '../../../schemas/responses.js';
-import { csvColumns, toCsv } from '../../csv.js';
-import { preparer } from '../../serialize.js';
-import { pagesOf } from '../../v1/bodies.js';
-import {
-  cachedPage,
-  historyPage,
-  pageKey,
-  type Windowed,
-  windowMeta,
-  windowRefinement,
-} from '../../v1/history.js';
+import { historyParts, type Windowed, windowMeta } from '../../v1/history.js';
 import { operation } from '../../v1/operation.js';
 
 type Query = QueryOf<typeof PremiumHistoryQuery> & Windowed;
 
 const scopeOf = (q: { currency: string }) => `premium/history|${q.currency}`;
-const PREMIUM_COLUMNS = csvColumns(PremiumHistoryItem);
-const prepare = preparer(PremiumHistoryResponse);
 /** Series kept per data version: a window's series serves all its pages (each limit, each cursor). */
 const MAX_SERIES = 32;
 
 export function premiumHistory(services: Services) {
   const { market, store, cursors } = services;
+  const parts = historyParts<typeof PremiumHistoryResponse, Query>(services, {
+    response: PremiumHistoryResponse,
+    record: PremiumHistoryItem,
+    description: 'One page of daily premiums, newest first, with the summary of the whole window',
+    statuses: [400, 401, 403, 404, 429, 503],
+    example: examples.premiumHistory.data,
+    scope: scopeOf,
+    positionLength: 1,
+    filters: ['currency'],
+  });
 
   /** The whole window's series, from this data version's cache or computed and kept. */
   const seriesOf = async (snapshot: MarketSnapshot, currency: string, window: HistoryWindow) => {
@@ -63,45 +60,33 @@ export function premiumHistory(services: Services) {
         'official observation. Requires `market:premium:history:read`.',
       tags: ['Market'],
       querystring: PremiumHistoryQuery,
-      response: pageResponses(
-        PremiumHistoryResponse,
-        'One page of daily premiums, newest first, with the summary of the whole window',
-        [400, 401, 403, 404, 429, 503],
-        toCsv(PREMIUM_COLUMNS, examples.premiumHistory.data),
-        PREMIUM_COLUMNS.header,
-      ),
+      response: parts.response,
     },
-    refine: windowRefinement<Query>(services, scopeOf, 1, ['currency']),
+    refine: parts.refine,
     entitlement: () => 'market:premium:history:read',
-    csv: true,
-    ready: (q, csv) => cachedPage(pagesOf(market.snapshot), pageKey(scopeOf(q), q), csv),
+    csv: parts.csv,
+    ready: parts.ready,
     answer: async (q: Query, { csv }) => {
       const { limit, window } = q;
       const snapshot = market.snapshot;
       if (!snapshot.hasSeries(q.currency, 'parallel') || !snapshot.hasSeries(q.currency, 'official')) {
         return { notFound: `No parallel and official rate series to compare for ${q.currency}.` };
       }
-      return historyPage(
-        pagesOf(snapshot),
-        pageKey(scopeOf(q), q),
-        csv ? PREMIUM_COLUMNS : null,
-        async () => {
-          const series = await seriesOf(snapshot, q.currency, window);
-          // Keyset: the items of days before the last one of the previous page.
-          const before = window.position?.[0];
-          let start = 0;
-          if (before !== undefined)
-            while (start < series.days.length && series.days[start]! >= before) start++;
-          const end = Math.min(start + limit, series.days.length);
-          const cursor =
-            end < series.days.length
-              ? nextCursor(q, scopeOf(q), cursors, window, [series.days[end - 1]!])
-              : null;
-          const meta = { count: end - start, currency: q.currency, quote: QUOTE };
-          const page = { ...meta, ...windowMeta(window, limit, cursor), summary: series.summary };
-          return prepare(series.items.slice(start, end), page, cursor);
-        },
-      );
+      return parts.page(snapshot, q, csv, async () => {
+        const series = await seriesOf(snapshot, q.currency, window);
+        // Keyset: the items of days before the last one of the previous page.
+        const before = window.position?.[0];
+        let start = 0;
+        if (before !== undefined) while (start < series.days.length && series.days[start]! >= before) start++;
+        const end = Math.min(start + limit, series.days.length);
+        const cursor =
+          end < series.days.length
+            ? nextCursor(q, scopeOf(q), cursors, window, [series.days[end - 1]!])
+            : null;
+        const meta = { count: end - start, currency: q.currency, quote: QUOTE };
+        const page = { ...meta, ...windowMeta(window, limit, cursor), summary: series.summary };
+        return parts.prepare(series.items.slice(start, end), page, cursor);
+      });
     },
   });
 }

@@ -6,29 +6,26 @@ import type { Services } from '../../../runtime/services.js';
 import { examples } from '../../../schemas/examples.js';
 import { HistoryRate, RatesHistoryQuery, RatesHistoryResponse } from '../../../schemas/market.js';
 import type { QueryOf } from '../../../schemas/query.js';
-import { pageResponses } from '../../../schemas/responses.js';
-import { csvColumns, toCsv } from '../../csv.js';
-import { preparer } from '../../serialize.js';
-import { pagesOf } from '../../v1/bodies.js';
-import {
-  cachedPage,
-  historyPage,
-  pageKey,
-  type Windowed,
-  windowMeta,
-  windowRefinement,
-} from '../../v1/history.js';
+import { historyParts, type Windowed, windowMeta } from '../../v1/history.js';
 import { deprecatedAlias, operation } from '../../v1/operation.js';
 
 type Query = QueryOf<typeof RatesHistoryQuery> & Windowed;
 
-const RATE_COLUMNS = csvColumns(HistoryRate);
-const prepare = preparer(RatesHistoryResponse);
 const scopeOf = (q: { currency: string; source?: string }) => `rates/history|${q.currency}|${q.source}`;
 
 /** `/v1/rates/history`, and `/v1/rates/historical`, its deprecated alias (decisions §7). */
 export function ratesHistory(services: Services) {
   const { market, store, cursors } = services;
+  const parts = historyParts<typeof RatesHistoryResponse, Query>(services, {
+    response: RatesHistoryResponse,
+    record: HistoryRate,
+    description: 'One page of observations, newest first',
+    statuses: [400, 401, 403, 404, 429, 503],
+    example: examples.ratesHistory.data,
+    scope: scopeOf,
+    positionLength: 1,
+    filters: ['currency', 'source'],
+  });
   const history = operation<typeof RatesHistoryQuery, Windowed>({
     url: '/rates/history',
     schema: {
@@ -41,24 +38,18 @@ export function ratesHistory(services: Services) {
       // Machine-readable for /llms.txt and agents: the alias's description does not repeat the entitlement.
       'x-entitlement': 'rates:<source>:history:read',
       querystring: RatesHistoryQuery,
-      response: pageResponses(
-        RatesHistoryResponse,
-        'One page of observations, newest first',
-        [400, 401, 403, 404, 429, 503],
-        toCsv(RATE_COLUMNS, examples.ratesHistory.data),
-        RATE_COLUMNS.header,
-      ),
+      response: parts.response,
     },
-    refine: windowRefinement<Query>(services, scopeOf, 1, ['currency', 'source']),
+    refine: parts.refine,
     entitlement: (q) => ratesEntitlement(q.source, 'history'),
-    csv: true,
-    ready: (q, csv) => cachedPage(pagesOf(market.snapshot), pageKey(scopeOf(q), q), csv),
+    csv: parts.csv,
+    ready: parts.ready,
     answer: async (q: Query, { csv }) => {
       const { source, limit, window } = q;
       const snapshot = market.snapshot;
       if (!snapshot.hasSeries(q.currency, source))
         return { notFound: `No ${source} rate series for ${q.currency}.` };
-      return historyPage(pagesOf(snapshot), pageKey(scopeOf(q), q), csv ? RATE_COLUMNS : null, async () => {
+      return parts.page(snapshot, q, csv, async () => {
         const rows = await store.rateHistory({
           currency: q.currency,
           source,
@@ -71,7 +62,11 @@ export function ratesHistory(services: Services) {
         if (more) rows.length = limit;
         const cursor = more ? nextCursor(q, scopeOf(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
         const meta = { count: rows.length, currency: q.currency, source, quote: QUOTE };
-        return prepare(rows.map(historyRate), { ...meta, ...windowMeta(window, limit, cursor) }, cursor);
+        return parts.prepare(
+          rows.map(historyRate),
+          { ...meta, ...windowMeta(window, limit, cursor) },
+          cursor,
+        );
       });
     },
   });
