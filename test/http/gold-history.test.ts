@@ -2,19 +2,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
-import { type Call, conformingGet, expectErrorBody, problemParameters } from '../support/openapi.js';
+import {
+  type Call,
+  conformingGet,
+  expectErrorBody,
+  keyedHarness,
+  problemParameters,
+} from '../support/openapi.js';
 import { addDays, day, expectedGold } from '../support/sample-records.js';
 
 describe.each(backends())('/v1/gold/history on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
-
-  beforeAll(async () => {
-    h = await startHarness(backend);
-    key = (await h.newKey()).key;
-    call = await conformingGet(h);
-  });
+  beforeAll(async () => ({ h, key, call } = await keyedHarness(backend)));
   afterAll(async () => h?.close());
 
   it('history: defaults, newest first, ties in purity order, meta fields', async () => {

@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
-import { DAY, type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
-import { type Call, conformingGet, expectErrorBody, problemParameters } from '../support/openapi.js';
+import { DAY, type Harness, SAMPLE_END } from '../support/harness.js';
+import { type Call, expectErrorBody, keyedHarness, problemParameters } from '../support/openapi.js';
 
 const addDays = (date: string, n: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
@@ -30,12 +30,7 @@ describe.each(backends())('every problem reported together on $name', (backend) 
   let h: Harness;
   let key: string;
   let call: Call;
-
-  beforeAll(async () => {
-    h = await startHarness(backend);
-    key = (await h.newKey()).key;
-    call = await conformingGet(h);
-  });
+  beforeAll(async () => ({ h, key, call } = await keyedHarness(backend)));
   afterAll(async () => h?.close());
 
   describe.each(ENDPOINTS)('%s', (base) => {

@@ -1,8 +1,8 @@
 /** GET /v1/rates/historical, the deprecated alias of /v1/rates/history (rates-history.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
-import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
-import { type Call, conformingGet, expectErrorBody } from '../support/openapi.js';
+import { type Harness, SAMPLE_END } from '../support/harness.js';
+import { type Call, expectErrorBody, keyedHarness } from '../support/openapi.js';
 import { addDays, expectedRates } from '../support/sample-records.js';
 
 /** The HTTP-date after which the alias may stop answering (docs/decisions.md 63). */
@@ -12,12 +12,7 @@ describe.each(backends())('/v1/rates/historical on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
-
-  beforeAll(async () => {
-    h = await startHarness(backend);
-    key = (await h.newKey()).key;
-    call = await conformingGet(h);
-  });
+  beforeAll(async () => ({ h, key, call } = await keyedHarness(backend)));
   afterAll(async () => h?.close());
 
   const strip = (body: { meta: Record<string, unknown> }) => ({

@@ -1,20 +1,15 @@
 /** GET /v1/rates/history (its deprecated alias /v1/rates/historical is in rates-historical.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
-import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
-import { type Call, conformingGet, expectErrorBody, problemParameters } from '../support/openapi.js';
+import { type Harness, SAMPLE_END } from '../support/harness.js';
+import { type Call, expectErrorBody, keyedHarness, problemParameters } from '../support/openapi.js';
 import { addDays, day, expectedRates } from '../support/sample-records.js';
 
 describe.each(backends())('/v1/rates/history on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
-
-  beforeAll(async () => {
-    h = await startHarness(backend);
-    key = (await h.newKey()).key;
-    call = await conformingGet(h);
-  });
+  beforeAll(async () => ({ h, key, call } = await keyedHarness(backend)));
   afterAll(async () => h?.close());
 
   /** Follows nextCursor to the end; `limits` gives the limit of each page (the last one repeats). */

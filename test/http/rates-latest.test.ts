@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Source } from '../../src/domain/types.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { backends } from '../support/backends.js';
-import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
-import { type Call, conformingGet, expectErrorBody, problemParameters } from '../support/openapi.js';
+import { type Harness, SAMPLE_END } from '../support/harness.js';
+import { type Call, expectErrorBody, keyedHarness, problemParameters } from '../support/openapi.js';
 
 const sample = generateSample({ endDate: SAMPLE_END });
 const assetsByCode = new Map(sample.assets.map((a) => [a.code, a]));
@@ -38,12 +38,7 @@ describe.each(backends())('/v1/rates/latest on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
-
-  beforeAll(async () => {
-    h = await startHarness(backend);
-    key = (await h.newKey()).key;
-    call = await conformingGet(h);
-  });
+  beforeAll(async () => ({ h, key, call } = await keyedHarness(backend)));
   afterAll(async () => h?.close());
 
   it('defaults to the parallel source and returns every asset of it, in code order', async () => {

@@ -8,7 +8,8 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import type { Harness } from './harness.js';
+import type { Backend } from './backends.js';
+import { type Harness, startHarness } from './harness.js';
 
 // CommonJS modules: at runtime the default import is the class / function
 // itself; under NodeNext typing it is the module object.
@@ -448,6 +449,20 @@ export async function conformingGet(h: Harness): Promise<Call> {
     expectConforms(doc, 'get', pathOf(url), res);
     return res;
   };
+}
+
+/**
+ * What most /v1 test files start with: the app on `backend` with the sample
+ * data, a key of a grant with every scope, and `call` (conformingGet).
+ */
+export async function keyedHarness(backend: Backend): Promise<{ h: Harness; key: string; call: Call }> {
+  const h = await startHarness(backend);
+  try {
+    return { h, key: (await h.newKey()).key, call: await conformingGet(h) };
+  } catch (err) {
+    await h.close();
+    throw err;
+  }
 }
 
 /** A HEAD request, checked against the GET operation of the document (no body). */
