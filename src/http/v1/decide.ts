@@ -30,7 +30,7 @@ import { ApiError, accessRefused, errorBody, invalidParameters, notFound, unavai
 import { CSV_TYPE, cacheControl, JSON_TYPE, linkFor, type Prepared, VARY_PAGE } from '../respond.js';
 import type { AnswerContext, Operation, Outcome } from './operation.js';
 import type { QueryResult } from './query.js';
-import { pushQuotaHeaders, QUOTA_HEADERS, WITH_QUOTA } from './quota.js';
+import { QUOTA_HEADERS, quotaHeaders, WITH_QUOTA } from './quota.js';
 
 export interface V1Request {
   headers: IncomingHttpHeaders;
@@ -155,13 +155,15 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
   ): Promise<Answer> => {
     const checked = request.query;
     if ('error' in checked) {
-      const set: string[] = [];
       return limiter.peek(access.grant, now).then(
-        (state) => {
-          pushQuotaHeaders(state, set);
-          return errorAnswer(invalidParameters(checked.error.details), request.requestId, set, access);
-        },
-        (err: unknown) => failed(err, request, set, access),
+        (state) =>
+          errorAnswer(
+            invalidParameters(checked.error.details),
+            request.requestId,
+            quotaHeaders(state),
+            access,
+          ),
+        (err: unknown) => failed(err, request, [], access),
       );
     }
     const query = checked.value;
@@ -174,12 +176,11 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
     // A CSV request gets the CSV page or waits for it: never the JSON one.
     const ready = op.ready?.(query, csv);
 
-    const set: string[] = [];
     // Two handlers, no .catch(): a promise less on every request.
     return limiter.consume(access.grant, now, access.key.publicId).then(
       (decision) => {
         (decision.allowed ? allowed : refused[decision.reason!]).inc();
-        pushQuotaHeaders(decision, set);
+        const set = quotaHeaders(decision);
         if (!decision.allowed) {
           const retryAfter = secondsUntil(decision.retryAt!, decision.at);
           const limited = new ApiError(429, decision.reason!, undefined, { 'retry-after': retryAfter });
@@ -201,7 +202,7 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
       },
       (err: unknown) => {
         unavailableCount.inc();
-        return failed(err, request, set, access);
+        return failed(err, request, [], access);
       },
     );
   };

@@ -58,27 +58,39 @@ export interface RawEntranceOptions {
 }
 
 /**
- * A request as the pipeline reads it. The client's address is a method, not a
+ * A request as the pipeline reads it, and what the writer needs to answer it
+ * (one object per request, not two). The client's address is a method, not a
  * closure made per request: it is needed only when a key is checked against
  * the store (the failed-attempt throttle).
  */
-class RawRequest implements V1Request {
+class RawRequest implements V1Request, Writing {
   readonly headers: IncomingMessage['headers'];
   readonly rawHeaders: readonly string[];
+  readonly hsts: string | null;
+  readonly draining = false;
+  readonly head: boolean;
+  readonly acceptEncoding: string | undefined;
+  readonly limiter: Limiter;
+  readonly logError: (err: unknown, requestId: string) => void;
 
   constructor(
     private readonly req: IncomingMessage,
     readonly query: QueryResult<unknown>,
     readonly url: string,
     readonly requestId: string,
-    private readonly addressOf: (req: IncomingMessage) => string,
+    private readonly o: RawEntranceOptions,
   ) {
     this.headers = req.headers;
     this.rawHeaders = req.rawHeaders;
+    this.hsts = o.hsts;
+    this.head = req.method === 'HEAD';
+    this.acceptEncoding = req.headers['accept-encoding'];
+    this.limiter = o.limiter;
+    this.logError = o.logError;
   }
 
   ip(): string {
-    return this.addressOf(this.req);
+    return this.o.addressOf(this.req);
   }
 }
 
@@ -115,26 +127,17 @@ export class RawEntrance {
     const started = performance.now();
     const requestId = this.o.nextId();
     const query = route.op.validate(q === -1 ? null : this.o.parseQuery(url.slice(q + 1)));
-    const request = new RawRequest(req, query, url, requestId, this.o.addressOf);
-    const writing: Writing = {
-      requestId,
-      hsts: this.o.hsts,
-      draining: false,
-      head: method === 'HEAD',
-      acceptEncoding: h['accept-encoding'],
-      limiter: this.o.limiter,
-      logError: this.o.logError,
-    };
+    const request = new RawRequest(req, query, url, requestId, this.o);
     // One reaction per request: writeAnswer() catches its own failures.
     this.o.decide(route.op, request).then(
       (decided) => {
-        const answer = writeAnswer(res, decided, writing);
+        const answer = writeAnswer(res, decided, request);
         route.observe(answer.status, performance.now() - started, requestId, method, url, answer.access, req);
       },
       (err: unknown) => {
         // The pipeline answers its failures itself; this would be a bug of ours.
         this.o.logError(err, requestId);
-        const answer = failure(res, writing);
+        const answer = failure(res, request);
         route.observe(answer.status, performance.now() - started, requestId, method, url, null, req);
       },
     );

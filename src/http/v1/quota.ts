@@ -36,17 +36,29 @@ function limitText(limit: number): { text: string; policy: string } {
 }
 
 /**
- * Appends the quota headers to a flat [name, value, …] list, in a fixed order.
- * The reset counts from the limiter's own instant (`state.at`), not this
- * instance's clock: instances then agree on it.
+ * The decimal text of a count. Counts past 2^30 (a generous plan, the
+ * benchmark's key) are heap numbers, which V8 formats through its
+ * floating-point printer (about 1,100 instructions each under callgrind):
+ * two integer halves format far cheaper, to the same text.
  */
-export function pushQuotaHeaders(state: LimitState, headers: string[]): void {
+export function countText(n: number): string {
+  if (n < 1_073_741_824) return String(n);
+  const high = Math.floor(n / 1e9);
+  return `${high}${String(n - high * 1e9).padStart(9, '0')}`;
+}
+
+/**
+ * The quota headers, flat [name, value, …] in a fixed order: a new list that
+ * the pipeline then extends (decide.ts). The reset counts from the limiter's
+ * own instant (`state.at`), not this instance's clock: instances then agree on it.
+ */
+export function quotaHeaders(state: LimitState): string[] {
   const minute = limitText(state.minuteLimit);
-  headers.push(
+  return [
     'ratelimit-limit',
     minute.text,
     'ratelimit-remaining',
-    String(state.minuteRemaining),
+    countText(state.minuteRemaining),
     'ratelimit-reset',
     String(secondsUntil(state.minuteResetAt, state.at)),
     'ratelimit-policy',
@@ -54,8 +66,8 @@ export function pushQuotaHeaders(state: LimitState, headers: string[]): void {
     'x-monthly-quota-limit',
     limitText(state.monthLimit).text,
     'x-monthly-quota-remaining',
-    String(state.monthRemaining),
+    countText(state.monthRemaining),
     'x-monthly-quota-reset',
     monthPeriod(state.monthStart).endIso,
-  );
+  ];
 }
