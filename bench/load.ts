@@ -12,7 +12,14 @@ import { runWrk, type WrkResult } from './wrk.js';
  * `node:http, same headers`: node:http sending the service's own headers too
  * (bench/reference-http.ts), loaded on /v1/rates/latest only.
  */
-export const TARGETS = ['service', 'node:http', 'fastify', 'node:http, same headers'] as const;
+export const TARGETS = [
+  'service',
+  'node:http',
+  'fastify',
+  'node:http, same headers',
+  'node:http, Redis + commit per tick',
+  'node:http, commit per tick',
+] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export interface Target {

@@ -62,14 +62,18 @@ export function buildRoutes(answers: ServiceAnswer[], openapi: unknown): Routes 
 
 /** Starts dist/bench/<script>.js with its config in a temp file; stopped at the end of the run. */
 export async function startReference(
-  script: 'reference-http' | 'reference-fastify',
+  script: 'reference-http' | 'reference-fastify' | 'reference-tick',
   routes: ReferenceRoute[],
   dir: string,
   cpus: string | undefined,
   sameHeaders = false,
+  tick?: ReferenceConfig['tick'],
 ): Promise<Reference> {
-  const config: ReferenceConfig = { host: '127.0.0.1', port: await freePort(), routes, sameHeaders };
-  const file = join(dir, `${script}${sameHeaders ? '-same-headers' : ''}.json`);
+  const config: ReferenceConfig = { host: '127.0.0.1', port: await freePort(), routes, sameHeaders, tick };
+  const file = join(
+    dir,
+    `${script}${sameHeaders ? '-same-headers' : ''}${tick?.redisUrl ? '-redis' : ''}.json`,
+  );
   writeFileSync(file, JSON.stringify(config));
   const proc = spawnPinned(
     cpus,

@@ -18,6 +18,7 @@ import { generatorCheck, type LoadSettings, loadScenario, type Target, type Targ
 import { loadAverage, machine, measuredCommit, versions } from './machine.js';
 import { type BenchOptions, type OnlyPart, parseOptions, type SCENARIO_IDS, USAGE } from './options.js';
 import { type CpuPlan, cpuPlan, httpGet, stop } from './proc.js';
+import type { ReferenceRoute } from './reference-config.js';
 import { buildRoutes, checkReferences, type ServiceAnswer, startReference } from './references.js';
 import {
   type BenchReport,
@@ -197,6 +198,7 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
     checks,
     refsFor,
     latestBody: bodies.get('latest'),
+    latestRoute: routes.routes.find((r) => r.url === '/v1/rates/latest'),
     stopRefs: () => Promise.all([stop(http.proc), stop(fastify.proc), stop(sameHeaders.proc)]),
   };
 }
@@ -243,9 +245,10 @@ async function scaleOutScenario(
   scaleOut: ScaleOut,
   sample: ReturnType<typeof generateSample>,
   refs: Target[],
-  latestBody: Buffer | undefined,
+  latest: { body: Buffer | undefined; route: ReferenceRoute | undefined },
   withRedis = true,
 ): Promise<{ report: ScenarioReport; check: Check; commits: CommitLatency[] }> {
+  const latestBody = latest.body;
   const label = withRedis ? 'PostgreSQL + Redis' : 'PostgreSQL, no Redis (store limiter)';
   log(`bench: /v1/rates/latest on ${label}`);
   const pg = await preparePostgres(scaleOut.postgresUrl, sample);
@@ -265,14 +268,24 @@ async function scaleOutScenario(
     ok: isDeepStrictEqual(withoutRequestId(body), withoutRequestId(latestBody)),
     detail: `${body.length} vs ${latestBody?.length ?? 0} bytes`,
   };
+  // The same waits with no pipeline (bench/reference-tick.ts): what this topology allows on this machine.
+  const tick = latest.route
+    ? await startReference('reference-tick', [latest.route], run.dir, run.cpus.server, false, {
+        postgresUrl: pg.url,
+        redisUrl: withRedis ? scaleOut.redisUrl : undefined,
+        prefix,
+      })
+    : undefined;
+  const tickName = withRedis ? 'node:http, Redis + commit per tick' : 'node:http, commit per tick';
   const targets = await loadScenario(
-    [{ name: 'service', ...service }, ...refs],
+    [{ name: 'service', ...service }, ...refs, ...(tick ? [{ name: tickName, ...tick } as const] : [])],
     '/v1/rates/latest',
     { ...run.settings, key: pg.key },
     true,
     log,
   );
   await stop(service.proc);
+  if (tick) await stop(tick.proc);
   commits.push(await measureCommits(pg.url));
   log(`bench: PostgreSQL commit latency before and after: ${commits.map(commitText).join('; ')}`);
   return {
@@ -372,18 +385,12 @@ async function main(argv: string[]): Promise<number> {
   const checks = [...local.checks];
   let pgCommits: CommitLatency[] = [];
   if (!('reason' in scaleOut)) {
-    const pg = await scaleOutScenario(run, scaleOut, sample, local.refsFor(['node:http']), local.latestBody);
+    const latest = { body: local.latestBody, route: local.latestRoute };
+    const pg = await scaleOutScenario(run, scaleOut, sample, local.refsFor(['node:http']), latest);
     reports.push(pg.report);
     checks.push(pg.check);
     pgCommits = pg.commits;
-    const store = await scaleOutScenario(
-      run,
-      scaleOut,
-      sample,
-      local.refsFor(['node:http']),
-      local.latestBody,
-      false,
-    );
+    const store = await scaleOutScenario(run, scaleOut, sample, local.refsFor(['node:http']), latest, false);
     reports.push(store.report);
   }
   await local.stopRefs();

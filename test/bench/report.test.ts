@@ -333,4 +333,31 @@ describe('bench report', () => {
     const withoutStore = { ...r, scenarios: r.scenarios.filter((s) => s.id !== 'latest-pg-store') };
     expect(judge(withoutStore).find((l) => l.target.includes('store limiter'))?.verdict).toBe('SKIP');
   });
+
+  it('states the scale-out limit a tick reference measured, beside the target it explains', () => {
+    const r = fakeRun(1);
+    const withTicks = {
+      ...r,
+      scenarios: r.scenarios.map((s) =>
+        s.id === 'latest-pg'
+          ? { ...s, targets: { ...s.targets, 'node:http, Redis + commit per tick': summary(44_462) } }
+          : s.id === 'latest-pg-store'
+            ? { ...s, targets: { ...s.targets, 'node:http, commit per tick': summary(44_095) } }
+            : s,
+      ),
+    };
+    const lines = judge(withTicks);
+    // node:http runs at 61,243 × 1.1² and × 1.2² req/s in those scenarios.
+    expect(lines.find((l) => l.target.endsWith('(performance targets)'))?.measured).toMatch(
+      /; the limit: node:http waiting for the same round trips per tick, with no pipeline, runs at 0\.60×$/,
+    );
+    expect(lines.find((l) => l.target.includes('store limiter'))?.measured).toMatch(/runs at 0\.50×$/);
+    const md = markdownReport({ ...withTicks, targets: lines });
+    expect(md).toMatch(
+      /node:http answering only after one Redis script call and one durable commit per tick .* runs at 0\.60× node:http/,
+    );
+    expect(md).toMatch(/\| *node:http, commit per tick *\|/);
+    // Without the references, nothing is claimed about a limit.
+    expect(judge(r).find((l) => l.target.endsWith('(performance targets)'))?.measured).not.toContain('limit');
+  });
 });
