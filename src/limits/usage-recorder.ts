@@ -123,9 +123,13 @@ export class UsageRecorder {
     if (this.pending.size === 0 && this.refunds.size === 0) return;
     const consumed = this.pending;
     const refunds = this.refunds;
-    const merged: Tally = new Map();
-    addAll(merged, consumed);
-    addAll(merged, refunds);
+    // Most ticks have no give-back: their tally is the batch as it is, not a copy.
+    let merged = consumed;
+    if (refunds.size > 0) {
+      merged = new Map();
+      addAll(merged, consumed);
+      addAll(merged, refunds);
+    }
     const months: UsageIncrement[] = [];
     const daily: DailyIncrement[] = [];
     for (const periods of merged.values())
