@@ -9,25 +9,14 @@
  * from it is the pipeline's own cost, not the cost of what the answer must say.
  */
 import { createServer } from 'node:http';
-import { readConfig } from './reference-config.js';
+import { answerFor, answersOf, readConfig } from './reference-config.js';
 
 const config = readConfig(process.argv[2]);
-const answers = new Map<string, { body: Buffer; headers: Record<string, string | number> | string[] }>();
-for (const r of config.routes) {
-  const body = Buffer.from(r.body, 'base64');
-  const headers = config.sameHeaders
-    ? [...r.headers, 'content-length', String(body.length)]
-    : { 'content-type': r.contentType, 'content-length': body.length };
-  answers.set(r.url, { body, headers });
-}
+const answers = answersOf(config);
 
 createServer((req, res) => {
-  const answer = answers.get(req.url ?? '');
-  if (answer === undefined) {
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('not a benchmarked URL');
-    return;
-  }
+  const answer = answerFor(answers, req, res);
+  if (answer === undefined) return;
   res.writeHead(200, answer.headers);
   res.end(answer.body);
 }).listen(config.port, config.host);

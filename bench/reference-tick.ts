@@ -12,21 +12,14 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { readConfig } from './reference-config.js';
+import { answerFor, answersOf, readConfig } from './reference-config.js';
 
 const config = readConfig(process.argv[2]);
 const tick = config.tick;
 if (!tick) throw new Error('reference-tick: the config has no `tick` (postgresUrl, redisUrl, prefix)');
 
-interface Answer {
-  body: Buffer;
-  headers: string[];
-}
-const answers = new Map<string, Answer>();
-for (const r of config.routes) {
-  const body = Buffer.from(r.body, 'base64');
-  answers.set(r.url, { body, headers: [...r.headers, 'content-length', String(body.length)] });
-}
+type Answer = { body: Buffer; headers: Record<string, string | number> | string[] };
+const answers = answersOf(config, true);
 
 const TABLE = 'mds_bench_reference_usage';
 const clients = [new pg.Client(tick.postgresUrl), new pg.Client(tick.postgresUrl)];
@@ -54,8 +47,8 @@ function endTick(): void {
   tickScheduled = false;
   const batch = arriving;
   arriving = [];
-  if (redis === null) return count(batch);
-  redis.eval(COUNT, 1, counterKey, batch.length).then(() => count(batch), refuse(batch));
+  if (redis === null) count(batch);
+  else redis.eval(COUNT, 1, counterKey, batch.length).then(() => count(batch), refuse(batch));
 }
 
 function count(batch: Waiting[]): void {
@@ -102,12 +95,8 @@ function commit(): void {
 }
 
 createServer((req, res) => {
-  const answer = answers.get(req.url ?? '');
-  if (answer === undefined) {
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('not a benchmarked URL');
-    return;
-  }
+  const answer = answerFor(answers, req, res);
+  if (answer === undefined) return;
   arriving.push([res, answer]);
   if (!tickScheduled) {
     tickScheduled = true;
