@@ -92,8 +92,19 @@ describe.runIf(POSTGRES_URL).each(topologies)('the PostgreSQL link, $name', ({ r
     'a COMMIT applied and its reply lost: the requests are answered as decided',
     async () => {
       await underLoad(async (load) => {
-        // The store limiter's transaction ends with a simple-query COMMIT.
-        await proxy.dropRepliesAfter((chunk) => chunk[0] === 0x51 && chunk.includes('commit'));
+        // The store limiter's check-and-consume is one call of mds_consume_usage in
+        // autocommit (docs/decisions.md 74): from the chunk that names it, every reply is
+        // lost. Bounded: a relay that never sees it fails the test, it does not hang it.
+        let dropping = false;
+        void proxy
+          .dropRepliesAfter((chunk) => chunk.includes('mds_consume_usage'))
+          .then(() => {
+            dropping = true;
+          });
+        await waitFor(() => dropping, {
+          timeout: 15_000,
+          what: "the store limiter's call through the relay",
+        });
         await waitFor(() => load.unavailable > 0, { timeout: 15_000, what: 'a 503 while replies are lost' });
         proxy.heal();
       });
