@@ -17,7 +17,9 @@
  * null). Returns one row per grant, in the caller's order: the window counted,
  * the minute and month counts before the batch, and the units allowed. The
  * batch id is written with those outcomes (usage_batches.detail), so a caller
- * whose reply was lost answers the requests as they were decided.
+ * whose reply was lost answers the requests as they were decided. `allowed`
+ * and the day's counts follow store.ts `allowedOf` and usage-records.ts
+ * `dailyOfTaken`, SQLite's copies of the same rules.
  */
 import { type Kysely, type Migration, SqliteAdapter, sql } from 'kysely';
 

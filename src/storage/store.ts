@@ -141,7 +141,10 @@ export interface ConsumeOutcome {
 /**
  * The check-and-consume rule every limiter applies to a grant's batch: its
  * requests taken one after the other, each let through while both counts are
- * under their limits.
+ * under their limits. Where the counts live decides where the rule runs: here
+ * for SQLite, in Lua for Redis (limits/redis-scripts.ts), in PL/pgSQL for the
+ * store limiter on PostgreSQL (migration-consume.ts); the limiter contract
+ * suite holds the three to one behaviour.
  */
 export function allowedOf(
   count: number,
