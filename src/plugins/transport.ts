@@ -19,6 +19,7 @@ import type {
 } from 'fastify';
 import { ApiError, errorBody, serviceUnavailable } from '../http/errors.js';
 import { JSON_TYPE } from '../http/respond.js';
+import { cutStalledReaders } from '../http/stalled-readers.js';
 import type { RawEntrance } from '../http/v1/entrance.js';
 import type { Services } from '../runtime/services.js';
 import type { RouteTable } from './errors.js';
@@ -130,7 +131,9 @@ export function transport(services: Services, options: TransportOptions, routes:
       server.on('checkExpectation', dispatch);
       server.keepAliveTimeout = 5_000;
       server.requestTimeout = requestTimeout;
-      server.setTimeout(30_000);
+      // No socket inactivity timeout (`server.setTimeout`): it costs every request a
+      // timer refresh. A client gets as long to read its answer as to send its request.
+      cutStalledReaders(server, requestTimeout, options.tls !== undefined);
       return server;
     },
     routerOptions: { querystringParser: parseQuery },
@@ -163,7 +166,6 @@ export function transport(services: Services, options: TransportOptions, routes:
     bodyLimit: 1024,
     // Slow or idle clients are cut off (decisions §10).
     requestTimeout,
-    connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     ...(options.tls ? { https: true } : {}),
   } as FastifyServerOptions;
