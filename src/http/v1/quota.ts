@@ -35,16 +35,31 @@ function limitText(limit: number): { text: string; policy: string } {
   return t;
 }
 
+/** '0'…'999', and the same padded to three digits: the pieces of countText. */
+const PLAIN = Array.from({ length: 1_000 }, (_, i) => String(i));
+const PADDED = PLAIN.map((t) => t.padStart(3, '0'));
+
 /**
- * The decimal text of a count. Counts past 2^30 (a generous plan, the
- * benchmark's key) are heap numbers, which V8 formats through its
- * floating-point printer (about 1,100 instructions each under callgrind):
- * two integer halves format far cheaper, to the same text.
+ * The decimal text of a count, as `String(n)` writes it, without V8's
+ * number-to-string conversion. That conversion keeps its result in a cache
+ * that lives in the old generation, so V8 allocates every string it makes
+ * for a number not seen lately there: two per answer (the remaining counts
+ * change with every request), garbage only a full mark-compact reclaims,
+ * about every 1.5 s under load (docs/performance-notes.md). Three digits at a
+ * time from a table, joined, make a young string at half the cost. Counts
+ * are whole numbers from 0 to 2^53; anything else goes to `String`.
  */
 export function countText(n: number): string {
-  if (n < 1_073_741_824) return String(n);
-  const high = Math.floor(n / 1e9);
-  return `${high}${String(n - high * 1e9).padStart(9, '0')}`;
+  if (n < 1_000 && n >= 0 && Number.isInteger(n)) return PLAIN[n]!;
+  if (!(n <= Number.MAX_SAFE_INTEGER && n >= 0 && Number.isInteger(n))) return String(n);
+  let rest = n;
+  let text = '';
+  while (rest >= 1_000) {
+    const high = Math.floor(rest / 1_000);
+    text = PADDED[rest - high * 1_000]! + text;
+    rest = high;
+  }
+  return PLAIN[rest]! + text;
 }
 
 /**
@@ -60,7 +75,7 @@ export function quotaHeaders(state: LimitState): string[] {
     'ratelimit-remaining',
     countText(state.minuteRemaining),
     'ratelimit-reset',
-    String(secondsUntil(state.minuteResetAt, state.at)),
+    countText(secondsUntil(state.minuteResetAt, state.at)),
     'ratelimit-policy',
     minute.policy,
     'x-monthly-quota-limit',

@@ -18,8 +18,18 @@ describe('countText', () => {
       5_000_000_001,
       10_000_000_009,
       2 ** 53 - 1,
+      2 ** 53,
+      1_000,
+      1_001,
+      999_000,
+      1_000_000,
+      -1,
+      0.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
     ];
     for (let i = 0; i < 2_000; i++) counts.push(Math.floor(Math.random() * 2 ** 53));
+    for (let i = 0; i < 2_000; i++) counts.push(Math.floor(Math.random() * 10 ** (1 + (i % 12))));
     for (const n of counts) expect(countText(n)).toBe(String(n));
   });
 });
