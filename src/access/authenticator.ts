@@ -145,6 +145,14 @@ export class Authenticator {
   /** Public ids the store did not know, since the last access change. */
   private unknown = new BoundedSet(NEGATIVE_CACHE_LIMIT);
   private verified = new Map<string, CacheEntry>();
+  /**
+   * The last Authorization header `cached` found, and its entry: a client that
+   * sends the same key again is recognised by comparing the header, not by
+   * hashing its 70 characters for the map (about 0.1 µs of a 15 µs answer).
+   * Dropped with the map on every access change.
+   */
+  private lastHeader: string | undefined;
+  private lastEntry: CacheEntry | undefined;
   /** Moves on every invalidation; a read that started in an older one is not kept. */
   private generation = 0;
 
@@ -160,6 +168,8 @@ export class Authenticator {
     this.cache = new Map();
     this.unknown = new BoundedSet(NEGATIVE_CACHE_LIMIT);
     this.verified = new Map();
+    this.lastHeader = undefined;
+    this.lastEntry = undefined;
   }
 
   /** Extracts the presented key, or the refusal of decisions §1 step 2 when absent or ambiguous. */
@@ -214,8 +224,17 @@ export class Authenticator {
     xApiKey: string | undefined,
     now: number,
   ): AccessContext | undefined {
-    if (xApiKey !== undefined || authorization === undefined || !authorization.startsWith('Bearer ')) return;
-    const entry = this.verified.get(authorization.slice(7));
+    if (xApiKey !== undefined || authorization === undefined) return;
+    let entry: CacheEntry | undefined;
+    if (authorization === this.lastHeader) entry = this.lastEntry;
+    else {
+      if (!authorization.startsWith('Bearer ')) return;
+      entry = this.verified.get(authorization.slice(7));
+      if (entry !== undefined) {
+        this.lastHeader = authorization;
+        this.lastEntry = entry;
+      }
+    }
     if (!entry || refusal(entry, now)) return;
     this.onCacheLookup?.(true);
     return entry;
