@@ -124,3 +124,43 @@ export async function sendLines(port: number, path: string, headerLines: string[
     body: res.body.toString('utf8'),
   };
 }
+
+/** What a client that stopped reading saw once it read again. */
+export interface StoppedReading {
+  /** Milliseconds from reading again to the connection's end; null if it was still open after 5 s. */
+  endedAfterMs: number | null;
+  /** Complete `200 OK` answers received in all. */
+  answered: number;
+}
+
+/**
+ * Sends `requests` pipelined GETs of `path` and reads nothing for `stallMs`,
+ * then reads what arrives until the server ends the connection (5 s at most).
+ */
+export async function stopReading(
+  port: number,
+  secure: boolean,
+  path: string,
+  requests: number,
+  stallMs: number,
+): Promise<StoppedReading> {
+  const socket = await connect(port, secure);
+  socket.pause();
+  socket.on('error', () => {});
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(requests));
+  await new Promise((r) => setTimeout(r, stallMs));
+  let text = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (d: string) => {
+    text += d;
+  });
+  const resumedAt = performance.now();
+  socket.resume();
+  const end = await Promise.race([closed, new Promise<null>((r) => setTimeout(() => r(null), 5_000))]);
+  socket.destroy();
+  return {
+    endedAfterMs: end === null ? null : end - resumedAt,
+    answered: text.split('HTTP/1.1 200 OK\r\n').length - 1,
+  };
+}
