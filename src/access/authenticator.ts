@@ -54,39 +54,6 @@ const REVOKED = refused('revoked_api_key');
 const EXPIRED = refused('expired_api_key');
 const GRANT_INACTIVE = refused('grant_inactive');
 /**
- * A credential header sent twice (docs/decisions.md 60): Node keeps the first
- * Authorization and joins X-API-Key values, a proxy may read the last, so the
- * key checked could differ from the key billed. Never accepted.
- */
-export const REPEATED_CREDENTIAL: AccessRefused = Object.freeze({
-  ok: false,
-  reason: 'invalid_api_key',
-  message:
-    'The request carries more than one Authorization or X-API-Key header: send one credential, in one header.',
-});
-
-/**
- * Whether a credential header appears more than once among the raw headers
- * (`[name, value, …]` as received). Authorization and X-API-Key once each is
- * not a repetition: the same key in both is accepted, different keys are
- * refused by `presentedKey` (docs/security.md, Keys). Cheap: most names are
- * ruled out by their length.
- */
-export function repeatedCredential(rawHeaders: readonly string[]): boolean {
-  let authorization = 0;
-  let apiKey = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
-    if (name.length === 13) {
-      if (name.toLowerCase() === 'authorization' && ++authorization > 1) return true;
-    } else if (name.length === 9) {
-      if (name.toLowerCase() === 'x-api-key' && ++apiKey > 1) return true;
-    }
-  }
-  return false;
-}
-
-/**
  * An Authorization header that is not `Bearer <key>`: most often the key alone,
  * without its scheme (docs/decisions.md 63). Still `invalid_api_key`, with the
  * fix in the message; the value is never repeated.

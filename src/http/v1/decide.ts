@@ -21,7 +21,8 @@
  * what it decides.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { type AccessContext, REPEATED_CREDENTIAL, repeatedCredential } from '../../access/authenticator.js';
+import type { AccessContext } from '../../access/authenticator.js';
+import { REPEATED_CREDENTIAL, repeatedCredential } from '../../access/credential-headers.js';
 import { secondsUntil } from '../../domain/dates.js';
 import type { LimitDecision } from '../../limits/limiter.js';
 import type { Services } from '../../runtime/services.js';
