@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Kysely, type Migration, type MigrationProvider, SqliteAdapter, sql } from 'kysely';
-import { consumeMigration } from './migration-consume.js';
+import { consumeMigration, consumeRowUpdatesMigration } from './migration-consume.js';
 import { operatorMigration } from './migration-operator.js';
 import { usageMigration } from './migration-usage.js';
 import { webhooksMigration } from './migration-webhooks.js';
@@ -213,6 +213,8 @@ const migrations: Record<string, Migration> = {
   '0008_webhooks': webhooksMigration,
   // The store limiter's check-and-consume in one round trip (docs/decisions.md, 74).
   '0009_consume_function': consumeMigration,
+  // Its updates by primary key, row by row (docs/decisions.md, 74).
+  '0010_consume_row_updates': consumeRowUpdatesMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -53,6 +53,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0007_usage_batches_daily',
       '0008_webhooks',
       '0009_consume_function',
+      '0010_consume_row_updates',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);
