@@ -50,6 +50,24 @@ export function limitState(
   minuteUsed: number,
   monthUsed: number,
 ): LimitState {
+  return decisionAt(grant, now, minuteUsed, monthUsed, true);
+}
+
+/**
+ * A state or decision, made with every field a decision has. Adding
+ * `allowed` to an object made without it moved the object to another hidden
+ * class and gave it a second array for the extra properties, on every
+ * request; made whole, every decision shares one shape.
+ */
+function decisionAt(
+  grant: GrantLimits,
+  now: number,
+  minuteUsed: number,
+  monthUsed: number,
+  allowed: boolean,
+  reason?: 'rate_limited' | 'quota_exceeded',
+  retryAt?: number,
+): LimitDecision {
   const month = monthPeriod(now);
   const window = minuteStart(now);
   return {
@@ -64,20 +82,10 @@ export function limitState(
     monthStart: month.start,
     monthResetAt: month.end,
     monthUsed,
+    allowed,
+    reason,
+    retryAt,
   };
-}
-
-/** A refusal: the state before the request, nothing consumed. */
-export function refused(
-  state: LimitState,
-  reason: 'rate_limited' | 'quota_exceeded',
-  retryAt: number,
-): LimitDecision {
-  const decision = state as LimitDecision;
-  decision.allowed = false;
-  decision.reason = reason;
-  decision.retryAt = retryAt;
-  return decision;
 }
 
 /**
@@ -92,9 +100,7 @@ export function allowedAt(
   minuteUsed: number,
   monthUsed: number,
 ): LimitDecision {
-  const decision = limitState(grant, at, minuteUsed, monthUsed) as LimitDecision;
-  decision.allowed = true;
-  return decision;
+  return decisionAt(grant, at, minuteUsed, monthUsed, true);
 }
 
 /** The refusal of a grant's requests past its limits; `windowEnd` ends the minute counted. */
@@ -105,10 +111,9 @@ export function refusedAt(
   monthUsed: number,
   windowEnd: number,
 ): LimitDecision {
-  const state = limitState(grant, at, minuteUsed, monthUsed);
   return minuteUsed >= grant.requestsPerMinute
-    ? refused(state, 'rate_limited', windowEnd)
-    : refused(state, 'quota_exceeded', state.monthResetAt);
+    ? decisionAt(grant, at, minuteUsed, monthUsed, false, 'rate_limited', windowEnd)
+    : decisionAt(grant, at, minuteUsed, monthUsed, false, 'quota_exceeded', monthPeriod(at).end);
 }
 
 export interface Limiter {
