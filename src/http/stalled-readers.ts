@@ -31,28 +31,24 @@ export function cutStalledReaders(
   tls: boolean,
   intervalMs = Math.min(1_000, timeoutMs),
 ): void {
-  const sockets = new Set<Socket>();
-  const waiting = new Map<Socket, Waiting>();
+  // Every open connection, with what it held when first seen stuck (null: not stuck).
+  const watched = new Map<Socket, Waiting | null>();
   server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => {
-      sockets.delete(socket);
-      waiting.delete(socket);
-    });
+    watched.set(socket, null);
+    socket.once('close', () => watched.delete(socket));
   });
   const sweep = setInterval(() => {
     const now = performance.now();
-    for (const socket of sockets) {
+    for (const [socket, seen] of watched) {
       const held = socket.writableLength;
       if (held === 0) {
-        waiting.delete(socket);
+        if (seen !== null) watched.set(socket, null);
         continue;
       }
       // Progress is any change: bytes taken by the client, or new ones queued.
       const written = socket.bytesWritten;
-      const seen = waiting.get(socket);
-      if (seen === undefined || seen.written !== written || seen.held !== held) {
-        waiting.set(socket, { written, held, since: now });
+      if (seen === null || seen.written !== written || seen.held !== held) {
+        watched.set(socket, { written, held, since: now });
       } else if (now - seen.since >= timeoutMs) {
         socket.destroy();
       }

@@ -50,8 +50,7 @@ const PADDED = PLAIN.map((t) => t.padStart(3, '0'));
  * are whole numbers from 0 to 2^53; anything else goes to `String`.
  */
 export function countText(n: number): string {
-  if (n < 1_000 && n >= 0 && Number.isInteger(n)) return PLAIN[n]!;
-  if (!(n <= Number.MAX_SAFE_INTEGER && n >= 0 && Number.isInteger(n))) return String(n);
+  if (!(Number.isSafeInteger(n) && n >= 0)) return String(n);
   let rest = n;
   let text = '';
   while (rest >= 1_000) {
