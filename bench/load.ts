@@ -175,10 +175,11 @@ export async function loadScenario(
   targets: Target[],
   url: string,
   s: LoadSettings,
-  warm: boolean,
+  /** Whether a target is warmed before the rounds (a fresh reference always is; bench/run.ts). */
+  warm: (t: Target) => boolean,
   progress: (line: string) => void,
 ): Promise<Partial<Record<TargetName, TargetSummary>>> {
-  const warmups = warm ? await warmUp(targets, url, s) : new Map<TargetName, Measured[]>();
+  const warmups = await warmUp(targets.filter(warm), url, s);
   const runs = new Map<TargetName, Measured[]>(targets.map((t) => [t.name, []]));
   for (let r = 0; r < s.rounds; r++) {
     for (const t of roundOrder(targets, r)) {

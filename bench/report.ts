@@ -11,6 +11,7 @@ import { IMPORT_CURRENCIES, type ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport, type BesideResult } from './import-beside-serving.js';
 import { median, TARGETS, type TargetName, type TargetSummary } from './load.js';
 import type { Machine, MeasuredCommit, Versions } from './machine.js';
+import { SAME_HEADERS_CPU_MAX } from './references.js';
 import type { CommitLatency } from './setup.js';
 import type { StartupResult } from './startup.js';
 
@@ -592,7 +593,12 @@ ${[
 - **Service**: \`node ${NODE_FLAGS.join(' ')} dist/mds.mjs serve --db <temp store>\` (the flags of
   the \`mds\` executable's \`#!\` line, src/runtime/heap.ts), the full pipeline (authentication,
   entitlement, limits, headers, envelope) with the two-year sample (generated, ending yesterday UTC).
-- **node:http** (bench/reference-http.ts): a bare \`node:http\` server answering each benchmarked URL with
+- **References**: started fresh for each scenario, each serving that scenario's URL alone, checked
+  against the service's answer, then warmed and loaded; run with the service's V8 flags and heap growth
+  and without V8's memory reducer (bench/references.ts \`referenceArgs\` says why: a reference that had
+  waited for its turn ran slower for the rest of its life), and a check fails the run when the
+  same-headers reference costs over ${SAME_HEADERS_CPU_MAX}× bare node:http's CPU per answer.
+- **node:http** (bench/reference-http.ts): a bare \`node:http\` server answering the benchmarked URL with
   the exact bytes and Content-Type of the service's answer, serialized once at start-up: the Node.js limit.
 - **node:http, same headers** (bench/reference-http.ts with \`sameHeaders\`), on /v1/rates/latest only: the same
   server and bytes, also sending the headers the service sent on that answer (quota headers, X-Request-Id,

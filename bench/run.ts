@@ -19,7 +19,18 @@ import { loadAverage, machine, measuredCommit, versions } from './machine.js';
 import { type BenchOptions, type OnlyPart, parseOptions, type SCENARIO_IDS, USAGE } from './options.js';
 import { type CpuPlan, cpuPlan, httpGet, stop } from './proc.js';
 import type { ReferenceRoute } from './reference-config.js';
-import { buildRoutes, checkReferences, type ServiceAnswer, startReference } from './references.js';
+import {
+  buildRoutes,
+  checkReferences,
+  newTally,
+  referenceChecks,
+  referenceTargets,
+  type ServiceAnswer,
+  sameHeadersCheck,
+  startReference,
+  startScenarioReferences,
+  stopReferences,
+} from './references.js';
 import {
   type BenchReport,
   type Check,
@@ -153,26 +164,21 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
     (await httpGet(`${service.origin}/openapi.json`)).body.toString('utf8'),
   ) as unknown;
   const routes = buildRoutes(answers, openapi);
-  const http = await startReference('reference-http', routes.routes, dir, cpus.server);
-  const fastify = await startReference('reference-fastify', routes.routes, dir, cpus.server);
-  const sameHeaders = await startReference('reference-http', routes.routes, dir, cpus.server, true);
-  const checks = await checkReferences(routes, http, fastify, sameHeaders);
-  for (const c of checks) log(`bench: check: ${c.name}: ${c.ok ? 'ok' : 'FAILED'} (${c.detail})`);
+  const tally = newTally();
 
-  const refs: Target[] = [
-    { name: 'node:http', ...http },
-    { name: 'fastify', ...fastify },
-  ];
-  const refsFor = (compared: TargetName[]) =>
-    o.quick ? refs.filter((r) => compared.includes(r.name)) : refs;
   const reports: ScenarioReport[] = [];
   for (const [i, s] of list.filter((x) => run.wants(x.id)).entries()) {
     log(`bench: ${s.title}`);
+    // Fresh references serving this URL alone (startScenarioReferences says why), checked, then loaded.
+    const route = routes.routes.find((r) => r.url === s.url)!;
+    const refs = await startScenarioReferences(route, dir, cpus.server);
+    await checkReferences(route, routes.received.get(s.url) ?? [], refs, tally);
+    const loaded: TargetName[] = o.quick ? s.compared : ['node:http', 'fastify'];
     const targets: Target[] = [
       { name: 'service', ...service },
-      ...refsFor(s.compared),
-      ...(s.sameHeaders ? [{ name: 'node:http, same headers' as const, ...sameHeaders }] : []),
+      ...referenceTargets(refs, s.sameHeaders ? [...loaded, 'node:http, same headers'] : loaded),
     ];
+    const warmService = o.warmupEachScenario || i === 0;
     reports.push({
       id: s.id,
       title: s.title,
@@ -180,9 +186,18 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
       store: 'sqlite',
       bodyBytes: bodies.get(s.id)?.length ?? 0,
       records: recordCount(bodies.get(s.id)),
-      targets: await loadScenario(targets, s.url, run.settings, o.warmupEachScenario || i === 0, log),
+      targets: await loadScenario(
+        targets,
+        s.url,
+        run.settings,
+        (t) => t.name !== 'service' || warmService,
+        log,
+      ),
     });
+    await stopReferences(refs);
   }
+  const checks = referenceChecks(tally, routes.schemaSources);
+  for (const c of checks) log(`bench: check: ${c.name}: ${c.ok ? 'ok' : 'FAILED'} (${c.detail})`);
   const pages = run.wants('pages')
     ? await alternatePages(
         { name: 'service', ...service },
@@ -196,10 +211,8 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
     reports,
     pages,
     checks,
-    refsFor,
     latestBody: bodies.get('latest'),
     latestRoute: routes.routes.find((r) => r.url === '/v1/rates/latest'),
-    stopRefs: () => Promise.all([stop(http.proc), stop(fastify.proc), stop(sameHeaders.proc)]),
   };
 }
 
@@ -224,7 +237,15 @@ async function alternatePages(
       [firstUrl, pair.firstRps],
       [cursorUrl, pair.cursorRps],
     ] as const) {
-      const t = (await loadScenario([service], url, once, false, () => {})).service;
+      const t = (
+        await loadScenario(
+          [service],
+          url,
+          once,
+          () => false,
+          () => {},
+        )
+      ).service;
       into.push(Math.round(t?.rps.median ?? Number.NaN));
     }
     log(
@@ -244,7 +265,6 @@ async function scaleOutScenario(
   run: Run,
   scaleOut: ScaleOut,
   sample: ReturnType<typeof generateSample>,
-  refs: Target[],
   latest: { body: Buffer | undefined; route: ReferenceRoute | undefined },
   withRedis = true,
 ): Promise<{ report: ScenarioReport; check: Check; commits: CommitLatency[] }> {
@@ -277,15 +297,21 @@ async function scaleOutScenario(
       })
     : undefined;
   const tickName = withRedis ? 'node:http, Redis + commit per tick' : 'node:http, commit per tick';
+  // Fresh references for this scenario too (startScenarioReferences says why).
+  const refs = latest.route
+    ? await startScenarioReferences(latest.route, run.dir, run.cpus.server)
+    : undefined;
+  const loaded = refs ? referenceTargets(refs, run.o.quick ? ['node:http'] : ['node:http', 'fastify']) : [];
   const targets = await loadScenario(
-    [{ name: 'service', ...service }, ...refs, ...(tick ? [{ name: tickName, ...tick } as const] : [])],
+    [{ name: 'service', ...service }, ...loaded, ...(tick ? [{ name: tickName, ...tick } as const] : [])],
     '/v1/rates/latest',
     { ...run.settings, key: pg.key },
-    true,
+    () => true,
     log,
   );
   await stop(service.proc);
   if (tick) await stop(tick.proc);
+  if (refs) await stopReferences(refs);
   commits.push(await measureCommits(pg.url));
   log(`bench: PostgreSQL commit latency before and after: ${commits.map(commitText).join('; ')}`);
   return {
@@ -386,15 +412,14 @@ async function main(argv: string[]): Promise<number> {
   let pgCommits: CommitLatency[] = [];
   if (!('reason' in scaleOut)) {
     const latest = { body: local.latestBody, route: local.latestRoute };
-    const pg = await scaleOutScenario(run, scaleOut, sample, local.refsFor(['node:http']), latest);
+    const pg = await scaleOutScenario(run, scaleOut, sample, latest);
     reports.push(pg.report);
     checks.push(pg.check);
     pgCommits = pg.commits;
-    const store = await scaleOutScenario(run, scaleOut, sample, local.refsFor(['node:http']), latest, false);
+    const store = await scaleOutScenario(run, scaleOut, sample, latest, false);
     reports.push(store.report);
   }
-  await local.stopRefs();
-  checks.push(generatorCheck(reports, o.threads));
+  checks.push(sameHeadersCheck(reports), generatorCheck(reports, o.threads));
 
   const imports = wants('import')
     ? await measureImports({

@@ -31,6 +31,8 @@ import { setFlagsFromString } from 'node:v8';
 export const NODE_FLAGS = ['--max-semi-space-size=4', '--single-threaded'] as const;
 
 /** Collect the old generation once it has grown 30 % past its live size. Read at every collection. */
+export const HEAP_GROWING_FLAG = '--heap-growing-percent=30';
+
 export function tuneHeap(): void {
-  setFlagsFromString('--heap-growing-percent=30');
+  setFlagsFromString(HEAP_GROWING_FLAG);
 }

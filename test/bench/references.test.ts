@@ -1,11 +1,21 @@
 /**
  * The node:http references are held to the service's head as received
- * (bench/references.ts sameHead), and the load rounds change each target's
- * neighbour (bench/load.ts roundOrder).
+ * (bench/references.ts sameHead), run with the service's V8 settings and no
+ * memory reducer (referenceArgs), are judged out of their steady state when
+ * thirteen headers cost a quarter more than two (sameHeadersCheck), and the
+ * load rounds change each target's neighbour (bench/load.ts roundOrder).
  */
 import { describe, expect, it } from 'vitest';
 import { roundOrder } from '../../bench/load.js';
-import { headBytes, sameHead } from '../../bench/references.js';
+import {
+  headBytes,
+  referenceArgs,
+  SAME_HEADERS_CPU_MAX,
+  sameHead,
+  sameHeadersCheck,
+} from '../../bench/references.js';
+import type { ScenarioReport } from '../../bench/report.js';
+import { HEAP_GROWING_FLAG, NODE_FLAGS } from '../../src/runtime/heap.js';
 
 const service = [
   'x-request-id',
@@ -60,5 +70,46 @@ describe('the rounds’ order', () => {
         const items = Array.from({ length: n }, (_, i) => i);
         expect([...roundOrder(items, r)].sort((a, b) => a - b)).toEqual(items);
       }
+  });
+});
+
+describe('the references’ processes', () => {
+  it('run with the service’s V8 flags and heap growth, and without the memory reducer', () => {
+    const args = referenceArgs('reference-http', '/tmp/config.json');
+    expect(args.slice(0, NODE_FLAGS.length)).toEqual([...NODE_FLAGS]);
+    expect(args).toContain(HEAP_GROWING_FLAG);
+    expect(args).toContain('--no-memory-reducer');
+    expect(args.at(-2)).toMatch(/dist\/bench\/reference-http\.js$/);
+    expect(args.at(-1)).toBe('/tmp/config.json');
+  });
+
+  const report = (same: number | undefined, bare: number | undefined): ScenarioReport[] => [
+    {
+      id: 'latest',
+      title: '/v1/rates/latest',
+      url: '/v1/rates/latest',
+      store: 'sqlite',
+      bodyBytes: 1,
+      targets: {
+        'node:http': { serverUsPerRequest: bare } as never,
+        'node:http, same headers': { serverUsPerRequest: same } as never,
+      },
+    },
+  ];
+
+  it('fail the steady-state check when the same-headers reference costs over the bound', () => {
+    expect(sameHeadersCheck(report(30.6, 29.2)).ok).toBe(true);
+    const degraded = sameHeadersCheck(report(45.8, 30.3));
+    expect(degraded.ok).toBe(false);
+    expect(degraded.detail).toBe('45.8 µs against 30.3 µs, 1.51×');
+    expect(sameHeadersCheck(report(29.2 * SAME_HEADERS_CPU_MAX, 29.2)).ok).toBe(true);
+  });
+
+  it('pass the check, saying so, when the run did not measure both', () => {
+    expect(sameHeadersCheck(report(undefined, 29.2))).toMatchObject({
+      ok: true,
+      detail: 'not measured in this run',
+    });
+    expect(sameHeadersCheck([]).ok).toBe(true);
   });
 });
