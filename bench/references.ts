@@ -65,25 +65,21 @@ export function buildRoutes(answers: ServiceAnswer[], openapi: unknown): Routes 
 /**
  * A reference's node arguments: the service's own V8 settings (the flags of
  * its `#!` line and the heap growth `mds serve` sets), so that the two differ
- * in code only, and no memory reducer. That reducer collects the heap of a
- * process gone quiet; a reference that had answered a few requests and then
- * waited about eight seconds for its turn (while the other targets warmed up)
- * came out of it running Node's stream internals through V8's runtime
- * (perf: Runtime_DefineKeyedOwnPropertyInLiteral and JSObject::MigrateToMap
- * under `nextTick`, `onwrite` and `endReadable`), at about 1.4× its CPU per
- * answer for the rest of its life. Quick runs load each target after a shorter
- * wait, before the reducer runs: that is why the same-headers reference ran at
- * 0.96× bare node:http in quick runs and 0.81–0.85× in full ones
- * (docs/performance-notes.md, "The reference that did not reproduce").
+ * in code only. Those flags keep V8's memory reducer off, and a reference
+ * needs that as much as the service: the reducer collects the heap of a
+ * process gone quiet, and a reference that had answered a few requests and
+ * then waited about eight seconds for its turn (while the other targets
+ * warmed up) came out of it running Node's stream internals through V8's
+ * runtime (perf: Runtime_DefineKeyedOwnPropertyInLiteral and
+ * JSObject::MigrateToMap under `nextTick`, `onwrite` and `endReadable`), at
+ * about 1.4× its CPU per answer for the rest of its life. Quick runs load each
+ * target after a shorter wait, before the reducer runs: that is why the
+ * same-headers reference ran at 0.96× bare node:http in quick runs and
+ * 0.81–0.85× in full ones (docs/performance-notes.md, "the reference that did
+ * not reproduce").
  */
 export function referenceArgs(script: string, configFile: string): string[] {
-  return [
-    ...NODE_FLAGS,
-    HEAP_GROWING_FLAG,
-    '--no-memory-reducer',
-    join(ROOT, 'dist/bench', `${script}.js`),
-    configFile,
-  ];
+  return [...NODE_FLAGS, HEAP_GROWING_FLAG, join(ROOT, 'dist/bench', `${script}.js`), configFile];
 }
 
 /** Starts dist/bench/<script>.js with its config in a temp file; stopped at the end of the run. */

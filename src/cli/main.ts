@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4 --single-threaded
+#!/usr/bin/env -S node --max-semi-space-size=4 --single-threaded --no-memory-reducer
 /**
  * `mds`: the operator's interface (decisions §11). Each command declares its
  * options; parsing is strict, so a mistyped option is an error, not a no-op.

@@ -13,6 +13,10 @@ const root = new URL('../../', import.meta.url);
 const flags = NODE_FLAGS.join(' ');
 
 describe('node flags of a serving process', () => {
+  it('keep V8 to one thread, a small young generation and no memory reducer (src/runtime/heap.ts)', () => {
+    expect([...NODE_FLAGS]).toEqual(['--max-semi-space-size=4', '--single-threaded', '--no-memory-reducer']);
+  });
+
   it('the mds executable passes them on its #! line', () => {
     const first = readFileSync(new URL('src/cli/main.ts', root), 'utf8').split('\n')[0];
     expect(first).toBe(`#!/usr/bin/env -S node ${flags}`);
