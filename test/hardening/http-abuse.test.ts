@@ -19,7 +19,7 @@ import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { openStore } from '../../src/storage/open.js';
-import { stopReading } from '../support/raw-http.js';
+import { expectCutOffPartWay, stopReading } from '../support/raw-http.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 
 const HEADERS_TIMEOUT_MS = 1_000;
@@ -359,12 +359,7 @@ describe('HTTP-level abuse against a running server', () => {
     const stall = REQUEST_TIMEOUT_MS + CHECK_INTERVAL_MS + 2_000;
     const r = await stopReading(port, false, '/openapi.json', 300, stall);
     // What the kernel held arrives, then the connection ends: the rest was never sent.
-    expect(
-      r.endedAfterMs,
-      'the connection was still open after the client had stopped reading',
-    ).not.toBeNull();
-    expect(r.answered).toBeGreaterThan(0);
-    expect(r.answered).toBeLessThan(300);
+    expectCutOffPartWay(r, 300);
     const ok = await get('/v1/assets');
     expect(ok.responses[0]?.status).toBe(200);
   }, 20_000);

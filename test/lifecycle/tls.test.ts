@@ -14,7 +14,14 @@ import { createAccount, createGrant, createKey } from '../../src/access/admin.js
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { startServer } from '../../src/server.js';
 import { openStore } from '../../src/storage/open.js';
-import { connect, exchange, type RawResponse, ResponseReader, stopReading } from '../support/raw-http.js';
+import {
+  connect,
+  exchange,
+  expectCutOffPartWay,
+  type RawResponse,
+  ResponseReader,
+  stopReading,
+} from '../support/raw-http.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
@@ -166,12 +173,7 @@ describe('TLS', () => {
     // 300 pipelined requests for the 145 KB OpenAPI document: more than the kernel's buffers hold.
     // Stuck for the request timeout (2 s here), seen by a check that runs once a second.
     const r = await stopReading(port, true, '/openapi.json', 300, 2_000 + 1_000 + 2_000);
-    expect(
-      r.endedAfterMs,
-      'the connection was still open after the client had stopped reading',
-    ).not.toBeNull();
-    expect(r.answered).toBeGreaterThan(0);
-    expect(r.answered).toBeLessThan(300);
+    expectCutOffPartWay(r, 300);
   }, 20_000);
 
   it('the 503 of a stopping server carries HSTS, Retry-After and Connection: close', async () => {

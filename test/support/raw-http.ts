@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { expect } from 'vitest';
 
 export interface RawResponse {
   status: number;
@@ -163,4 +164,14 @@ export async function stopReading(
     endedAfterMs: end === null ? null : end - resumedAt,
     answered: text.split('HTTP/1.1 200 OK\r\n').length - 1,
   };
+}
+
+/**
+ * The server cut off a client that stopped reading: the connection ended once
+ * it read again, after some answers (what the kernel held) and before all of them.
+ */
+export function expectCutOffPartWay(r: StoppedReading, requests: number): void {
+  expect(r.endedAfterMs, 'the connection was still open after the client had stopped reading').not.toBeNull();
+  expect(r.answered).toBeGreaterThan(0);
+  expect(r.answered).toBeLessThan(requests);
 }
