@@ -21,8 +21,11 @@ export interface ReferenceConfig {
   routes: ReferenceRoute[];
   /** node:http only: send the service's headers too, not just Content-Type (the "same headers" reference). */
   sameHeaders?: boolean;
-  /** reference-tick only: the store and Redis it waits on, per tick (bench/reference-tick.ts). */
-  tick?: { postgresUrl: string; redisUrl?: string; prefix: string };
+  /**
+   * reference-tick only: the store and Redis it waits on, per tick, and the
+   * grant and key whose usage it writes there (bench/reference-tick.ts).
+   */
+  tick?: { postgresUrl: string; redisUrl?: string; prefix: string; grantId: string; keyId: string };
 }
 
 export function readConfig(file: string | undefined): ReferenceConfig {

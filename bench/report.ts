@@ -502,8 +502,8 @@ function tickLimit(s: ScenarioReport | undefined, name: TargetName): string {
 function tickLines(r: BenchReport): string[] {
   const lines: string[] = [];
   for (const [id, name, waits] of [
-    ['latest-pg', 'node:http, Redis + commit per tick', 'one Redis script call and one durable commit'],
-    ['latest-pg-store', 'node:http, commit per tick', 'one durable commit'],
+    ['latest-pg', 'node:http, Redis + commit per tick', 'the service’s Redis script and usage commit'],
+    ['latest-pg-store', 'node:http, commit per tick', 'the store limiter’s call'],
   ] as const) {
     const s = r.scenarios.find((x) => x.id === id);
     const limit = ratio(s, name, 'node:http');
@@ -604,9 +604,10 @@ ${[
   server and bytes, also sending the headers the service sent on that answer (quota headers, X-Request-Id,
   ETag, Cache-Control, Vary) as one \`writeHead\` list: Node's limit for an answer that carries them.
 - **node:http, Redis + commit per tick** and **node:http, commit per tick** (bench/reference-tick.ts), on the
-  PostgreSQL scenarios only: the same-headers server answering only after the waits of that topology, per tick
-  (one Redis script call, then one synchronous PostgreSQL commit, two at most in flight; without Redis, the
-  commit alone), with no pipeline: the limit of the topology on this machine.
+  PostgreSQL scenarios only: the same-headers server answering only after the service's own round trips of
+  that topology, per tick (the limiter's Redis script, then the usage commit with its day and batch-id rows,
+  two at most in flight; without Redis, the store limiter's one call), writing a grant of its own, with no
+  pipeline: the limit of the topology on this machine.
 - **Fastify** (bench/reference-fastify.ts): a bare Fastify route per path that returns the same body as
   a parsed object, serialized per request through the route's 200 schema from the service's OpenAPI
   document (fast-json-stringify; unions of string literals written as one string enum): the framework's limit.

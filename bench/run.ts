@@ -288,12 +288,13 @@ async function scaleOutScenario(
     ok: isDeepStrictEqual(withoutRequestId(body), withoutRequestId(latestBody)),
     detail: `${body.length} vs ${latestBody?.length ?? 0} bytes`,
   };
-  // The same waits with no pipeline (bench/reference-tick.ts): what this topology allows on this machine.
+  // The same round trips with no pipeline (bench/reference-tick.ts): what this topology allows on this machine.
   const tick = latest.route
     ? await startReference('reference-tick', [latest.route], run.dir, run.cpus.server, false, {
         postgresUrl: pg.url,
         redisUrl: withRedis ? scaleOut.redisUrl : undefined,
         prefix,
+        ...pg.reference,
       })
     : undefined;
   const tickName = withRedis ? 'node:http, Redis + commit per tick' : 'node:http, commit per tick';

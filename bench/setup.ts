@@ -18,7 +18,8 @@ import type { Store } from '../src/storage/store.js';
 export const UNREACHABLE_LIMIT = 5_000_000_000;
 const DAY = 86_400_000;
 
-export async function provisionKey(store: Store): Promise<string> {
+/** A grant (limits out of reach, every entitlement) and a key on it: the key's text and both ids. */
+export async function provisionGrant(store: Store): Promise<{ key: string; grantId: string; keyId: string }> {
   const account = await createAccount(store, { name: 'Benchmark' });
   const grant = await createGrant(store, {
     accountId: account.id,
@@ -28,13 +29,23 @@ export async function provisionKey(store: Store): Promise<string> {
     requestsPerMinute: UNREACHABLE_LIMIT,
     validFrom: Date.now() - DAY,
   });
-  return (await createKey(store, { grantId: grant.id, label: 'bench' })).key;
+  const key = await createKey(store, { grantId: grant.id, label: 'bench' });
+  return { key: key.key, grantId: grant.id, keyId: key.publicId };
+}
+
+export async function provisionKey(store: Store): Promise<string> {
+  return (await provisionGrant(store)).key;
 }
 
 export interface Prepared {
   url: string;
   key: string;
   seconds: number;
+  /**
+   * A second grant and key of the same limits, whose usage rows the tick
+   * reference (bench/reference-tick.ts) writes, apart from the service's.
+   */
+  reference: { grantId: string; keyId: string };
 }
 
 async function prepare(url: string, sample: ReturnType<typeof generateSample>): Promise<Prepared> {
@@ -44,7 +55,8 @@ async function prepare(url: string, sample: ReturnType<typeof generateSample>): 
     await store.migrate();
     await seedSample(store, sample);
     const key = await provisionKey(store);
-    return { url, key, seconds: (performance.now() - started) / 1000 };
+    const { grantId, keyId } = await provisionGrant(store);
+    return { url, key, seconds: (performance.now() - started) / 1000, reference: { grantId, keyId } };
   } finally {
     await store.close();
   }

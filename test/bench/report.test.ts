@@ -355,7 +355,7 @@ describe('bench report', () => {
     expect(lines.find((l) => l.target.includes('store limiter'))?.measured).toMatch(/runs at 0\.50×$/);
     const md = markdownReport({ ...withTicks, targets: lines });
     expect(md).toMatch(
-      /node:http answering only after one Redis script call and one durable commit per tick .* runs at 0\.60× node:http/,
+      /node:http answering only after the service’s Redis script and usage commit per tick .* runs at 0\.60× node:http/,
     );
     expect(md).toMatch(/\| *node:http, commit per tick *\|/);
     // Without the references, nothing is claimed about a limit.
