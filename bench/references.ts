@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { HEAP_GROWING_FLAG, NODE_FLAGS } from '../src/runtime/heap.js';
 import { defer } from './cleanup.js';
-import type { Target, TargetName } from './load.js';
+import type { Target, TargetName, TargetSummary } from './load.js';
 import { freePort, httpGet, type Spawned, spawnPinned, stop, waitFor200 } from './proc.js';
 import type { ReferenceConfig, ReferenceRoute } from './reference-config.js';
 import type { Check, ScenarioReport } from './report.js';
@@ -231,12 +231,19 @@ export const SAME_HEADERS_CPU_MAX = 1.25;
  * more cost Node a few percent of an answer's CPU, not a third. Above
  * SAME_HEADERS_CPU_MAX the reference measured a state of V8 (as the one
  * `referenceArgs` avoids), not Node's limit, and the ratio against it means nothing.
+ *
+ * Each reference's lowest round is compared: a degraded V8 state shows in
+ * every round (it lasts the process's life), while the rest of the machine
+ * (a neighbour on the core, a burst of the hypervisor's) only ever adds CPU
+ * to some rounds. On a machine where bare node:http costs about 15 µs an
+ * answer, one such round in three put the medians at 1.31× where the
+ * rounds' own ratios had a median of 1.11× (docs/performance-notes.md).
  */
 export function sameHeadersCheck(reports: ScenarioReport[]): Check {
-  const name = `node:http, same headers, costs at most ${SAME_HEADERS_CPU_MAX}× bare node:http's CPU per answer (its steady state)`;
+  const name = `node:http, same headers, costs at most ${SAME_HEADERS_CPU_MAX}× bare node:http's CPU per answer (its steady state: each one's lowest round)`;
   const latest = reports.find((r) => r.id === 'latest')?.targets;
-  const same = latest?.['node:http, same headers']?.serverUsPerRequest;
-  const bare = latest?.['node:http']?.serverUsPerRequest;
+  const same = lowestRound(latest?.['node:http, same headers']);
+  const bare = lowestRound(latest?.['node:http']);
   if (same === undefined || bare === undefined) return { name, ok: true, detail: 'not measured in this run' };
   const ratio = same / bare;
   return {
@@ -244,6 +251,14 @@ export function sameHeadersCheck(reports: ScenarioReport[]): Check {
     ok: ratio <= SAME_HEADERS_CPU_MAX,
     detail: `${same} µs against ${bare} µs, ${ratio.toFixed(2)}×`,
   };
+}
+
+/** A target's lowest CPU per answer over its rounds (its median when no round has one). */
+function lowestRound(t: TargetSummary | undefined): number | undefined {
+  const each = (t?.rounds ?? []).flatMap((r) =>
+    r.serverUsPerRequest === undefined ? [] : [r.serverUsPerRequest],
+  );
+  return each.length > 0 ? Math.min(...each) : t?.serverUsPerRequest;
 }
 
 /** The [name, value, …] pairs whose lower-cased name passes `wanted`. */

@@ -597,7 +597,8 @@ ${[
   against the service's answer, then warmed and loaded; run with the service's V8 flags and heap growth
   and without V8's memory reducer (bench/references.ts \`referenceArgs\` says why: a reference that had
   waited for its turn ran slower for the rest of its life), and a check fails the run when the
-  same-headers reference costs over ${SAME_HEADERS_CPU_MAX}× bare node:http's CPU per answer.
+  same-headers reference costs over ${SAME_HEADERS_CPU_MAX}× bare node:http's CPU per answer (each one's
+  lowest round: the rest of the machine adds CPU to some rounds, a degraded state to all).
 - **node:http** (bench/reference-http.ts): a bare \`node:http\` server answering the benchmarked URL with
   the exact bytes and Content-Type of the service's answer, serialized once at start-up: the Node.js limit.
 - **node:http, same headers** (bench/reference-http.ts with \`sameHeaders\`), on /v1/rates/latest only: the same
