@@ -236,8 +236,9 @@ export const SAME_HEADERS_CPU_MAX = 1.25;
  * every round (it lasts the process's life), while the rest of the machine
  * (a neighbour on the core, a burst of the hypervisor's) only ever adds CPU
  * to some rounds. On a machine where bare node:http costs about 15 µs an
- * answer, one such round in three put the medians at 1.31× where the
- * rounds' own ratios had a median of 1.11× (docs/performance-notes.md).
+ * answer, a run's medians of three rounds said 1.31×, where ten alternated
+ * runs of fresh processes had ratios of 0.93–2.00, median 1.11×, the two
+ * highest single disturbed runs (docs/performance-notes.md).
  */
 export function sameHeadersCheck(reports: ScenarioReport[]): Check {
   const name = `node:http, same headers, costs at most ${SAME_HEADERS_CPU_MAX}× bare node:http's CPU per answer (its steady state: each one's lowest round)`;

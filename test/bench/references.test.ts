@@ -112,7 +112,7 @@ describe('the references’ processes', () => {
   });
 
   it('judge each reference by its lowest round: the machine adds CPU to some rounds, a degraded V8 to all', () => {
-    // Measured on one machine: one round of three disturbed put the medians at 1.31×.
+    // As measured on one machine: a disturbed round among steady ones (docs/performance-notes.md).
     const disturbed = sameHeadersCheck(report([27.4, 16.4, 17.7], [14.1, 14.5, 13.7]));
     expect(disturbed).toMatchObject({ ok: true, detail: '16.4 µs against 13.7 µs, 1.20×' });
     const degraded = sameHeadersCheck(report([45.8, 44.1, 46.9], [30.3, 29.5, 31.2]));
