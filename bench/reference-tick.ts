@@ -22,8 +22,15 @@
 import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { minuteStart, monthPeriod, utcDay } from '../src/domain/dates.js';
+import { counterKeys, MINUTE_TTL_MS, MONTH_TTL_MS } from '../src/limits/redis.js';
 import { openRedis } from '../src/limits/redis-scripts.js';
-import { addUsageText, CONSUME_TEXT, PRUNE_EVERY } from '../src/storage/postgres-usage.js';
+import {
+  addUsageText,
+  addUsageValues,
+  CONSUME_TEXT,
+  consumeValues,
+  PRUNE_EVERY,
+} from '../src/storage/postgres-usage.js';
 import { answerFor, answersOf, readConfig } from './reference-config.js';
 import { UNREACHABLE_LIMIT } from './setup.js';
 
@@ -41,13 +48,11 @@ for (const c of clients) await c.connect();
 const idle = [...clients];
 
 const redis = tick.redisUrl ? openRedis(tick.redisUrl, false) : null;
-const minuteKey = `${tick.prefix}{${grantId}}:m`;
-const monthKey = `${tick.prefix}{${grantId}}:q`;
-const MINUTE_TTL_MS = 61_000;
+const { minuteKey, monthKey } = counterKeys(tick.prefix, grantId);
 if (redis) {
   await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   // The month seeded, as the limiter seeds it on a grant's first request.
-  await redis.mdsSeed(monthKey, monthPeriod(Date.now()).key, 0, 40 * 86_400_000);
+  await redis.mdsSeed(monthKey, monthPeriod(Date.now()).key, 0, MONTH_TTL_MS);
 }
 
 type Waiting = [ServerResponse, Answer];
@@ -104,30 +109,25 @@ function statement(n: number): { name: string; text: string; values: unknown[] }
   const period = monthPeriod(now).key;
   const batchId = `${batchPrefix}.${++seq}`;
   if (redis === null) {
-    return {
-      name: 'mds_consume_usage',
-      text: CONSUME_TEXT,
-      values: [
-        [grantId],
-        [period],
-        [minuteStart(now)],
-        [n],
-        [UNREACHABLE_LIMIT],
-        [UNREACHABLE_LIMIT],
-        Array.from({ length: n }, () => 1),
-        Array.from({ length: n }, (_, i) => i + 1),
-        Array.from({ length: n }, () => keyId),
-        now,
-        utcDay(now),
-        batchId,
-      ],
+    const request = {
+      grantId,
+      period,
+      window: minuteStart(now),
+      count: n,
+      requestsPerMinute: UNREACHABLE_LIMIT,
+      monthlyRequestLimit: UNREACHABLE_LIMIT,
+      keyIds: Array.from({ length: n }, () => keyId),
     };
+    return { name: 'mds_consume_usage', text: CONSUME_TEXT, values: consumeValues([request], now, batchId) };
   }
   const prune = seq % PRUNE_EVERY === 0;
   return {
     name: prune ? 'mds_add_usage_prune' : 'mds_add_usage',
     text: addUsageText(prune),
-    values: [[grantId], [period], [n], now, batchId, [grantId], [utcDay(now)], [keyId], [n]],
+    values: addUsageValues([{ grantId, period, count: n }], now, {
+      batchId,
+      daily: [{ grantId, day: utcDay(now), keyId, count: n }],
+    }),
   };
 }
 

@@ -43,8 +43,9 @@ import type { UsageRecorder } from './usage-recorder.js';
 
 /** Grants per script call: bounds the time one script holds Redis. */
 const MAX_BATCH = 512;
-const MINUTE_TTL_MS = 61_000;
-const MONTH_TTL_MS = 40 * 86_400_000;
+/** How long Redis keeps a grant's minute counter, and its month counter, after their last write. */
+export const MINUTE_TTL_MS = 61_000;
+export const MONTH_TTL_MS = 40 * 86_400_000;
 const READY_GRACE_MS = 500;
 
 /** A request waiting in a tick's batch. */
@@ -74,6 +75,11 @@ interface Keys {
 }
 
 const KEY_CACHE_LIMIT = 10_000;
+
+/** A grant's minute and month counters; the braces make them one hash slot on a cluster. */
+export function counterKeys(prefix: string, grantId: string): { minuteKey: string; monthKey: string } {
+  return { minuteKey: `${prefix}{${grantId}}:m`, monthKey: `${prefix}{${grantId}}:q` };
+}
 
 export interface RedisLimiterOptions {
   /** Every key starts with it (tests use one per run; deployments sharing a Redis, one each). */
@@ -134,12 +140,8 @@ export class RedisLimiter implements Limiter {
   private keys(grantId: string): Keys {
     const cached = this.keyCache.get(grantId);
     if (cached) return cached;
-    const minuteKey = `${this.prefix}{${grantId}}:m`;
-    const k: Keys = {
-      minuteKey,
-      monthKey: `${this.prefix}{${grantId}}:q`,
-      slot: this.cluster ? calculateSlot(minuteKey) : 0,
-    };
+    const { minuteKey, monthKey } = counterKeys(this.prefix, grantId);
+    const k: Keys = { minuteKey, monthKey, slot: this.cluster ? calculateSlot(minuteKey) : 0 };
     if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
     this.keyCache.set(grantId, k);
     return k;

@@ -2,7 +2,9 @@
  * The usage commits' statements on PostgreSQL (docs/decisions.md, 59): apart
  * from postgres.ts for size.
  */
-import { BATCH_ID_RETENTION_MS } from './usage-records.js';
+import { utcDay } from '../domain/dates.js';
+import type { ConsumeRequest, UsageIncrement } from './store.js';
+import { BATCH_ID_RETENTION_MS, type UsageCommit } from './usage-records.js';
 
 /** Every PRUNE_EVERY-th commit deletes up to PRUNE_LIMIT expired batch ids: four times the rate they are made. */
 export const PRUNE_EVERY = 64;
@@ -31,6 +33,26 @@ export function addUsageText(prune: boolean): string {
     on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`;
 }
 
+/** The values of `addUsageText`, in its order. */
+export function addUsageValues(
+  increments: readonly UsageIncrement[],
+  now: number,
+  commit: UsageCommit,
+): unknown[] {
+  const daily = commit.daily ?? [];
+  return [
+    increments.map((i) => i.grantId),
+    increments.map((i) => i.period),
+    increments.map((i) => i.count),
+    now,
+    commit.batchId ?? null,
+    daily.map((d) => d.grantId),
+    daily.map((d) => d.day),
+    daily.map((d) => d.keyId),
+    daily.map((d) => d.count),
+  ];
+}
+
 /** The store limiter's check-and-consume: one call (migration-consume.ts), one round trip. */
 export const CONSUME_TEXT =
   'select window_start, minute_used, month_used, allowed from mds_consume_usage($1::text[], $2::text[], ' +
@@ -42,4 +64,33 @@ export interface ConsumeRow {
   minute_used: number;
   month_used: number;
   allowed: number;
+}
+
+/** The values of `CONSUME_TEXT`, in its order. */
+export function consumeValues(requests: readonly ConsumeRequest[], now: number, batchId?: string): unknown[] {
+  // Each waiting request: its grant (1-based), its place among that grant's, its key.
+  const keyGrant: number[] = [];
+  const keyPos: number[] = [];
+  const keyIds: string[] = [];
+  requests.forEach((r, i) => {
+    for (let j = 0; j < r.count; j++) {
+      keyGrant.push(i + 1);
+      keyPos.push(j + 1);
+      keyIds.push(r.keyIds?.[j] ?? '');
+    }
+  });
+  return [
+    requests.map((r) => r.grantId),
+    requests.map((r) => r.period),
+    requests.map((r) => r.window),
+    requests.map((r) => r.count),
+    requests.map((r) => r.requestsPerMinute),
+    requests.map((r) => r.monthlyRequestLimit),
+    keyGrant,
+    keyPos,
+    keyIds,
+    now,
+    utcDay(now),
+    batchId ?? null,
+  ];
 }

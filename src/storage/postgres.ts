@@ -7,7 +7,6 @@
 import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
-import { utcDay } from '../domain/dates.js';
 import type { RateObservation } from '../domain/types.js';
 import { errorCode, isNetworkFailure, type UnavailableTest } from './errors.js';
 import type { ImportOutcome } from './import-records.js';
@@ -18,7 +17,14 @@ import { type BackendParts, kyselyStore } from './kysely/store.js';
 import { claimBatch } from './kysely/usage.js';
 import type { ObservationBatch } from './observations.js';
 import { importObservations } from './postgres-import.js';
-import { addUsageText, CONSUME_TEXT, type ConsumeRow, PRUNE_EVERY } from './postgres-usage.js';
+import {
+  addUsageText,
+  addUsageValues,
+  CONSUME_TEXT,
+  type ConsumeRow,
+  consumeValues,
+  PRUNE_EVERY,
+} from './postgres-usage.js';
 import type { Database } from './schema.js';
 import type {
   ConsumeOutcome,
@@ -101,21 +107,14 @@ class PostgresParts implements BackendParts {
     commit: UsageCommit = {},
   ): Promise<void> {
     if (increments.length === 0) return;
-    const daily = commit.daily ?? [];
     // Every PRUNE_EVERY-th commit also deletes a bounded number of expired batch
     // ids, skipping rows another instance's prune holds (no waits, no deadlock).
     const prune = ++this.commits % PRUNE_EVERY === 0;
-    await this.usageQuery(prune ? 'mds_add_usage_prune' : 'mds_add_usage', addUsageText(prune), [
-      increments.map((i) => i.grantId),
-      increments.map((i) => i.period),
-      increments.map((i) => i.count),
-      now,
-      commit.batchId ?? null,
-      daily.map((d) => d.grantId),
-      daily.map((d) => d.day),
-      daily.map((d) => d.keyId),
-      daily.map((d) => d.count),
-    ]);
+    await this.usageQuery(
+      prune ? 'mds_add_usage_prune' : 'mds_add_usage',
+      addUsageText(prune),
+      addUsageValues(increments, now, commit),
+    );
   }
 
   private commits = 0;
@@ -138,31 +137,11 @@ class PostgresParts implements BackendParts {
     batchId?: string,
   ): Promise<ConsumeOutcome[]> {
     if (requests.length === 0) return [];
-    // Each waiting request: its grant (1-based), its place among that grant's, its key.
-    const keyGrant: number[] = [];
-    const keyPos: number[] = [];
-    const keyIds: string[] = [];
-    requests.forEach((r, i) => {
-      for (let j = 0; j < r.count; j++) {
-        keyGrant.push(i + 1);
-        keyPos.push(j + 1);
-        keyIds.push(r.keyIds?.[j] ?? '');
-      }
-    });
-    const rows = await this.usageQuery<ConsumeRow>('mds_consume_usage', CONSUME_TEXT, [
-      requests.map((r) => r.grantId),
-      requests.map((r) => r.period),
-      requests.map((r) => r.window),
-      requests.map((r) => r.count),
-      requests.map((r) => r.requestsPerMinute),
-      requests.map((r) => r.monthlyRequestLimit),
-      keyGrant,
-      keyPos,
-      keyIds,
-      now,
-      utcDay(now),
-      batchId ?? null,
-    ]);
+    const rows = await this.usageQuery<ConsumeRow>(
+      'mds_consume_usage',
+      CONSUME_TEXT,
+      consumeValues(requests, now, batchId),
+    );
     return rows.map((r) => ({
       window: r.window_start,
       minuteUsed: r.minute_used,
