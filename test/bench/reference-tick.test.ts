@@ -18,6 +18,7 @@ import type { ReferenceConfig } from '../../bench/reference-config.js';
 import { referenceArgs } from '../../bench/references.js';
 import { freshSchema, type PgSchema, provisionGrant } from '../../bench/setup.js';
 import { monthPeriod, utcDay } from '../../src/domain/dates.js';
+import { counterKeys } from '../../src/limits/redis.js';
 import { openStore } from '../../src/storage/open.js';
 import { POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 
@@ -149,7 +150,7 @@ describe.skipIf(!POSTGRES_URL)('the tick reference', () => {
       expect(after.day - before.day).toBe(counted);
       expect(after.batches).toBeGreaterThan(before.batches);
       // The script counted the same units in Redis (the month was seeded at 0).
-      const month = await redis.hget(`${prefix}{${ids.grantId}}:q`, monthPeriod(Date.now()).key);
+      const month = await redis.hget(counterKeys(prefix, ids.grantId).monthKey, monthPeriod(Date.now()).key);
       expect(Number(month)).toBe(counted);
     } finally {
       const keys = await redis.keys(`${prefix}*`);
