@@ -195,7 +195,14 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
       r.mode = 'ok';
       await r.up();
       const [ok] = await r.waitForAccepted('grant.updated');
-      const [delivery] = await deliveries(id);
+      // The receiver has answered before the worker records the answer: wait for the record.
+      const [delivery] = await waitFor(
+        async () => {
+          const list = await deliveries(id);
+          return list[0]?.status === 'delivered' ? list : undefined;
+        },
+        { what: () => 'the delivery recorded as delivered' },
+      );
       expect(delivery).toMatchObject({ status: 'delivered', eventId: ok!.id, eventType: 'grant.updated' });
       expect(delivery.log.map((a: { statusCode: number | null }) => a.statusCode)).toEqual([500, null, 204]);
       expect(delivery.log[1].error).toMatch(/refused/);
