@@ -24,6 +24,7 @@ import { type Harness, startHarness } from '../support/harness.js';
 import { keyOnNewGrant } from '../support/keys.js';
 import { validateResponses } from '../support/openapi.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
+import { waitFor } from '../support/wait.js';
 
 /** The load balancer, as the instance sees it: the peer of every proxied connection. */
 const BALANCER = '127.0.0.1';
@@ -233,10 +234,10 @@ describe('MDS_TRUST_PROXY', () => {
     });
     expect(res.status).toBe(200);
     const id = res.headers.get('x-request-id');
-    for (let i = 0; i < 50 && !out.includes(`"requestId":"${id}"`); i++)
-      await new Promise((r) => setTimeout(r, 20));
-    const line = out.split('\n').find((l) => l.includes(`"requestId":"${id}"`));
-    expect(line, `the access line of ${id}`).toBeDefined();
+    // The log is written asynchronously, after the answer.
+    const line = await waitFor(() => out.split('\n').find((l) => l.includes(`"requestId":"${id}"`)), {
+      what: `the access line of ${id}`,
+    });
     return { server, ip: JSON.parse(line!).ip as string };
   };
 

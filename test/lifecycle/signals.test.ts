@@ -26,7 +26,10 @@ describe('signals while stopping', () => {
 
   it('a second SIGTERM during a long drain exits 1 at once', async () => {
     const server = await spawnServer({ db, env: { MDS_DRAIN_MS: '30000' } });
-    const exited = new Promise<number | null>((resolve) => server.proc.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': the child's stdout is read to its end by then.
+    const exited = new Promise<number | null>((resolve) =>
+      server.proc.once('close', (code) => resolve(code)),
+    );
     server.proc.kill('SIGTERM');
     // The first signal is being handled (draining) once /readyz fails.
     const deadline = Date.now() + 5_000;
