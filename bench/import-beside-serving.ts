@@ -7,21 +7,27 @@
  * one-second wrk p99 of /v1/rates/latest, the /healthz p99 and maximum, every
  * non-2xx answer, and the import's duration. The server runs on the server's
  * CPU, wrk on the generator's, the import on the server's (it competes with the
- * server for its core, as on a one-machine deployment).
+ * server for its core, as on a one-machine deployment). On SQLite the same
+ * import then runs beside bare node:http on that core, the limit of that
+ * sharing (besideReference).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { seedSample } from '../src/import/seed.js';
 import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { generateSample } from '../src/sample/generate.js';
 import { openStore } from '../src/storage/open.js';
+import { usageFilePath } from '../src/storage/sqlite.js';
 import { defer } from './cleanup.js';
 import { importAssets, writeImportFile } from './import.js';
 import type { CpuPlan } from './proc.js';
 import { stop } from './proc.js';
-import { benchEnv, CLI, startService } from './service.js';
+import type { ReferenceRoute } from './reference-config.js';
+import { startReference } from './references.js';
+import { answer, benchEnv, CLI, startService } from './service.js';
 import { freshSchema, provisionKey } from './setup.js';
 import { runWrk, type WrkResult } from './wrk.js';
 
@@ -49,6 +55,13 @@ export interface BesideResult {
    * this is the floor of the answers' tail while the import writes.
    */
   commit?: { commits: number; p99Ms: number; maxMs: number };
+  /**
+   * SQLite only: bare node:http on the server's core, under the same load,
+   * while the same import runs again into a copy of the store as it was
+   * (besideReference). The import shares the server's core by design: this
+   * is what that sharing alone costs an answer.
+   */
+  reference?: { importSeconds: number; importError?: string; worstSegmentP99Ms: number; maxMs: number };
 }
 
 export interface BesideReport {
@@ -59,6 +72,8 @@ export interface BesideReport {
 }
 
 interface Settings {
+  /** The run's temp directory (reference configs). */
+  dir: string;
   wrk: string;
   connections: number;
   threads: number;
@@ -96,60 +111,16 @@ const percentile = (sorted: number[], p: number) =>
     ? Number.NaN
     : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
-async function one(
+/** wrk's one-second runs on /v1/rates/latest, recorded from the import's start to a second after its exit. */
+async function loadWhileImporting(
+  origin: string,
+  key: string,
   backend: 'sqlite' | 'postgres',
   url: string,
   file: string,
-  records: number,
-  sample: ReturnType<typeof generateSample>,
   s: Settings,
-): Promise<BesideResult> {
-  // The two-year sample, the key, and the import's extra currencies (not timed).
-  const store = openStore(url);
-  let key: string;
-  try {
-    await store.migrate();
-    await seedSample(store, sample);
-    await store.import({ kind: 'assets', records: importAssets(sample) });
-    key = await provisionKey(store);
-  } finally {
-    await store.close();
-  }
-  const service = await startService(url, key, s.cpus.server);
-  const origin = service.origin;
-
-  const commitProber =
-    backend === 'postgres'
-      ? probeCommits(
-          url,
-          () => probing,
-          () => recording,
-        )
-      : undefined;
-  // The /healthz prober: one request at a time, every 20 ms.
-  const probes: number[] = [];
-  let failures = 0;
-  let probing = true;
-  let recording = false;
-  const prober = (async () => {
-    while (probing) {
-      const started = performance.now();
-      try {
-        const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(30_000) });
-        await res.arrayBuffer();
-        if (recording) {
-          probes.push(performance.now() - started);
-          if (res.status !== 200) failures++;
-        }
-      } catch {
-        if (recording) failures++;
-      }
-      const wait = PROBE_EVERY_MS - (performance.now() - started);
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-  })();
-
-  // wrk in one-second segments until a second after the import has exited.
+  recording: { on: boolean },
+): Promise<{ segments: WrkResult[]; importSeconds: number; code: number | null; out: string }> {
   const segments: WrkResult[] = [];
   let importDone = false;
   let doneAt = 0;
@@ -164,12 +135,12 @@ async function one(
         threads: s.threads,
         cpus: s.cpus.generator,
       });
-      if (recording) segments.push(r);
+      if (recording.on) segments.push(r);
     }
   })();
 
   await new Promise((r) => setTimeout(r, 1500)); // the load settles
-  recording = true;
+  recording.on = true;
   const args = [...NODE_FLAGS, CLI, 'import', 'rates', file, '--db', url, '--json'];
   const importCpu = backend === 'sqlite' ? s.cpus.server : s.cpus.generator;
   const [command, argv] = importCpu
@@ -192,20 +163,150 @@ async function one(
   importDone = true;
   doneAt = performance.now();
   await loading;
-  recording = false;
+  recording.on = false;
+  return { segments, importSeconds, code, out };
+}
+
+/** Why the import did not insert every record (its exit code and `--json` output), or undefined. */
+function importFailure(code: number | null, out: string, records: number): string | undefined {
+  try {
+    const inserted = (JSON.parse(out) as { inserted?: number }).inserted;
+    if (code !== 0 || inserted !== records) return `exit ${code}: ${inserted ?? 0} of ${records} inserted`;
+  } catch {
+    return `exit ${code}: ${out.slice(0, 300)}`;
+  }
+  return undefined;
+}
+
+/** A copy of a SQLite store and its usage file (closed, so the two files are the whole store). */
+function copySqlite(path: string, label: string): string {
+  const copy = path.replace(/\.sqlite$/, `-${label}.sqlite`);
+  copyFileSync(path, copy);
+  if (existsSync(usageFilePath(path))) copyFileSync(usageFilePath(path), usageFilePath(copy));
+  return copy;
+}
+
+/**
+ * The limit of a serving process that shares its core with the import
+ * (docs/decisions.md 55): bare node:http, sending the service's bytes for
+ * /v1/rates/latest with no pipeline and no store, on the server's core, under
+ * the same load while the same import writes the same observations into a
+ * copy of the store as it was before the service's run. Its worst one-second
+ * p99 is what the core's sharing alone costs an answer.
+ */
+async function besideReference(
+  served: Awaited<ReturnType<typeof answer>>,
+  key: string,
+  backend: 'sqlite' | 'postgres',
+  url: string,
+  file: string,
+  records: number,
+  s: Settings,
+): Promise<NonNullable<BesideResult['reference']>> {
+  const route: ReferenceRoute = {
+    url: '/v1/rates/latest',
+    contentType: served.contentType,
+    body: served.body.toString('base64'),
+    headers: served.headers,
+    schema: {},
+  };
+  const reference = await startReference('reference-http', [route], s.dir, s.cpus.server);
+  try {
+    const { segments, importSeconds, code, out } = await loadWhileImporting(
+      reference.origin,
+      key,
+      backend,
+      url,
+      file,
+      s,
+      { on: false },
+    );
+    const importError = importFailure(code, out, records);
+    return {
+      importSeconds,
+      ...(importError ? { importError } : {}),
+      worstSegmentP99Ms: Math.max(...segments.map((r) => r.latencyUs.p99)) / 1000,
+      maxMs: Math.max(...segments.map((r) => r.latencyUs.max)) / 1000,
+    };
+  } finally {
+    await stop(reference.proc);
+  }
+}
+
+async function one(
+  backend: 'sqlite' | 'postgres',
+  url: string,
+  file: string,
+  records: number,
+  sample: ReturnType<typeof generateSample>,
+  s: Settings,
+): Promise<BesideResult> {
+  // The two-year sample, the key, and the import's extra currencies (not timed).
+  const store = openStore(url);
+  let key: string;
+  try {
+    await store.migrate();
+    await seedSample(store, sample);
+    await store.import({ kind: 'assets', records: importAssets(sample) });
+    key = await provisionKey(store);
+  } finally {
+    await store.close();
+  }
+  // The store as the import finds it, for the reference's run (SQLite: a copy of both files).
+  const referenceUrl = backend === 'sqlite' ? copySqlite(url, 'reference') : undefined;
+  const service = await startService(url, key, s.cpus.server);
+  const origin = service.origin;
+  const served = await answer(origin, '/v1/rates/latest', key);
+
+  const commitProber =
+    backend === 'postgres'
+      ? probeCommits(
+          url,
+          () => probing,
+          () => recording.on,
+        )
+      : undefined;
+  // The /healthz prober: one request at a time, every 20 ms.
+  const probes: number[] = [];
+  let failures = 0;
+  let probing = true;
+  const recording = { on: false };
+  const prober = (async () => {
+    while (probing) {
+      const started = performance.now();
+      try {
+        const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(30_000) });
+        await res.arrayBuffer();
+        if (recording.on) {
+          probes.push(performance.now() - started);
+          if (res.status !== 200) failures++;
+        }
+      } catch {
+        if (recording.on) failures++;
+      }
+      const wait = PROBE_EVERY_MS - (performance.now() - started);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+  })();
+
+  const { segments, importSeconds, code, out } = await loadWhileImporting(
+    origin,
+    key,
+    backend,
+    url,
+    file,
+    s,
+    recording,
+  );
   probing = false;
   await prober;
   const commits = (await commitProber)?.sort((a, b) => a - b);
   await stop(service.proc);
+  const reference = referenceUrl
+    ? await besideReference(served, key, backend, referenceUrl, file, records, s)
+    : undefined;
 
-  let importError: string | undefined;
-  try {
-    const inserted = (JSON.parse(out) as { inserted?: number }).inserted;
-    if (code !== 0 || inserted !== records)
-      importError = `exit ${code}: ${inserted ?? 0} of ${records} inserted`;
-  } catch {
-    importError = `exit ${code}: ${out.slice(0, 300)}`;
-  }
+  const importError = importFailure(code, out, records);
   const sorted = [...probes].sort((a, b) => a - b);
   return {
     backend,
@@ -225,6 +326,7 @@ async function one(
       maxMs: sorted.at(-1) ?? Number.NaN,
       failures,
     },
+    ...(reference ? { reference } : {}),
     ...(commits
       ? {
           commit: {

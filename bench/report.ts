@@ -317,6 +317,12 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
             x.commit
               ? `; the limit: a one-row commit on the same database took p99 ${x.commit.p99Ms.toFixed(1)} ms (max ${x.commit.maxMs.toFixed(1)} ms) meanwhile, and each answer waits for one`
               : ''
+          }${
+            x.reference
+              ? x.reference.importError
+                ? `; no limit measured: the import beside node:http failed (${x.reference.importError})`
+                : `; the limit: node:http on the same core beside the same import, worst 1-s p99 ${x.reference.worstSegmentP99Ms.toFixed(1)} ms (max ${x.reference.maxMs.toFixed(1)} ms)`
+              : ''
           }`
         : notRun,
       x ? x.latest.worstSegmentP99Ms < BESIDE_TARGETS.latestP99Ms : undefined,

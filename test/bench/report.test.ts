@@ -147,6 +147,9 @@ function beside(backend: 'sqlite' | 'postgres', k: number) {
       maxMs: 21.7 * k,
     },
     healthz: { probes: Math.round(244 * k), p99Ms: 11.2 * k, maxMs: 13.9 * k, failures: Math.round(4 * k) },
+    ...(backend === 'sqlite'
+      ? { reference: { importSeconds: 4.5 * k, worstSegmentP99Ms: 9.1 * k, maxMs: 30.2 * k } }
+      : {}),
   };
 }
 
@@ -333,6 +336,44 @@ describe('bench report', () => {
     });
     const withoutStore = { ...r, scenarios: r.scenarios.filter((s) => s.id !== 'latest-pg-store') };
     expect(judge(withoutStore).find((l) => l.target.includes('store limiter'))?.verdict).toBe('SKIP');
+  });
+
+  it('states the limit of a core shared with the import beside the SQLite import target, not the PostgreSQL one', () => {
+    const lines = judge(fakeRun(1));
+    const p99 = (label: string) =>
+      lines.find(
+        (l) =>
+          l.target === `import of 1,000,000 beside serving, ${label}: /v1/rates/latest p99 (worst 1-s run)`,
+      );
+    expect(p99('SQLite')).toMatchObject({
+      verdict: 'PASS',
+      measured:
+        '7.3 ms (max 21.7 ms); the limit: node:http on the same core beside the same import, worst 1-s p99 9.1 ms (max 30.2 ms)',
+    });
+    expect(p99('PostgreSQL')?.measured).toBe('7.3 ms (max 21.7 ms)');
+    // A reference whose import failed measured nothing: no limit is claimed.
+    const run = fakeRun(1);
+    const failed = {
+      ...run,
+      importBesideServing: {
+        ...run.importBesideServing!,
+        sqlite: {
+          ...run.importBesideServing!.sqlite!,
+          reference: {
+            importSeconds: 0.4,
+            importError: 'exit 1: 0 of 1000000 inserted',
+            worstSegmentP99Ms: 2,
+            maxMs: 3,
+          },
+        },
+      },
+    };
+    expect(
+      judge(failed).find((l) => l.target.startsWith('import of 1,000,000 beside serving, SQLite: /v1'))
+        ?.measured,
+    ).toBe(
+      '7.3 ms (max 21.7 ms); no limit measured: the import beside node:http failed (exit 1: 0 of 1000000 inserted)',
+    );
   });
 
   it('states the scale-out limit a tick reference measured, beside the target it explains', () => {
