@@ -652,5 +652,9 @@ ${[
 - Import: generated NDJSON (${IMPORT_CURRENCIES} currencies of the asset directory × 3 sources × hourly timestamps, unique
   keys), timed as \`node dist/mds.mjs import rates <file> --db <url>\` from process start to exit,
   into a store holding only the asset directory.
+- Import beside serving: the service under the same wrk load, in one-second runs, while
+  \`mds import rates\` writes the observations into its store (on SQLite pinned to the server's core, as
+  on one machine); on SQLite the same import then runs into a copy of the store as it was, beside bare
+  node:http on that core under the same load: the limit of a core shared with the import.
 `;
 }
