@@ -6,10 +6,10 @@
  *
  * - with Redis, the limiter's check-and-consume script (redis-scripts.ts,
  *   `mdsConsumeBatch`), then the usage commit (postgres-usage.ts,
- *   `addUsageText`: the month, the day by key and the batch id, the expired
+ *   `addUsageStatement`: the month, the day by key and the batch id, the expired
  *   ids pruned every PRUNE_EVERY-th commit), at most two commits in flight,
  *   as the usage recorder sends them;
- * - without Redis, the store limiter's one call (`CONSUME_TEXT`), at most two
+ * - without Redis, the store limiter's one call (`consumeStatement`), at most two
  *   in flight.
  *
  * It writes the usage of a grant of its own (bench/setup.ts). The service
@@ -25,11 +25,10 @@ import { minuteStart, monthPeriod, utcDay } from '../src/domain/dates.js';
 import { counterKeys, MINUTE_TTL_MS, MONTH_TTL_MS } from '../src/limits/redis.js';
 import { openRedis } from '../src/limits/redis-scripts.js';
 import {
-  addUsageText,
-  addUsageValues,
-  CONSUME_TEXT,
-  consumeValues,
+  addUsageStatement,
+  consumeStatement,
   PRUNE_EVERY,
+  type UsageStatement,
 } from '../src/storage/postgres-usage.js';
 import { answerFor, answersOf, readConfig } from './reference-config.js';
 import { UNREACHABLE_LIMIT } from './setup.js';
@@ -104,7 +103,7 @@ function scheduleCommit(): void {
 }
 
 /** The statement and values the service sends for `n` requests of one grant and key. */
-function statement(n: number): { name: string; text: string; values: unknown[] } {
+function statement(n: number): UsageStatement {
   const now = Date.now();
   const period = monthPeriod(now).key;
   const batchId = `${batchPrefix}.${++seq}`;
@@ -118,17 +117,14 @@ function statement(n: number): { name: string; text: string; values: unknown[] }
       monthlyRequestLimit: UNREACHABLE_LIMIT,
       keyIds: Array.from({ length: n }, () => keyId),
     };
-    return { name: 'mds_consume_usage', text: CONSUME_TEXT, values: consumeValues([request], now, batchId) };
+    return consumeStatement([request], now, batchId);
   }
-  const prune = seq % PRUNE_EVERY === 0;
-  return {
-    name: prune ? 'mds_add_usage_prune' : 'mds_add_usage',
-    text: addUsageText(prune),
-    values: addUsageValues([{ grantId, period, count: n }], now, {
-      batchId,
-      daily: [{ grantId, day: utcDay(now), keyId, count: n }],
-    }),
-  };
+  return addUsageStatement(
+    [{ grantId, period, count: n }],
+    now,
+    { batchId, daily: [{ grantId, day: utcDay(now), keyId, count: n }] },
+    seq % PRUNE_EVERY === 0,
+  );
 }
 
 function commit(): void {

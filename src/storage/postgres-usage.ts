@@ -18,7 +18,7 @@ const PRUNE_LIMIT = 256;
  * transaction does. A prune skips rows another instance's prune holds: no
  * waits, no deadlock.
  */
-export function addUsageText(prune: boolean): string {
+function addUsageText(prune: boolean): string {
   const pruning = prune
     ? `,
     p as (delete from usage_batches where id in (select id from usage_batches
@@ -33,14 +33,29 @@ export function addUsageText(prune: boolean): string {
     on conflict (grant_id, period) do update set used = usage.used + excluded.used, updated_at = excluded.updated_at`;
 }
 
-/** The values of `addUsageText`, in its order. */
-export function addUsageValues(
+/** A usage round trip as node-postgres sends it: a named (prepared) statement and its values. */
+export interface UsageStatement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+// Built once: a commit runs on every tick that served a request.
+const ADD_USAGE = addUsageText(false);
+const ADD_USAGE_PRUNE = addUsageText(true);
+
+/**
+ * The usage commit of one tick: the month increments, the day increments and
+ * the batch id of `commit`; `prune` adds the bounded delete of expired batch ids.
+ */
+export function addUsageStatement(
   increments: readonly UsageIncrement[],
   now: number,
   commit: UsageCommit,
-): unknown[] {
+  prune: boolean,
+): UsageStatement {
   const daily = commit.daily ?? [];
-  return [
+  const values = [
     increments.map((i) => i.grantId),
     increments.map((i) => i.period),
     increments.map((i) => i.count),
@@ -51,10 +66,13 @@ export function addUsageValues(
     daily.map((d) => d.keyId),
     daily.map((d) => d.count),
   ];
+  return prune
+    ? { name: 'mds_add_usage_prune', text: ADD_USAGE_PRUNE, values }
+    : { name: 'mds_add_usage', text: ADD_USAGE, values };
 }
 
 /** The store limiter's check-and-consume: one call (migration-consume.ts), one round trip. */
-export const CONSUME_TEXT =
+const CONSUME_TEXT =
   'select window_start, minute_used, month_used, allowed from mds_consume_usage($1::text[], $2::text[], ' +
   '$3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::int[], $8::int[], $9::text[], $10::bigint, $11::text, $12::text)';
 
@@ -66,8 +84,12 @@ export interface ConsumeRow {
   allowed: number;
 }
 
-/** The values of `CONSUME_TEXT`, in its order. */
-export function consumeValues(requests: readonly ConsumeRequest[], now: number, batchId?: string): unknown[] {
+/** The store limiter's call for the requests of one tick, with its batch id. */
+export function consumeStatement(
+  requests: readonly ConsumeRequest[],
+  now: number,
+  batchId?: string,
+): UsageStatement {
   // Each waiting request: its grant (1-based), its place among that grant's, its key.
   const keyGrant: number[] = [];
   const keyPos: number[] = [];
@@ -79,7 +101,7 @@ export function consumeValues(requests: readonly ConsumeRequest[], now: number, 
       keyIds.push(r.keyIds?.[j] ?? '');
     }
   });
-  return [
+  const values = [
     requests.map((r) => r.grantId),
     requests.map((r) => r.period),
     requests.map((r) => r.window),
@@ -93,4 +115,5 @@ export function consumeValues(requests: readonly ConsumeRequest[], now: number, 
     utcDay(now),
     batchId ?? null,
   ];
+  return { name: 'mds_consume_usage', text: CONSUME_TEXT, values };
 }

@@ -18,12 +18,11 @@ import { claimBatch } from './kysely/usage.js';
 import type { ObservationBatch } from './observations.js';
 import { importObservations } from './postgres-import.js';
 import {
-  addUsageText,
-  addUsageValues,
-  CONSUME_TEXT,
+  addUsageStatement,
   type ConsumeRow,
-  consumeValues,
+  consumeStatement,
   PRUNE_EVERY,
+  type UsageStatement,
 } from './postgres-usage.js';
 import type { Database } from './schema.js';
 import type {
@@ -110,11 +109,7 @@ class PostgresParts implements BackendParts {
     // Every PRUNE_EVERY-th commit also deletes a bounded number of expired batch
     // ids, skipping rows another instance's prune holds (no waits, no deadlock).
     const prune = ++this.commits % PRUNE_EVERY === 0;
-    await this.usageQuery(
-      prune ? 'mds_add_usage_prune' : 'mds_add_usage',
-      addUsageText(prune),
-      addUsageValues(increments, now, commit),
-    );
+    await this.usageQuery(addUsageStatement(increments, now, commit, prune));
   }
 
   private commits = 0;
@@ -137,11 +132,7 @@ class PostgresParts implements BackendParts {
     batchId?: string,
   ): Promise<ConsumeOutcome[]> {
     if (requests.length === 0) return [];
-    const rows = await this.usageQuery<ConsumeRow>(
-      'mds_consume_usage',
-      CONSUME_TEXT,
-      consumeValues(requests, now, batchId),
-    );
+    const rows = await this.usageQuery<ConsumeRow>(consumeStatement(requests, now, batchId));
     return rows.map((r) => ({
       window: r.window_start,
       minuteUsed: r.minute_used,
@@ -155,11 +146,7 @@ class PostgresParts implements BackendParts {
    * is sent (no connection), the error says so: the caller need not ask
    * whether it was applied.
    */
-  private async usageQuery<R extends object = object>(
-    name: string,
-    text: string,
-    values: unknown[],
-  ): Promise<R[]> {
+  private async usageQuery<R extends object = object>(statement: UsageStatement): Promise<R[]> {
     let held: HeldClient;
     try {
       held = this.idleUsageClients.pop() ?? (await this.holdClient());
@@ -168,7 +155,7 @@ class PostgresParts implements BackendParts {
     }
     let rows: R[];
     try {
-      rows = (await held.client.query<R>({ name, text, values })).rows;
+      rows = (await held.client.query<R>(statement)).rows;
     } catch (err) {
       // The connection may be what failed: the pool replaces it.
       held.release(err as Error);
