@@ -25,8 +25,7 @@ import { defer } from './cleanup.js';
 import { importAssets, writeImportFile } from './import.js';
 import type { CpuPlan } from './proc.js';
 import { stop } from './proc.js';
-import type { ReferenceRoute } from './reference-config.js';
-import { startReference } from './references.js';
+import { buildRoutes, type ServiceAnswer, startReference } from './references.js';
 import { answer, benchEnv, CLI, startService } from './service.js';
 import { freshSchema, provisionKey } from './setup.js';
 import { runWrk, type WrkResult } from './wrk.js';
@@ -195,27 +194,21 @@ function copySqlite(path: string, label: string): string {
  * p99 is what the core's sharing alone costs an answer.
  */
 async function besideReference(
-  served: Awaited<ReturnType<typeof answer>>,
+  served: ServiceAnswer,
   key: string,
-  backend: 'sqlite' | 'postgres',
   url: string,
   file: string,
   records: number,
   s: Settings,
 ): Promise<NonNullable<BesideResult['reference']>> {
-  const route: ReferenceRoute = {
-    url: '/v1/rates/latest',
-    contentType: served.contentType,
-    body: served.body.toString('base64'),
-    headers: served.headers,
-    schema: {},
-  };
-  const reference = await startReference('reference-http', [route], s.dir, s.cpus.server);
+  // No OpenAPI document: node:http sends the bytes, the schema is only Fastify's.
+  const { routes } = buildRoutes([served], {});
+  const reference = await startReference('reference-http', routes, s.dir, s.cpus.server);
   try {
     const { segments, importSeconds, code, out } = await loadWhileImporting(
       reference.origin,
       key,
-      backend,
+      'sqlite',
       url,
       file,
       s,
@@ -256,7 +249,7 @@ async function one(
   const referenceUrl = backend === 'sqlite' ? copySqlite(url, 'reference') : undefined;
   const service = await startService(url, key, s.cpus.server);
   const origin = service.origin;
-  const served = await answer(origin, '/v1/rates/latest', key);
+  const served = { url: '/v1/rates/latest', ...(await answer(origin, '/v1/rates/latest', key)) };
 
   const commitProber =
     backend === 'postgres'
@@ -303,7 +296,7 @@ async function one(
   const commits = (await commitProber)?.sort((a, b) => a - b);
   await stop(service.proc);
   const reference = referenceUrl
-    ? await besideReference(served, key, backend, referenceUrl, file, records, s)
+    ? await besideReference(served, key, referenceUrl, file, records, s)
     : undefined;
 
   const importError = importFailure(code, out, records);
