@@ -28,27 +28,13 @@ import { parseArgs } from 'node:util';
 import { HEAP_GROWING_FLAG, NODE_FLAGS } from '../src/runtime/heap.js';
 import { generateSample } from '../src/sample/generate.js';
 import { startServer } from '../src/server.js';
-import { cpuPlan, httpGet, spawnPinned } from './proc.js';
+import { median } from './load.js';
+import { cpuPlan, spawnPinned } from './proc.js';
+import { benchEndDate, firstHistoryPage, nextCursorOf, scenarios } from './scenarios.js';
+import { answer, NODE_OWN_HEADERS } from './service.js';
 import { prepareSqlite } from './setup.js';
 
 const URL_PATH = '/v1/rates/latest';
-const DAY = 86_400_000;
-
-/** The bench's other URLs (bench/run.ts, scenarios), over the year ending yesterday. */
-function otherOperations(): string[] {
-  const to = new Date(Date.now() - DAY).toISOString().slice(0, 10);
-  const from = new Date(Date.now() - 366 * DAY).toISOString().slice(0, 10);
-  const window = `currency=EUR&from=${from}&to=${to}&limit=250`;
-  return [
-    '/v1/rates/latest?currency=EUR,USD',
-    '/v1/market/premium',
-    `/v1/rates/history?${window}`,
-    `/v1/market/premium/history?${window}`,
-    '/v1/gold/latest',
-    '/v1/me',
-  ];
-}
-
 interface Settings {
   rounds: number;
   seconds: number;
@@ -67,13 +53,13 @@ export interface PipelineRound {
 class Answered {
   headersSent = false;
   status = 0;
-  names: string[] = [];
+  headers: string[] = [];
   bytes = 0;
   constructor(private readonly done: (a: Answered) => void) {}
   writeHead(status: number, headers: string[]): this {
     this.headersSent = true;
     this.status = status;
-    this.names = headers.filter((_, i) => i % 2 === 0);
+    this.headers = headers;
     return this;
   }
   cork(): void {}
@@ -109,25 +95,26 @@ async function child(store: string, key: string, s: Settings): Promise<void> {
       socket,
     });
 
-    // The stand-ins must get the answer a real request gets.
-    const real = await httpGet(`${server.url}${URL_PATH}`, { authorization: headers.authorization });
+    // The stand-ins must get the answer a real request gets (Node's own headers aside).
+    const real = await answer(server.url, URL_PATH, key);
     const first = await new Promise<Answered>((resolve) => listener(request(), new Answered(resolve)));
-    const realNames = real.rawHeaders
-      .filter((_, i) => i % 2 === 0)
-      .map((n) => n.toLowerCase())
-      .filter((n) => !['date', 'connection', 'keep-alive'].includes(n));
-    if (first.status !== 200 || real.status !== 200 || first.bytes !== real.body.length)
+    const names = (flat: string[]) =>
+      flat.filter((_, i) => i % 2 === 0 && !NODE_OWN_HEADERS.has(flat[i]!.toLowerCase())).join();
+    if (first.status !== 200 || first.bytes !== real.body.length)
       throw new Error(
-        `the stand-ins got ${first.status} with ${first.bytes} bytes, a real request ${real.status} with ${real.body.length}`,
+        `the stand-ins got ${first.status} with ${first.bytes} bytes, a real request 200 with ${real.body.length}`,
       );
-    if (first.names.join() !== realNames.join())
-      throw new Error(`header names differ: ${first.names.join()} against ${realNames.join()}`);
+    if (names(first.headers) !== names(real.headers))
+      throw new Error(`header names differ: ${names(first.headers)} against ${names(real.headers)}`);
 
-    // The other operations, a few times each through the same listener, as a server in use has
-    // served them (and as the bench's checks do before its load): a process that has run one
-    // operation only runs code specialised to it, about 1 µs an answer cheaper under wrk
+    // The bench's other scenarios, a few times each through the same listener, as a server in
+    // use has served them (and as the bench's checks do before its load): a process that has run
+    // one operation only runs code specialised to it, about 1 µs an answer cheaper under wrk
     // (docs/performance-notes.md).
-    for (const url of otherOperations()) {
+    const endDate = benchEndDate();
+    const cursor = nextCursorOf((await answer(server.url, firstHistoryPage(endDate), key)).body);
+    for (const { url } of scenarios(endDate, cursor)) {
+      if (url === URL_PATH) continue;
       for (let i = 0; i < 3; i++) {
         const other = await new Promise<Answered>((resolve) => listener(request(url), new Answered(resolve)));
         if (other.status !== 200) throw new Error(`${url} answered ${other.status}, not 200`);
@@ -167,12 +154,6 @@ async function child(store: string, key: string, s: Settings): Promise<void> {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -194,8 +175,7 @@ async function main(): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), 'mds-pipeline-'));
   try {
-    const endDate = new Date(Date.now() - DAY).toISOString().slice(0, 10);
-    const store = await prepareSqlite(dir, generateSample({ endDate }));
+    const store = await prepareSqlite(dir, generateSample({ endDate: benchEndDate() }));
     const cpus = cpuPlan(availableParallelism(), 1).server;
     const args = [
       ...NODE_FLAGS,

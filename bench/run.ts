@@ -16,7 +16,7 @@ import { measureImports } from './import.js';
 import { measureImportBesideServing } from './import-beside-serving.js';
 import { generatorCheck, type LoadSettings, loadScenario, type Target, type TargetName } from './load.js';
 import { loadAverage, machine, measuredCommit, versions } from './machine.js';
-import { type BenchOptions, type OnlyPart, parseOptions, type SCENARIO_IDS, USAGE } from './options.js';
+import { type BenchOptions, type OnlyPart, parseOptions, USAGE } from './options.js';
 import { type CpuPlan, cpuPlan, httpGet, stop } from './proc.js';
 import type { ReferenceRoute } from './reference-config.js';
 import {
@@ -41,6 +41,7 @@ import {
   type PagePair,
   type ScenarioReport,
 } from './report.js';
+import { benchEndDate, firstHistoryPage, nextCursorOf, scenarios } from './scenarios.js';
 import { answer, ROOT, SERVICE_LOG_LEVEL, startService } from './service.js';
 import {
   type CommitLatency,
@@ -56,8 +57,6 @@ import {
 import { measureStartup } from './startup.js';
 import { findOnPath, wrkVersion } from './wrk.js';
 
-const DAY = 86_400_000;
-
 /** Progress lines (`bench: …`) carry the time since start. */
 function log(line: string): void {
   process.stdout.write(
@@ -65,62 +64,6 @@ function log(line: string): void {
       ? `[${(performance.now() / 1000).toFixed(1).padStart(5)} s] ${line.slice(7)}\n`
       : `${line}\n`,
   );
-}
-
-interface Scenario {
-  id: (typeof SCENARIO_IDS)[number];
-  title: string;
-  url: string;
-  /** References a target of issue 5 compares this scenario with (quick mode loads only those). */
-  compared: TargetName[];
-  /** Also loads `node:http, same headers`: how near Node's limit the pipeline is, with what the answer must carry. */
-  sameHeaders?: true;
-}
-
-function scenarios(endDate: string, nextCursor: string): Scenario[] {
-  const from = new Date(Date.parse(endDate) - 365 * DAY).toISOString().slice(0, 10);
-  const history = historyUrl(endDate, from);
-  return [
-    {
-      id: 'latest',
-      title: '/v1/rates/latest (every parallel asset)',
-      url: '/v1/rates/latest',
-      compared: ['node:http', 'fastify'],
-      sameHeaders: true,
-    },
-    {
-      id: 'latest-eur-usd',
-      title: '/v1/rates/latest?currency=EUR,USD',
-      url: '/v1/rates/latest?currency=EUR,USD',
-      compared: [],
-    },
-    { id: 'premium', title: '/v1/market/premium', url: '/v1/market/premium', compared: [] },
-    { id: 'history', title: '/v1/rates/history, first page (250)', url: history, compared: ['node:http'] },
-    {
-      id: 'history-cursor',
-      title: '/v1/rates/history, cursor page',
-      url: `${history}&cursor=${encodeURIComponent(nextCursor)}`,
-      compared: [],
-    },
-    {
-      id: 'premium-history',
-      title: '/v1/market/premium/history, first page (250)',
-      url: premiumHistoryUrl(endDate, from),
-      compared: ['node:http'],
-    },
-    { id: 'gold', title: '/v1/gold/latest', url: '/v1/gold/latest', compared: [] },
-    { id: 'me', title: '/v1/me', url: '/v1/me', compared: [] },
-  ];
-}
-
-/** One currency over 366 days (both ends included) ending yesterday, 250 records a page. */
-function historyUrl(endDate: string, from: string): string {
-  return `/v1/rates/history?currency=EUR&from=${from}&to=${endDate}&limit=250`;
-}
-
-/** The premium of the same currency and window: one item a day, 250 a page (issue 16). */
-function premiumHistoryUrl(endDate: string, from: string): string {
-  return `/v1/market/premium/history?currency=EUR&from=${from}&to=${endDate}&limit=250`;
 }
 
 function parsed(body: Buffer | undefined): { data?: unknown; meta?: Record<string, unknown> } {
@@ -151,11 +94,8 @@ interface Run {
 async function embedded(run: Run, sqlite: Prepared, endDate: string) {
   const { o, cpus, dir } = run;
   const service = await startService(sqlite.url, sqlite.key, cpus.server);
-  const from = new Date(Date.parse(endDate) - 365 * DAY).toISOString().slice(0, 10);
-  const firstPage = await answer(service.origin, historyUrl(endDate, from), sqlite.key);
-  const nextCursor = parsed(firstPage.body).meta?.['nextCursor'];
-  if (typeof nextCursor !== 'string') throw new Error('history: no meta.nextCursor in the first page');
-  const list = scenarios(endDate, nextCursor);
+  const firstPage = await answer(service.origin, firstHistoryPage(endDate), sqlite.key);
+  const list = scenarios(endDate, nextCursorOf(firstPage.body));
 
   const answers: ServiceAnswer[] = [];
   for (const s of list) answers.push({ url: s.url, ...(await answer(service.origin, s.url, sqlite.key)) });
@@ -358,7 +298,7 @@ async function main(argv: string[]): Promise<number> {
   const v = versions(await wrkVersion(wrk));
   const cpus = cpuPlan(m.cpus, o.threads);
   const date = new Date().toISOString();
-  const endDate = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+  const endDate = benchEndDate();
   const dir = mkdtempSync(join(tmpdir(), 'mds-bench-'));
   defer(() => rmSync(dir, { recursive: true, force: true }));
   log(
