@@ -3,6 +3,7 @@ import type { ImportKind } from '../../import/records.js';
 import { timeZoneProblem } from '../../import/timestamps.js';
 import type { Command } from '../command.js';
 import { CliError, revisionDoc, revisionLine, summaryLine } from '../output.js';
+import { applyPriority, parsePriority } from '../priority.js';
 import { terminalProgress } from '../progress.js';
 
 const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
@@ -10,7 +11,7 @@ const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
 export const importCommand: Command = {
   name: ['import'],
   usage:
-    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--delimiter ,|;|tab] [--timezone <IANA zone>]',
+    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--priority low|normal]',
   options: {
     format: { type: 'string' },
     'dry-run': { type: 'boolean' },
@@ -18,6 +19,7 @@ export const importCommand: Command = {
     'accept-outliers': { type: 'boolean' },
     delimiter: { type: 'string' },
     timezone: { type: 'string' },
+    priority: { type: 'string' },
   },
   positionals: { min: 2, max: 2 },
   async run({ values, positionals, out, databaseUrl }) {
@@ -51,6 +53,17 @@ export const importCommand: Command = {
     const timezone = values.timezone as string | undefined;
     const zoneProblem = timezone === undefined ? null : timeZoneProblem(timezone);
     if (zoneProblem !== null) throw new CliError(`--timezone: ${zoneProblem}`, 2);
+    const priorityText = values.priority as string | undefined;
+    const priority = parsePriority(priorityText);
+    if (priority === null) {
+      throw new CliError(
+        `--priority: "${priorityText!.slice(0, 40)}" is not a priority; write low (the default: serving processes on this machine come first) or normal`,
+        2,
+      );
+    }
+    // Before anything is read or written: the whole import runs at that priority.
+    const refused = applyPriority(priority);
+    if (refused !== null) out.note(refused);
     const dryRun = values['dry-run'] === true;
     const started = performance.now();
     // Loaded here: the parsers and the compiled record rules are for this command only.

@@ -1,0 +1,37 @@
+/**
+ * An import yields the CPU to serving processes (docs/decisions.md 76): `mds
+ * import` lowers its own scheduling priority before it reads anything, so that
+ * on a machine that also serves, the kernel gives the core to `mds serve`
+ * first and the import takes what serving leaves. On a machine with spare CPU
+ * nothing changes: niceness only matters while both want the same core.
+ */
+import { getPriority, setPriority } from 'node:os';
+
+/** The niceness `mds import` runs at unless told `--priority normal`. */
+export const IMPORT_NICENESS = 10;
+
+export const PRIORITIES = ['low', 'normal'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** `--priority`'s value, or null when it names no priority. */
+export function parsePriority(text: string | undefined): Priority | null {
+  if (text === undefined) return 'low';
+  return (PRIORITIES as readonly string[]).includes(text) ? (text as Priority) : null;
+}
+
+/**
+ * Lowers this process's priority to IMPORT_NICENESS for `low` (never raises
+ * it: a process already nicer keeps its niceness, and raising needs a
+ * privilege). On Linux this sets the calling thread's, the one that does the
+ * import's work; threads started later inherit it. Returns a note when the
+ * system refused, for the operator: the import then runs at normal priority.
+ */
+export function applyPriority(priority: Priority): string | null {
+  if (priority === 'normal') return null;
+  try {
+    if (getPriority() < IMPORT_NICENESS) setPriority(IMPORT_NICENESS);
+    return null;
+  } catch (err) {
+    return `note: the import runs at normal CPU priority: lowering it was refused (${(err as Error).message})`;
+  }
+}
