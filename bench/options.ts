@@ -10,6 +10,13 @@ export interface BenchOptions {
   duration: number;
   /** Seconds of warm-up per target before a scenario's rounds. */
   warmup: number;
+  /**
+   * Seconds the embedded service is left idle once it first answers, before the
+   * bench sends it anything else (default 0: loaded at once, as after a restart
+   * behind a balancer). docs/performance-notes.md, "a service loaded in its first
+   * seconds", says why this changes what the same build measures.
+   */
+  settle: number;
   /** Warm every target before every scenario (full), or each target once at the start (quick). */
   warmupEachScenario: boolean;
   rounds: number;
@@ -61,6 +68,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --quick               one 1-second round per target, 200,000-record import (under a minute)
   --duration <s>        seconds per measured run (default 5, quick 1)
   --warmup <s>          seconds of warm-up per target, in one-second runs (default 3, quick 1)
+  --settle <s>          seconds the embedded service is left idle once it answers, before any load (default 0)
   --rounds <n>          interleaved rounds (default 3, quick 1)
   --connections <n>     wrk connections (default 50)
   --threads <n>         wrk threads (default 1)
@@ -90,6 +98,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       quick: { type: 'boolean' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
+      settle: { type: 'string' },
       rounds: { type: 'string' },
       connections: { type: 'string' },
       threads: { type: 'string' },
@@ -106,6 +115,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
     quick,
     duration: positiveInt(values.duration, 'duration', quick ? 1 : 5),
     warmup: positiveInt(values.warmup, 'warmup', quick ? 1 : 3, true),
+    settle: positiveInt(values.settle, 'settle', 0, true),
     warmupEachScenario: !quick,
     rounds: positiveInt(values.rounds, 'rounds', quick ? 1 : 3),
     connections: positiveInt(values.connections, 'connections', 50),

@@ -55,6 +55,8 @@ export interface BenchReport {
     durationSeconds: number;
     warmupSeconds: number;
     warmup: string;
+    /** `--settle`: seconds the embedded service was left idle once it answered (absent: 0). */
+    settleSeconds?: number;
     rounds: number;
     /** Which scenarios load the reference servers. */
     references: string;
@@ -457,7 +459,7 @@ export function consoleReport(r: BenchReport): string {
     `Commit: ${commitLine(r.commit)}`,
     `${r.machine.cpus} CPU (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB RAM; Node ${r.versions.node}, Fastify ${r.versions.fastify}, SQLite ${r.versions.sqlite}`,
     `1-minute load average: ${r.loadAverage.start.toFixed(2)} at the start, ${r.loadAverage.end.toFixed(2)} at the end`,
-    `wrk ${r.versions.wrk}: ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s × ${r.settings.rounds} round(s), warm-up ${r.settings.warmup}; references ${r.settings.references}; ${r.settings.pinning}; service log level ${r.settings.serviceLogLevel}`,
+    `wrk ${r.versions.wrk}: ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s × ${r.settings.rounds} round(s), warm-up ${r.settings.warmup}${settled(r)}; references ${r.settings.references}; ${r.settings.pinning}; service log level ${r.settings.serviceLogLevel}`,
     '',
     textTable(HEAD, tableRows(r)),
     '',
@@ -561,6 +563,12 @@ function sameHeadersLine(r: BenchReport): string[] {
   ];
 }
 
+/** How long the embedded service was left idle before its first load, when it was (`--settle`). */
+function settled(r: BenchReport): string {
+  const s = r.settings.settleSeconds;
+  return s ? `; the embedded service left idle ${s} s once it answered (--settle)` : '';
+}
+
 function runLabel(r: BenchReport): string {
   return `${r.mode} run${r.only ? `, only ${r.only.join(', ')}` : ''}`;
 }
@@ -576,7 +584,7 @@ are what they are, and what was tried: docs/performance-notes.md (hand-written).
 - Date: ${r.date} (${runLabel(r)}, ${r.wallSeconds.toFixed(0)} s)
 - Machine: ${r.machine.cpus} CPU (\`nproc\`), ${r.machine.cpuModel}, ${r.machine.memoryGiB} GiB RAM, Linux ${r.machine.kernel}
 - Versions: Node ${r.versions.node}, Fastify ${r.versions.fastify} (fast-json-stringify ${r.versions.fastJsonStringify}), SQLite ${r.versions.sqlite} (better-sqlite3 ${r.versions.betterSqlite3})${r.versions.postgres ? `, PostgreSQL ${r.versions.postgres}` : ''}${r.versions.redis ? `, Redis ${r.versions.redis}` : ''}, wrk ${r.versions.wrk}
-- Load: wrk, ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s per run, ${r.settings.rounds} interleaved round(s) (service, node:http, Fastify, …), warm-up ${r.settings.warmup}; references loaded ${r.settings.references}; ${r.settings.pinning}
+- Load: wrk, ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s per run, ${r.settings.rounds} interleaved round(s) (service, node:http, Fastify, …), warm-up ${r.settings.warmup}${settled(r)}; references loaded ${r.settings.references}; ${r.settings.pinning}
 - Service: \`mds serve\` as a separate process, log level \`${r.settings.serviceLogLevel}\`, one key on a grant with every entitlement and ${r.settings.limits}
 
 ## Requests per second

@@ -94,6 +94,10 @@ interface Run {
 async function embedded(run: Run, sqlite: Prepared, endDate: string) {
   const { o, cpus, dir } = run;
   const service = await startService(sqlite.url, sqlite.key, cpus.server);
+  if (o.settle > 0) {
+    log(`bench: the service is left idle ${o.settle} s (--settle)`);
+    await new Promise((resolve) => setTimeout(resolve, o.settle * 1000));
+  }
   const firstPage = await answer(service.origin, firstHistoryPage(endDate), sqlite.key);
   const list = scenarios(endDate, nextCursorOf(firstPage.body));
 
@@ -407,6 +411,7 @@ async function main(argv: string[]): Promise<number> {
       warmup: o.warmup
         ? `${o.warmup} s per target in one-second runs ${o.warmupEachScenario ? 'before each scenario' : 'once, before the first scenario'}`
         : 'none',
+      ...(o.settle > 0 ? { settleSeconds: o.settle } : {}),
       rounds: o.rounds,
       references: o.quick ? 'only where a target compares with them (quick mode)' : 'in every scenario',
       connections: o.connections,

@@ -282,6 +282,18 @@ describe('bench report', () => {
     expect(() => parseOptions(['--only', 'latest,nope'])).toThrow(/nope/);
   });
 
+  it('parses --settle (0 unless given) and says in the report how long the service was left idle', () => {
+    const settled = parseOptions(['--settle', '6']);
+    expect(settled !== 'help' && settled.settle).toBe(6);
+    const plain = parseOptions([]);
+    expect(plain !== 'help' && plain.settle).toBe(0);
+    expect(() => parseOptions(['--settle', 'soon'])).toThrow(/--settle: must be a whole number/);
+    const r = fakeRun(1);
+    expect(markdownReport(r)).not.toContain('--settle');
+    const md = markdownReport({ ...r, settings: { ...r.settings, settleSeconds: 6 } });
+    expect(md).toContain('the embedded service left idle 6 s once it answered (--settle)');
+  });
+
   it('judges the issue 15 figure as it measured it, and says how near the same-headers server the service is', () => {
     const r = fakeRun(1);
     const slower = {
