@@ -24,7 +24,7 @@ import { usageFilePath } from '../src/storage/sqlite.js';
 import { defer } from './cleanup.js';
 import { importAssets, writeImportFile } from './import.js';
 import type { CpuPlan } from './proc.js';
-import { stop } from './proc.js';
+import { sleep, stop } from './proc.js';
 import { buildRoutes, type ServiceAnswer, startReference } from './references.js';
 import { answer, benchEnv, CLI, startService } from './service.js';
 import { freshSchema, provisionKey } from './setup.js';
@@ -138,7 +138,7 @@ async function loadWhileImporting(
     }
   })();
 
-  await new Promise((r) => setTimeout(r, 1500)); // the load settles
+  await sleep(1500); // the load settles
   recording.on = true;
   const args = [...NODE_FLAGS, CLI, 'import', 'rates', file, '--db', url, '--json'];
   const importCpu = backend === 'sqlite' ? s.cpus.server : s.cpus.generator;
@@ -278,7 +278,7 @@ async function one(
         if (recording.on) failures++;
       }
       const wait = PROBE_EVERY_MS - (performance.now() - started);
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (wait > 0) await sleep(wait);
     }
   })();
 

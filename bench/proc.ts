@@ -95,7 +95,8 @@ export function httpGet(
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Polls `url` every `everyMs` until it answers 200; resolves with the time of

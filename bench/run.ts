@@ -17,7 +17,7 @@ import { measureImportBesideServing } from './import-beside-serving.js';
 import { generatorCheck, type LoadSettings, loadScenario, type Target, type TargetName } from './load.js';
 import { loadAverage, machine, measuredCommit, versions } from './machine.js';
 import { type BenchOptions, type OnlyPart, parseOptions, USAGE } from './options.js';
-import { type CpuPlan, cpuPlan, httpGet, stop } from './proc.js';
+import { type CpuPlan, cpuPlan, httpGet, sleep, stop } from './proc.js';
 import type { ReferenceRoute } from './reference-config.js';
 import {
   buildRoutes,
@@ -96,7 +96,7 @@ async function embedded(run: Run, sqlite: Prepared, endDate: string) {
   const service = await startService(sqlite.url, sqlite.key, cpus.server);
   if (o.settle > 0) {
     log(`bench: the service is left idle ${o.settle} s (--settle)`);
-    await new Promise((resolve) => setTimeout(resolve, o.settle * 1000));
+    await sleep(o.settle * 1000);
   }
   const firstPage = await answer(service.origin, firstHistoryPage(endDate), sqlite.key);
   const list = scenarios(endDate, nextCursorOf(firstPage.body));

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateSample } from '../src/sample/generate.js';
-import { freePort, procStatusKb, spawnPinned, stop, waitFor200 } from './proc.js';
+import { freePort, procStatusKb, sleep, spawnPinned, stop, waitFor200 } from './proc.js';
 import { prepareSqlite } from './setup.js';
 
 const { values } = parseArgs({
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   while (performance.now() - started < durationMs) {
     const due = started + (sent / rate) * 1000;
     const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    if (wait > 1) await sleep(wait);
     const p = one(PATHS[sent % PATHS.length]!);
     sent++;
     inflight.add(p);
