@@ -366,6 +366,15 @@ async function main(argv: string[]): Promise<number> {
   }
   checks.push(sameHeadersCheck(reports), generatorCheck(reports, o.threads));
 
+  // The imports write into stores of their own: they need PostgreSQL, not the scale-out scenarios.
+  let ownStores = scaleOut;
+  if (
+    'reason' in scaleOut &&
+    o.postgres &&
+    !wants('postgres') &&
+    (wants('import') || wants('import-beside-serving'))
+  )
+    ownStores = await detectScaleOut();
   const imports = wants('import')
     ? await measureImports({
         records: o.importRecords,
@@ -373,22 +382,20 @@ async function main(argv: string[]): Promise<number> {
         sample,
         endDate,
         dir,
-        postgresUrl: 'reason' in scaleOut ? undefined : scaleOut.postgresUrl,
+        postgresUrl: 'reason' in ownStores ? undefined : ownStores.postgresUrl,
         cpus: cpus.server,
         log,
       })
     : { records: 0, skipped: 'left out (--only)' };
 
   // Last: it writes a million observations into stores of its own.
-  let besideScaleOut = scaleOut;
-  if ('reason' in scaleOut && o.postgres && !wants('postgres')) besideScaleOut = await detectScaleOut();
   const importBesideServing = wants('import-beside-serving')
     ? await measureImportBesideServing({
         records: o.importRecords,
         sample,
         endDate,
         dir,
-        postgresUrl: 'reason' in besideScaleOut ? undefined : besideScaleOut.postgresUrl,
+        postgresUrl: 'reason' in ownStores ? undefined : ownStores.postgresUrl,
         wrk,
         connections: o.connections,
         threads: o.threads,
