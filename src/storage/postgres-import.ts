@@ -48,6 +48,10 @@ export async function importObservations(
   await db
     .transaction()
     .execute(async (trx) => {
+      // Each chunk's statement is planned afresh and costs more than PostgreSQL's JIT
+      // threshold: compiling it took 20-30 ms a chunk, about a seventh of a million-row
+      // import (docs/performance-notes.md, "the PostgreSQL import's own plan").
+      await sql`set local jit = off`.execute(trx);
       // The record first: the revisions refer to it; its counts are known at the end.
       await insertImport(trx, meta, summary, now, importScope(batch.kind, records));
       let columns = encode(records.slice(0, CHUNK));
@@ -129,12 +133,18 @@ interface Revising {
 }
 
 /**
- * One chunk in one statement: the upsert skips identical rows (its WHERE), and
- * `xmax = 0` tells an inserted row from an updated one. Every statement of a
- * WITH sees the table as it was before the statement, so `old` holds the
- * values the upsert replaces: they become the import's revisions (decisions 51).
+ * One chunk in two statements. The first records the chunk's revisions (decisions
+ * 51): the values of stored rows the chunk changes. It looks rows up by primary key
+ * (a lateral `limit 1`: a join let the planner hash the whole table once per chunk,
+ * so a million-row import grew with the square of its size), and only the rows no
+ * later than their series' last stored instant (`last`, one index probe a series):
+ * the rest are new, and an import of newer observations, the usual one, looks none
+ * up. It runs before the upsert: in one statement with it, PostgreSQL ran it after,
+ * and every probe then stepped over the entries the upsert had just added.
+ * The upsert skips identical rows (its WHERE), and `xmax = 0` tells an inserted row
+ * from an updated one.
  */
-function upsert(
+async function upsert(
   trx: Transaction<Database>,
   table: ObservationTable,
   columns: string[],
@@ -145,27 +155,38 @@ function upsert(
   const keys = keyColumns(table);
   const list = sql.raw(names.join(', '));
   const arrays = sql.join(columns.map((a, i) => sql`${a}::${sql.raw(table.columns[i]!.type)}[]`));
+  const rows = sql`select * from unnest(${arrays}) as i(${list})`;
   const joined = sql.raw(keys.map((k) => `t.${k} = i.${k}`).join(' and '));
   const code = sql.raw(table.name === 'rates' ? 'o.currency' : 'o.purity');
   const source = sql.raw(table.name === 'rates' ? 'o.source' : "'gold'");
   const order = sql.raw(keys.map((k) => `o.${k}`).join(', '));
-  return sql<{ inserted: number; updated: number }>`
-    with i as (select * from unnest(${arrays}) as i(${list})),
+  // A series is the key without its instant: (currency, source) or (purity).
+  const series = keys.filter((k) => k !== 'updated_at');
+  const seriesList = sql.raw(series.join(', '));
+  const inSeries = (a: string, b: string) =>
+    sql.raw(series.map((k) => `${a}.${k} = ${b}.${k}`).join(' and '));
+  await sql`
+    with i as materialized (${rows}),
+    last as materialized (
+      select s.*, (select t.updated_at from ${t} t where ${inSeries('t', 's')}
+        order by t.updated_at desc limit 1) as updated_at
+      from (select distinct ${seriesList} from i) s),
     o as (
       select ${sql.raw(keys.map((k) => `t.${k}`).join(', '))}, t.buy as old_buy, t.sell as old_sell,
         i.buy as new_buy, i.sell as new_sell
-      from ${t} t join i on ${joined}
-      where t.buy <> i.buy or t.sell <> i.sell),
-    up as (
-      insert into ${t} (${list}) select * from i
+      from i join last on ${inSeries('i', 'last')} and i.updated_at <= last.updated_at
+      cross join lateral (select * from ${t} t where ${joined} limit 1) t
+      where t.buy <> i.buy or t.sell <> i.sell)
+    insert into revisions (import_id, seq, kind, code, source, updated_at, old_buy, old_sell, new_buy, new_sell, revised_at)
+    select ${r.meta.id}, ${r.seq} + row_number() over (order by ${order}) - 1, ${table.name}, ${code}, ${source},
+      o.updated_at, o.old_buy, o.old_sell, o.new_buy, o.new_sell, ${r.now}::bigint
+    from o`.execute(trx);
+  return sql<{ inserted: number; updated: number }>`
+    with up as (
+      insert into ${t} (${list}) ${rows}
       on conflict (${sql.raw(keys.join(', '))}) do update set buy = excluded.buy, sell = excluded.sell
       where ${t}.buy <> excluded.buy or ${t}.sell <> excluded.sell
-      returning (xmax = 0) as fresh),
-    rev as (
-      insert into revisions (import_id, seq, kind, code, source, updated_at, old_buy, old_sell, new_buy, new_sell, revised_at)
-      select ${r.meta.id}, ${r.seq} + row_number() over (order by ${order}) - 1, ${table.name}, ${code}, ${source},
-        o.updated_at, o.old_buy, o.old_sell, o.new_buy, o.new_sell, ${r.now}::bigint
-      from o)
+      returning (xmax = 0) as fresh)
     select count(*) filter (where fresh) as inserted, count(*) filter (where not fresh) as updated from up`.execute(
     trx,
   );
