@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, type Migration, type MigrationProvider, SqliteAdapter, sql } from 'kysely';
 import { consumeMigration, consumeRowUpdatesMigration } from './migration-consume.js';
 import { operatorMigration } from './migration-operator.js';
+import { ratesAssetCheckMigration } from './migration-rates-assets.js';
 import { usageMigration } from './migration-usage.js';
 import { webhooksMigration } from './migration-webhooks.js';
 import { MINUTE_USAGE_TABLE, USAGE_TABLE } from './usage-file.js';
@@ -215,6 +216,8 @@ const migrations: Record<string, Migration> = {
   '0009_consume_function': consumeMigration,
   // Its updates by primary key, row by row (docs/decisions.md, 74).
   '0010_consume_row_updates': consumeRowUpdatesMigration,
+  // On PostgreSQL, rates' assets checked once per import, not by a key on every row (docs/decisions.md, 77).
+  '0011_rates_asset_check': ratesAssetCheckMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -11,7 +11,7 @@ import { Authenticator } from '../../src/access/authenticator.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { StoreUnavailableError } from '../../src/storage/errors.js';
 import { openStore } from '../../src/storage/open.js';
-import type { Store } from '../../src/storage/store.js';
+import { type Store, UnknownAssetsError } from '../../src/storage/store.js';
 import {
   type BackendName,
   backends,
@@ -54,6 +54,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0008_webhooks',
       '0009_consume_function',
       '0010_consume_row_updates',
+      '0011_rates_asset_check',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);
@@ -271,16 +272,23 @@ describe.each(backends())('store contract on $name', ({ name }) => {
 
   it('refuses rates for an asset outside the directory without writing anything', async () => {
     const before = await store.latestRates();
-    await expect(
-      store.import({
-        kind: 'rates',
-        records: [
-          { currency: 'EUR', source: 'transfer', buy: 1, sell: 2, updatedAt: T0 },
-          { currency: 'ZZZ', source: 'transfer', buy: 1, sell: 2, updatedAt: T0 },
-        ],
-      }),
-    ).rejects.toThrow();
+    const imports = await store.listImports(100);
+    const rate = (currency: string, at = T0) => ({
+      currency,
+      source: 'transfer' as const,
+      buy: 1,
+      sell: 2,
+      updatedAt: at,
+    });
+    const refused = store.import({
+      kind: 'rates',
+      records: [rate('EUR'), rate('ZZZ'), rate('AAA'), rate('ZZZ', T0 + DAY)],
+    });
+    // The store's own error, naming each unknown currency once (store.ts, UnknownAssetsError).
+    await expect(refused).rejects.toBeInstanceOf(UnknownAssetsError);
+    await expect(refused).rejects.toMatchObject({ currencies: ['AAA', 'ZZZ'] });
     expect(await store.latestRates()).toEqual(before);
+    expect(await store.listImports(100)).toEqual(imports);
   });
 
   it('stores text exactly as given, quotes and backslashes included (the bulk paths build their own literals)', async () => {
