@@ -2,7 +2,7 @@
  * Migration 0011_rates_asset_check (listed in migrations.ts; never edited once
  * released): on PostgreSQL, the foreign key of rates to assets is dropped, and
  * the import checks the currencies it writes once, in its transaction
- * (postgres-import.ts, `assertKnownCurrencies`; docs/decisions.md, 77). The
+ * (postgres-import.ts, with `unknownAssets`; docs/decisions.md, 77). The
  * key's trigger looked up `assets` for every row written, about a third of a
  * million-row import. SQLite keeps its key, which its import already turns off
  * for the length of its own check (sqlite-import.ts). The previous release

@@ -3,7 +3,7 @@
  * its rows sent as one array literal per column and expanded by `unnest`.
  */
 import { sql, type Transaction } from 'kysely';
-import type { ImportSummary, RateObservation } from '../domain/types.js';
+import type { ImportSummary } from '../domain/types.js';
 import {
   DryRunRollback,
   type ImportMeta,
@@ -14,6 +14,7 @@ import {
 import { appendImportAudit } from './kysely/audit.js';
 import { bump, type Db } from './kysely/database.js';
 import { firstRevisions, insertImport } from './kysely/imports.js';
+import { unknownAssets } from './kysely/market.js';
 import {
   columnNames,
   keyColumns,
@@ -52,7 +53,15 @@ export async function importObservations(
       // threshold: compiling it took 20-30 ms a chunk, about a seventh of a million-row
       // import (docs/performance-notes.md, "the PostgreSQL import's own plan").
       await sql`set local jit = off`.execute(trx);
-      if (batch.kind === 'rates') await assertKnownCurrencies(trx, batch.records);
+      // Rates need their asset (decisions 3), checked once per import here rather than
+      // by a foreign key on every row (decisions 77).
+      if (batch.kind === 'rates') {
+        const unknown = await unknownAssets(
+          trx,
+          batch.records.map((r) => r.currency),
+        );
+        if (unknown.length > 0) throw new UnknownAssetsError(unknown);
+      }
       // The record first: the revisions refer to it; its counts are known at the end.
       await insertImport(trx, meta, summary, now, importScope(batch.kind, records));
       let columns = encode(records.slice(0, CHUNK));
@@ -100,21 +109,6 @@ export async function importObservations(
       if (!(err instanceof DryRunRollback)) throw err;
     });
   return outcome as ImportOutcome;
-}
-
-/**
- * Rates need their asset (decisions 3), checked once per import in its transaction
- * rather than by a foreign key on every row (decisions 77): the rows of the assets
- * named are locked against a change of key until the import commits, as the
- * foreign key's own check would lock them.
- */
-async function assertKnownCurrencies(trx: Transaction<Database>, records: readonly RateObservation[]) {
-  const codes = [...new Set(records.map((r) => r.currency))];
-  const found = await sql<{ code: string }>`
-    select code from assets where code = any(${codes}::text[]) for key share`.execute(trx);
-  const known = new Set(found.rows.map((r) => r.code));
-  const unknown = codes.filter((c) => !known.has(c));
-  if (unknown.length > 0) throw new UnknownAssetsError(unknown.sort());
 }
 
 type Counted = { rows: Array<{ inserted: number; updated: number }> };
