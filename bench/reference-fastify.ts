@@ -4,9 +4,12 @@
  * the route's response schema (fast-json-stringify), with default settings.
  */
 import Fastify from 'fastify';
+import { holdTickShape } from '../src/runtime/heap.js';
 import { readConfig } from './reference-config.js';
 
 const config = readConfig(process.argv[2]);
+// As a serving process does (src/runtime/heap.ts): the two differ in code only.
+holdTickShape();
 const app = Fastify({ logger: false });
 
 const byPath = new Map<

@@ -24,6 +24,7 @@ import pg from 'pg';
 import { minuteStart, monthPeriod, utcDay } from '../src/domain/dates.js';
 import { counterKeys, MINUTE_TTL_MS, MONTH_TTL_MS } from '../src/limits/redis.js';
 import { openRedis } from '../src/limits/redis-scripts.js';
+import { holdTickShape } from '../src/runtime/heap.js';
 import {
   addUsageStatement,
   consumeStatement,
@@ -34,6 +35,8 @@ import { answerFor, answersOf, readConfig } from './reference-config.js';
 import { UNREACHABLE_LIMIT } from './setup.js';
 
 const config = readConfig(process.argv[2]);
+// As a serving process does (src/runtime/heap.ts): the two differ in code only.
+holdTickShape();
 const tick = config.tick;
 if (!tick)
   throw new Error('reference-tick: the config has no `tick` (postgresUrl, redisUrl, prefix, grantId, keyId)');
