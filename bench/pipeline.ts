@@ -25,7 +25,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { HEAP_GROWING_FLAG, NODE_FLAGS } from '../src/runtime/heap.js';
+import { HEAP_GROWING_FLAG, holdTickShape, NODE_FLAGS } from '../src/runtime/heap.js';
 import { generateSample } from '../src/sample/generate.js';
 import { startServer } from '../src/server.js';
 import { median } from './load.js';
@@ -80,6 +80,7 @@ class Answered {
 type Listener = (req: unknown, res: unknown) => void;
 
 async function child(store: string, key: string, s: Settings): Promise<void> {
+  holdTickShape(); // as `mds serve` does (src/runtime/heap.ts)
   const server = await startServer({ host: '127.0.0.1', port: 0, databaseUrl: store, logLevel: 'warn' });
   try {
     const listener = server.app.server.listeners('request')[0] as Listener;

@@ -8,7 +8,7 @@ import { holdTickShape } from '../src/runtime/heap.js';
 import { readConfig } from './reference-config.js';
 
 const config = readConfig(process.argv[2]);
-// As a serving process does (src/runtime/heap.ts): the two differ in code only.
+// Holds a tick object as `mds serve` does (src/runtime/heap.ts), so this reference and the service differ only in how they answer.
 holdTickShape();
 const app = Fastify({ logger: false });
 

@@ -44,31 +44,6 @@ export const NODE_FLAGS = ['--max-semi-space-size=4', '--single-threaded', '--no
 /** Collect the old generation once it has grown 30 % past its live size. Read at every collection. */
 export const HEAP_GROWING_FLAG = '--heap-growing-percent=30';
 
-/**
- * One of Node's tick objects (what `process.nextTick` queues), held for the
- * life of the process so that the shape V8 gave those objects never dies.
- *
- * Why: Node's streams and HTTP server queue five to seven ticks for every
- * answer, each one an object literal with two computed keys. V8 keeps the
- * hidden classes of such literals only while an object of that shape is
- * alive. A full collection that finds none (a quiet moment with no request in
- * flight: after the first requests, after the documentation was first built)
- * drops them, and from then on V8 builds each tick object property by property
- * in its runtime, for the rest of the process's life. Measured on a plain
- * node:http server (a few requests, one full collection while quiet, then
- * load): 19.4–20.9 µs of CPU per answer, against 15.7–17.4 µs with one tick
- * object held; the service, loaded right after its start, spent 29.4 µs an
- * answer against 22.7 µs once settled (docs/performance-notes.md, "the slow
- * state found, and held off"). Holding one object of the shape keeps the
- * shape, and so every tick object fast.
- *
- * `executionAsyncResource()` inside a tick callback is that tick's object
- * (Node's documented async_hooks API, no internal module). Asking for it once
- * makes Node pass its native callbacks through a small JavaScript trampoline
- * from then on, about one an answer: no cost that those runs could see. An
- * async hook would also find the object, but enabling one sets V8's promise
- * hooks, and V8 leaves its promise fast path for good once any has been set.
- */
 let heldTick: object | undefined;
 
 /** The tick object held by `holdTickShape` (undefined until its tick has run). */
@@ -76,7 +51,40 @@ export function heldTickObject(): object | undefined {
   return heldTick;
 }
 
+/**
+ * Holds one of Node's tick objects (what `process.nextTick` queues) for the
+ * life of the process, so that the hidden class V8 gave those objects is not
+ * dropped. Call it outside any AsyncLocalStorage context: on Node 22 and later
+ * the held object keeps the context it was made in.
+ *
+ * Why: Node's streams and HTTP server queue five to seven ticks for every
+ * answer, each one an object literal with computed keys (two on Node 20,
+ * three from Node 22). V8 keeps the hidden classes of such literals only while
+ * an object of that shape is alive. A full collection that finds none (a
+ * quiet moment with no request in flight: after the first requests, after the
+ * first `/openapi.json` request built the document) drops them, and from then
+ * on V8 builds each tick object property by property in its runtime, for the
+ * rest of the process's life. Measured on Node 20 (docs/performance-notes.md,
+ * "the slow state found, and held off"): a plain node:http server given a few
+ * requests, one full collection while quiet, then load, spent 19.4–20.9 µs of
+ * CPU per answer, against 15.7–17.4 µs with one tick object held; the service,
+ * builds without and with the hold alternated, 27.6 and 26.1 against 25.1 and
+ * 23.0 µs. Holding one object of the shape keeps the shape.
+ *
+ * `executionAsyncResource()` inside a tick callback returns that tick's
+ * object. It is a public function of `node:async_hooks`, which Node's
+ * documentation marks experimental; that the resource of a tick is its tick
+ * object is how Node works, not a documented promise, and
+ * test/runtime/heap.test.ts fails if it changes. Asking for it once makes
+ * Node pass its native callbacks (socket reads, about one an answer) through
+ * a small JavaScript trampoline from then on; the plain server's runs without
+ * a collection, whose figures move by about 2 µs between batches, showed no
+ * cost. An async hook would also find the object, but enabling one sets V8's
+ * promise hooks, and V8 leaves its promise fast path for good once any has
+ * been set.
+ */
 export function holdTickShape(): void {
+  if (heldTick !== undefined) return;
   process.nextTick(() => {
     heldTick = executionAsyncResource();
   });
