@@ -12,7 +12,7 @@ import { type AdminHarness, servedAdminOpenApi, startAdminHarness } from '../sup
 import { backends } from '../support/backends.js';
 import { DAY, type Harness, servedOpenApi, startHarness } from '../support/harness.js';
 import { adminRequests, securedRequests } from '../support/openapi.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, withinOneMinute } from '../support/wait.js';
 
 const QUOTA_HEADERS = [
   'ratelimit-limit',
@@ -450,6 +450,7 @@ describe.each(backends())('access control on $name', (backend) => {
     });
 
     it('exhausted minute + key lacking the scope: 403 insufficient_scope (step 5 before step 6)', async () => {
+      await withinOneMinute();
       const k = await h.newKey({ scopes: ['usage:read'], rpm: 1 });
       let limited = false;
       for (let i = 0; i < 3 && !limited; i++)
@@ -460,6 +461,7 @@ describe.each(backends())('access control on $name', (backend) => {
     });
 
     it('exhausted minute + invalid query: 400 (step 4 before step 6)', async () => {
+      await withinOneMinute();
       const k = await h.newKey({ rpm: 1 });
       expect((await call('/v1/assets', bearer(k.key))).statusCode).toBe(200);
       const res = await call('/v1/assets?type=bogus', bearer(k.key));

@@ -15,6 +15,7 @@ import { type Operation, operation } from '../../src/http/v1/operation.js';
 import { Envelope } from '../../src/schemas/common.js';
 import { responses } from '../../src/schemas/responses.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { withinOneMinute } from '../support/wait.js';
 
 const ThrowawayQuery = Type.Object(
   {
@@ -59,6 +60,7 @@ describe('a new /v1 endpoint needs only its route module', () => {
   });
 
   it('is served through the whole pipeline', async () => {
+    await withinOneMinute();
     const { key } = await h.newKey({ rpm: 2 });
     const ok = await h.get('/v1/throwaway?code=EUR', key);
     expect(ok.statusCode).toBe(200);

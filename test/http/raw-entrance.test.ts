@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { backends } from '../support/backends.js';
 import { nextThroughFastify, take, tookRaw as tookFast } from '../support/entrance.js';
 import { DAY, type Harness, startHarness } from '../support/harness.js';
+import { withinOneMinute } from '../support/wait.js';
 
 /** Headers that differ between any two requests: the id, the clock, the counts consumed so far. */
 const VARYING = new Set([
@@ -106,6 +107,7 @@ describe.each(backends())('raw entrance on $name', (backend) => {
   });
 
   it('counts every request it answers against the limits, and refuses the (L+1)th with the same 429', async () => {
+    await withinOneMinute();
     const a = await h.newKey({ rpm: 2 });
     const b = await h.newKey({ rpm: 2 });
     expect((await h.get('/v1/me', a.key)).statusCode).toBe(200); // verifies a; uses 1 of 2

@@ -31,6 +31,7 @@ import { seedSample } from '../../src/import/seed.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { openStore } from '../../src/storage/open.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
+import { withinOneMinute } from '../support/wait.js';
 
 const DAY = 86_400_000;
 const END = new Date(Date.now() - DAY).toISOString().slice(0, 10);
@@ -107,12 +108,6 @@ async function connect(baseUrl: string, apiKey: string): Promise<Session> {
     throw new Error(`the MCP server did not start: ${String(err)}\n${stderr}`);
   }
   return { client, stderr: () => stderr };
-}
-
-/** Waits, if needed, so that two quick requests fall in the same UTC minute (one per-minute window). */
-async function awayFromMinuteBoundary(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 57_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
 }
 
 describe('MCP server over stdio against the real service', () => {
@@ -299,7 +294,7 @@ describe('MCP server over stdio against the real service', () => {
   });
 
   it('returns an exhausted per-minute limit as a tool error with status, code, requestId and Retry-After', async () => {
-    await awayFromMinuteBoundary();
+    await withinOneMinute(3_000);
     const name = toolFor('/v1/assets');
     answerOf((await slow.client.callTool({ name, arguments: {} })) as CallToolResult);
     const limited = errorOf((await slow.client.callTool({ name, arguments: {} })) as CallToolResult);

@@ -18,15 +18,10 @@ import { keyOnNewGrant } from '../support/keys.js';
 import { conformingFetch } from '../support/openapi.js';
 import { clusterToolsAvailable, type RedisCluster, startRedisCluster } from '../support/redis-cluster.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
+import { withinOneMinute } from '../support/wait.js';
 
 const newKey = async (store: Store, rpm: number, monthly: number) =>
   (await keyOnNewGrant(store, { rpm, monthly })).key;
-
-/** Stay inside one UTC minute: a window must not roll over mid-burst. */
-async function awayFromMinuteEnd(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 50_000) await new Promise((r) => setTimeout(r, 61_000 - into));
-}
 
 /** `count` concurrent requests spread over the instances; the statuses, sorted. */
 async function burst(servers: ServerProcess[], key: string, count: number): Promise<number[]> {
@@ -66,13 +61,13 @@ describe.runIf(POSTGRES_URL)('two instances on PostgreSQL without Redis', () => 
   });
 
   it('lets exactly the per-minute limit through across both', async () => {
-    await awayFromMinuteEnd();
+    await withinOneMinute();
     const key = await newKey(store, 10, 1_000_000);
     expect(tally(await burst(servers, key, 40))).toEqual({ ok: 10, refused: 30 });
   });
 
   it('lets exactly the monthly quota through across both', async () => {
-    await awayFromMinuteEnd();
+    await withinOneMinute();
     const key = await newKey(store, 1_000, 15);
     expect(tally(await burst(servers, key, 40))).toEqual({ ok: 15, refused: 25 });
     const { res, text } = await conformingFetch(`${servers[0]!.url}/v1/assets`, {
@@ -117,7 +112,7 @@ describe.runIf(POSTGRES_URL)('two instances on a Redis Cluster', async () => {
   });
 
   it('lets exactly the per-minute limit of each grant through, grants spread over the slots', async () => {
-    await awayFromMinuteEnd();
+    await withinOneMinute();
     // Several grants: their hash tags land on different nodes of the cluster.
     const keys = await Promise.all(Array.from({ length: 4 }, () => newKey(store, 10, 1_000_000)));
     const results = await Promise.all(keys.map((key) => burst(servers, key, 30)));
@@ -179,7 +174,7 @@ describe('two serve processes on one SQLite file', () => {
     servers.push(await spawnServer({ db: file, redisUrl: REDIS_URL, redisPrefix: prefix }));
     const store = openStore(file);
     try {
-      await awayFromMinuteEnd();
+      await withinOneMinute();
       const key = await newKey(store, 10, 1_000_000);
       expect(tally(await burst(servers, key, 30))).toEqual({ ok: 10, refused: 20 });
     } finally {

@@ -34,3 +34,15 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
 }
+
+/**
+ * Waits, if fewer than `needed` ms are left in the current UTC minute, until the next one
+ * begins: a test counting against a per-minute limit on the real clock must not see its
+ * window (the current UTC minute, which RateLimit-Reset counts down to) roll over between
+ * two requests.
+ * The wait is to a known instant, not a guessed time.
+ */
+export async function withinOneMinute(needed = 10_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needed) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
