@@ -1,8 +1,8 @@
 /**
- * The result of a bench run: the targets of issue 5 judged from the figures
+ * The result of a bench run: the targets of docs/decisions.md 78 judged from the figures
  * measured in this run (never assumed), the console table, the JSON and
  * docs/performance.md. The report holds only what the run measured and the
- * commit it measured (issue 15); analysis of why the figures are what they are
+ * commit it measured; analysis of why the figures are what they are
  * is hand-written, in docs/performance-notes.md.
  */
 import { NODE_FLAGS } from '../src/runtime/heap.js';
@@ -114,7 +114,7 @@ function verdict(ok: boolean | undefined): Verdict {
   return ok === undefined ? 'SKIP' : ok ? 'PASS' : 'FAIL';
 }
 
-/** Every target of issue 5, judged from this run's figures. */
+/** Every target of docs/decisions.md 78, judged from this run's figures. */
 export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   const sc = (id: string) => r.scenarios.find((s) => s.id === id);
   const latest = sc('latest');
@@ -132,9 +132,9 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
 
   const vsHttp = ratio(latest, 'service', 'node:http');
   addRan('/v1/rates/latest, embedded, vs node:http', '≥ 0.60×', ran(latest, times(vsHttp), vsHttp >= 0.6));
-  // Issue 15 asked for more of the same figure; judged here so that no run can leave it unsaid.
+  // The raised target of the same figure (docs/decisions.md 50); judged here so that no run can leave it unsaid.
   addRan(
-    '/v1/rates/latest, embedded, vs node:http (issue 15)',
+    '/v1/rates/latest, embedded, vs node:http (raised target, decisions 50)',
     '≥ 0.75×',
     ran(latest, times(vsHttp), vsHttp >= 0.75),
   );
@@ -176,7 +176,7 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
     ran(pgLatest, times(pg), pg >= 0.4, notScaled),
   );
   addRan(
-    '/v1/rates/latest, PostgreSQL + Redis, vs node:http (performance targets)',
+    '/v1/rates/latest, PostgreSQL + Redis, vs node:http (raised target, decisions 73)',
     '≥ 0.60×',
     ran(
       pgLatest,
@@ -577,7 +577,7 @@ export function markdownReport(r: BenchReport): string {
   return `# Performance
 
 Written by \`${r.command}\` (bench/run.ts); do not edit by hand. It holds only what that run
-measured; the same figures are in \`bench/results/latest.json\`. Targets: issue 5. Why the figures
+measured; the same figures are in \`bench/results/latest.json\`. Targets: docs/decisions.md 78. Why the figures
 are what they are, and what was tried: docs/performance-notes.md (hand-written).
 
 - Commit: ${commitLine(r.commit)}
@@ -651,7 +651,7 @@ ${[
   "as fast" means at least 0.90× the first page's requests/s). That target is judged on the two pages
   loaded on the service in alternation, one run each per round, so that both meet the same moments of
   the machine, as the median of the rounds' cursor/first ratios: ${pagePairText(r)}.
-- Premium history (issue 16): the same currency and window, \`limit=250\`: a page of the window's daily
+- Premium history: the same currency and window, \`limit=250\`: a page of the window's daily
   premiums, prepared once per data version like the history pages.
 - The servers and wrk are pinned to their own cores, not the rest of the machine: the 1-minute load
   average was ${r.loadAverage.start.toFixed(2)} at the start and ${r.loadAverage.end.toFixed(2)} at the end of the run.

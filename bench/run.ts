@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only latest]`: the service against the
- * machine's limits, in one run (issue 5). See docs/performance.md for the
+ * machine's limits, in one run (the targets: docs/decisions.md 78). See docs/performance.md for the
  * latest figures (and the commit they were measured on) and bench/report.ts
  * for how the targets are judged.
  */

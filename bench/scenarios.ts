@@ -33,7 +33,7 @@ export interface Scenario {
   id: (typeof SCENARIO_IDS)[number];
   title: string;
   url: string;
-  /** References a target of issue 5 compares this scenario with (quick mode loads only those). */
+  /** References a target of docs/decisions.md 78 compares this scenario with (quick mode loads only those). */
   compared: TargetName[];
   /** Also loads `node:http, same headers`: how near Node's limit the pipeline is, with what the answer must carry. */
   sameHeaders?: true;
@@ -80,7 +80,7 @@ function historyUrl(endDate: string, from: string): string {
   return `/v1/rates/history?currency=EUR&from=${from}&to=${endDate}&limit=250`;
 }
 
-/** The premium of the same currency and window: one item a day, 250 a page (issue 16). */
+/** The premium of the same currency and window: one item a day, 250 a page. */
 function premiumHistoryUrl(endDate: string, from: string): string {
   return `/v1/market/premium/history?currency=EUR&from=${from}&to=${endDate}&limit=250`;
 }

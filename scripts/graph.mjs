@@ -1,5 +1,5 @@
 /**
- * The shape of src/, from the project's own tooling (issue 15, properties 3 and 4):
+ * The shape of src/, from the project's own tooling (docs/decisions.md 79):
  *
  *   npm run graph            the import graph as madge reads it (type-only and
  *                            dynamic imports included): layer to layer with the
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 
-/** Folders that are layers of their own inside http/ (issue 15's target layout). */
+/** Folders that are layers of their own inside http/ (docs/decisions.md 79). */
 const SUB_LAYERS = ['http/routes', 'http/v1'];
 
 /** The layer of a module: its folder under src/ (a file at the top is its own layer). */

@@ -1,6 +1,6 @@
 /**
  * The benchmark's report writer (bench/report.ts) emits only what a run
- * measured, with the commit it measured (issue 15, property 7). No load is
+ * measured, with the commit it measured (docs/decisions.md 78). No load is
  * generated here: the writer is fed made-up results.
  */
 import { describe, expect, it } from 'vitest';
@@ -160,8 +160,7 @@ function beside(backend: 'sqlite' | 'postgres', k: number) {
  * result) is not here, and fails the test below.
  */
 const METHOD = [
-  'issue 5',
-  'issue 16',
+  'docs/decisions.md 78',
   'every 100 ms',
   '≥ 0.60×',
   '≥ 1.20×',
@@ -171,7 +170,8 @@ const METHOD = [
   '≥ 0.90×',
   '≤ 2× its p99',
   '≤ 3× node:http p99',
-  '(performance targets)',
+  '(raised target, decisions 50)',
+  '(raised target, decisions 73)',
   '≥ 0.15×',
   '≥ 0.50×',
   '≥ 0.90× first page',
@@ -265,7 +265,9 @@ describe('bench report', () => {
       '/v1/rates/latest, embedded, vs node:http',
     );
     expect(
-      lines.find((l) => l.target === '/v1/rates/latest, embedded, vs node:http (issue 15)'),
+      lines.find(
+        (l) => l.target === '/v1/rates/latest, embedded, vs node:http (raised target, decisions 50)',
+      ),
     ).toMatchObject({
       required: '≥ 0.75×',
       measured: '0.78×',
@@ -294,7 +296,7 @@ describe('bench report', () => {
     expect(md).toContain('the embedded service left idle 6 s once it answered (--settle)');
   });
 
-  it('judges the issue 15 figure as it measured it, and says how near the same-headers server the service is', () => {
+  it('judges the raised embedded target as it measured it, and says how near the same-headers server the service is', () => {
     const r = fakeRun(1);
     const slower = {
       ...r,
@@ -302,7 +304,7 @@ describe('bench report', () => {
         s.id === 'latest' ? { ...s, targets: { ...s.targets, service: summary(42_870) } } : s,
       ),
     };
-    expect(judge(slower).find((l) => l.target.endsWith('(issue 15)'))).toMatchObject({
+    expect(judge(slower).find((l) => l.target.endsWith('(raised target, decisions 50)'))).toMatchObject({
       measured: '0.70×',
       verdict: 'FAIL',
     });
@@ -327,7 +329,9 @@ describe('bench report', () => {
     );
     expect(line('/v1/rates/latest, embedded, p99 vs that server')?.verdict).toBe('PASS');
     // The scale-out scenarios' service runs at 47,617 × 1.1 and × 1.2 against node:http at 61,243 × k².
-    expect(line('/v1/rates/latest, PostgreSQL + Redis, vs node:http (performance targets)')).toMatchObject({
+    expect(
+      line('/v1/rates/latest, PostgreSQL + Redis, vs node:http (raised target, decisions 73)'),
+    ).toMatchObject({
       required: '≥ 0.60×',
       verdict: 'PASS',
     });
@@ -402,7 +406,7 @@ describe('bench report', () => {
     };
     const lines = judge(withTicks);
     // node:http runs at 61,243 × 1.1² and × 1.2² req/s in those scenarios.
-    expect(lines.find((l) => l.target.endsWith('(performance targets)'))?.measured).toMatch(
+    expect(lines.find((l) => l.target.endsWith('(raised target, decisions 73)'))?.measured).toMatch(
       /; the limit: node:http waiting for the same round trips per tick, with no pipeline, runs at 0\.60×$/,
     );
     expect(lines.find((l) => l.target.includes('store limiter'))?.measured).toMatch(/runs at 0\.50×$/);
@@ -416,7 +420,9 @@ describe('bench report', () => {
     );
     expect(md).toMatch(/\| *node:http, commit per tick *\|/);
     // Without the references, nothing is claimed about a limit.
-    expect(judge(r).find((l) => l.target.endsWith('(performance targets)'))?.measured).not.toContain('limit');
+    expect(judge(r).find((l) => l.target.endsWith('(raised target, decisions 73)'))?.measured).not.toContain(
+      'limit',
+    );
     expect(judge(r).find((l) => l.target.endsWith('PostgreSQL + Redis, p99'))?.measured).not.toContain(
       'per tick',
     );

@@ -2,7 +2,7 @@
  * The prepared-page cache (src/http/page-cache.ts): bounded by bytes (a
  * page weighs its two halves and its key), least recently used out first, and
  * a page over a quarter of the bound never kept. These were the hand-written
- * cache's rules; lru-cache now keeps them (issue 15).
+ * cache's rules; lru-cache now keeps them.
  */
 import { describe, expect, it } from 'vitest';
 import { PageCache } from '../../src/http/page-cache.js';

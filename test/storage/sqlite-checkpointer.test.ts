@@ -136,7 +136,7 @@ describe('background WAL checkpoints (SQLite, serving)', () => {
     expect(run.status).toBe(0);
   });
 
-  // Issue #14: `mds serve` aborted on Node 24 (`RemoveEnvironmentCleanupHook …
+  // `mds serve` once aborted on Node 24 (`RemoveEnvironmentCleanupHook …
   // (env) != nullptr` under `Statement::~Statement`) once the collector freed a
   // better-sqlite3 statement during a collection that optimized code started
   // (sqlite-connection.ts). The store's whole life as a server runs here in a
