@@ -21,6 +21,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { openStore } from '../../src/storage/open.js';
 import { SAMPLE_END } from '../support/harness.js';
+import { withinOneMinute } from '../support/wait.js';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
 const take = vi.spyOn(RawEntrance.prototype, 'take');
@@ -154,6 +155,7 @@ describe('the /v1 writer over TLS', () => {
   });
 
   it('429 past the per-minute limit, through both entrances', async () => {
+    await withinOneMinute();
     expectWritten(await get('/v1/me', { authorization: `Bearer ${limitedKey}` }), 200, 'raw');
     expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${limitedKey}` }), 429, 'raw');
     expectWritten(

@@ -11,6 +11,7 @@ import { StoreLimiter } from '../../src/limits/store-limiter.js';
 import { UsageRecorder } from '../../src/limits/usage-recorder.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
+import { withinOneMinute } from '../support/wait.js';
 
 interface Variant {
   name: string;
@@ -297,9 +298,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     const b = RedisLimiter.connect(REDIS_URL!, store, recorder, { prefix });
     limiters.push(a, b);
     const g = await grant(4, 1000);
-    // Stay clear of a minute boundary: the assertion is about one window.
-    const into = Date.now() % 60_000;
-    if (into > 55_000) await new Promise((r) => setTimeout(r, 60_500 - into));
+    await withinOneMinute(5_000); // the assertion is about one window
     // One instance's clock is 40 s fast, the other's 40 s slow: both would name
     // different windows from their own clocks, and each would let 4 through.
     const outcomes = await Promise.all(

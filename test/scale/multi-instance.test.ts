@@ -13,6 +13,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
+import { withinOneMinute } from '../support/wait.js';
 
 const SCALE_OUT = Boolean(POSTGRES_URL && REDIS_URL);
 
@@ -54,9 +55,7 @@ describe.runIf(SCALE_OUT)('three instances on PostgreSQL and Redis', () => {
   });
 
   it('lets exactly L requests through across all instances, and /v1/me sums them', async () => {
-    // Stay inside one UTC minute: the window must not roll over mid-burst.
-    const msIntoMinute = Date.now() % 60_000;
-    if (msIntoMinute > 50_000) await new Promise((r) => setTimeout(r, 61_000 - msIntoMinute));
+    await withinOneMinute(); // the window must not roll over mid-burst
     const L = 25;
     const { key } = await newKey(L);
     const results = await Promise.all(
