@@ -10,6 +10,7 @@ import {
   expectQuotaHeaders,
   JSON_CONTENT_TYPE,
 } from '../support/openapi.js';
+import { withinOneMinute } from '../support/wait.js';
 
 const ENDPOINTS = [
   '/v1/assets',
@@ -36,9 +37,8 @@ const stable = (res: LightMyRequestResponse) =>
   Object.fromEntries(Object.entries(res.headers).filter(([k]) => !VOLATILE.has(k)));
 
 /** Runs `fn` inside one UTC minute, so per-minute counters are comparable. */
-async function withinOneMinute<T>(fn: () => Promise<T>): Promise<T> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+async function inOneMinute<T>(fn: () => Promise<T>): Promise<T> {
+  await withinOneMinute(5_000);
   return fn();
 }
 
@@ -145,7 +145,7 @@ describe.each(backends())('transport and envelope on $name', (backend) => {
 
   it('a 405 consumes no quota', async () => {
     const { key: k } = await h.newKey({ rpm: 1000, monthly: 500 });
-    await withinOneMinute(async () => {
+    await inOneMinute(async () => {
       const a = await call('/v1/assets', k);
       await h.app.inject({ method: 'POST', url: '/v1/assets', headers: { authorization: `Bearer ${k}` } });
       const b = await call('/v1/assets', k);
@@ -197,7 +197,7 @@ describe.each(backends())('transport and envelope on $name', (backend) => {
 
   it('HEAD consumes a unit like GET', async () => {
     const { key: k } = await h.newKey({ rpm: 1000, monthly: 500 });
-    await withinOneMinute(async () => {
+    await inOneMinute(async () => {
       const a = await call('/v1/gold/latest', k);
       const b = await head('/v1/gold/latest', k);
       expect(quota(b)).toEqual({ minute: quota(a).minute - 1, month: quota(a).month - 1 });
@@ -225,7 +225,7 @@ describe.each(backends())('transport and envelope on $name', (backend) => {
   it('quota headers: present on 200, 400, 404; a 400 consumes nothing, a 200 and a 404 one unit each', async () => {
     const { key: k, grantId } = await h.newKey({ rpm: 50, monthly: 1000 });
     const narrow = (await h.keyFor(grantId, { scopes: ['assets:read'] })).key;
-    await withinOneMinute(async () => {
+    await inOneMinute(async () => {
       const first = await call('/v1/rates/latest?currency=eur', k);
       expect(first.statusCode).toBe(400);
       expectQuotaHeaders(first, true);
