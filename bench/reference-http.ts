@@ -5,8 +5,10 @@
  * With `sameHeaders` it also sends the service's own headers on that answer
  * (the quota headers, X-Request-Id, the validators, Vary: those of the
  * specification and decisions 18b), written by `writeHead` as the service writes
- * them: the limit of Node.js for an answer that carries them, so the distance
- * from it is the pipeline's own cost, not the cost of what the answer must say.
+ * them, and a fresh request id in each answer's header and body
+ * (reference-config.ts `answersOf`): the limit of Node.js for the answer the
+ * contract requires, so the distance from it is the pipeline's own cost, not
+ * the cost of what the answer must say.
  */
 import { createServer } from 'node:http';
 import { holdTickShape } from '../src/runtime/heap.js';
@@ -20,6 +22,5 @@ const answers = answersOf(config);
 createServer((req, res) => {
   const answer = answerFor(answers, req, res);
   if (answer === undefined) return;
-  res.writeHead(200, answer.headers);
-  res.end(answer.body);
+  answer.send(res);
 }).listen(config.port, config.host);

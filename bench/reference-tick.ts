@@ -31,7 +31,7 @@ import {
   PRUNE_EVERY,
   type UsageStatement,
 } from '../src/storage/postgres-usage.js';
-import { answerFor, answersOf, readConfig } from './reference-config.js';
+import { answerFor, answersOf, type ReferenceAnswer, readConfig } from './reference-config.js';
 import { UNREACHABLE_LIMIT } from './setup.js';
 
 const config = readConfig(process.argv[2]);
@@ -42,7 +42,6 @@ if (!tick)
   throw new Error('reference-tick: the config has no `tick` (postgresUrl, redisUrl, prefix, grantId, keyId)');
 const { grantId, keyId } = tick;
 
-type Answer = { body: Buffer; headers: Record<string, string | number> | string[] };
 const answers = answersOf(config, true);
 
 const clients = [new pg.Client(tick.postgresUrl), new pg.Client(tick.postgresUrl)];
@@ -57,7 +56,7 @@ if (redis) {
   await redis.mdsSeed(monthKey, monthPeriod(Date.now()).key, 0, MONTH_TTL_MS);
 }
 
-type Waiting = [ServerResponse, Answer];
+type Waiting = [ServerResponse, ReferenceAnswer];
 let arriving: Waiting[] = [];
 let counted: Waiting[] = [];
 let tickScheduled = false;
@@ -142,10 +141,7 @@ function commit(): void {
   };
   client.query(statement(batch.length)).then(
     () => {
-      for (const [res, a] of batch) {
-        res.writeHead(200, a.headers);
-        res.end(a.body);
-      }
+      for (const [res, a] of batch) a.send(res);
       done();
     },
     (err: unknown) => {

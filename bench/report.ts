@@ -634,7 +634,8 @@ ${[
   the exact bytes and Content-Type of the service's answer, serialized once at start-up: the Node.js limit.
 - **node:http, same headers** (bench/reference-http.ts with \`sameHeaders\`), on /v1/rates/latest only: the same
   server and bytes, also sending the headers the service sent on that answer (quota headers, X-Request-Id,
-  ETag, Cache-Control, Vary) as one \`writeHead\` list: Node's limit for an answer that carries them.
+  ETag, Cache-Control, Vary) as one \`writeHead\` list, each answer with a request id of its own in
+  X-Request-Id and \`meta.requestId\`, as the contract requires: Node's limit for the contract's answer.
 - **node:http, Redis + commit per tick** and **node:http, commit per tick** (bench/reference-tick.ts), on the
   PostgreSQL scenarios only: the same-headers server answering only after the service's own round trips of
   that topology, per tick (the limiter's Redis script, then the usage commit with its day and batch-id rows,

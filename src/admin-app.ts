@@ -19,11 +19,11 @@ import { adminValidator } from './http/admin/validation.js';
 import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
 import { ApiError } from './http/errors.js';
 import { cleanDocument } from './http/openapi.js';
+import { requestIds } from './http/request-ids.js';
 import { JSON_TYPE } from './http/respond.js';
 import { verifyAdminToken } from './operations/admin-tokens.js';
 import { adminRoutes } from './plugins/admin.js';
 import { observe, observers } from './plugins/observability.js';
-import { requestIds } from './plugins/transport.js';
 import type { Services } from './runtime/services.js';
 
 /** The body of an admin JSON request; the data imports set their own (http/admin/data.ts). */

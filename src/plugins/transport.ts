@@ -5,7 +5,6 @@
  * route does (414, Host, GET only, answers while stopping). Raw answers carry
  * our envelope and a request id like every other.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -18,6 +17,7 @@ import type {
   FastifyServerOptions,
 } from 'fastify';
 import { ApiError, errorBody, serviceUnavailable } from '../http/errors.js';
+import { requestIds } from '../http/request-ids.js';
 import { JSON_TYPE } from '../http/respond.js';
 import { cutStalledReaders } from '../http/stalled-readers.js';
 import type { RawEntrance } from '../http/v1/entrance.js';
@@ -41,16 +41,6 @@ const LINGER_MS = 1_000;
 /** How much of a rejected connection's further input is read and dropped before reading stops. */
 const LINGER_BYTES = 256 * 1024;
 const rejected = new WeakSet<Socket>();
-
-/**
- * Request ids: a random per-process prefix and a counter. Unique across
- * instances and restarts, and far cheaper than a UUID per request.
- */
-export function requestIds(): () => string {
-  const prefix = `req_${randomBytes(6).toString('base64url')}_`;
-  let n = 0;
-  return () => prefix + (n++).toString(36);
-}
 
 /** The router's query-string parser, and the raw entrance's: one parse for both. */
 export const parseQuery = (query: string): Record<string, unknown> =>

@@ -23,22 +23,33 @@ import { openStore } from '../../src/storage/open.js';
 import { POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 
 const URL_PATH = '/v1/rates/latest';
-const BODY = Buffer.from('{"data":[],"meta":{}}');
+/** The service's answer, as the reference is given it: its request id in the header and the body. */
+const bodyWith = (id: string) => Buffer.from(`{"data":[],"meta":{"requestId":"${id}"}}`);
+const BODY = bodyWith('req_x');
 const REQUESTS = 40;
 
 /** `count` GETs at once over keep-alive connections: the statuses and bodies. */
-async function load(origin: string, count: number): Promise<Array<{ status: number; body: Buffer }>> {
+async function load(
+  origin: string,
+  count: number,
+): Promise<Array<{ status: number; body: Buffer; id: string }>> {
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   try {
     return await Promise.all(
       Array.from(
         { length: count },
         () =>
-          new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
+          new Promise<{ status: number; body: Buffer; id: string }>((resolve, reject) => {
             const req = request(`${origin}${URL_PATH}`, { agent }, (res) => {
               const chunks: Buffer[] = [];
               res.on('data', (c: Buffer) => chunks.push(c));
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+              res.on('end', () =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  body: Buffer.concat(chunks),
+                  id: String(res.headers['x-request-id']),
+                }),
+              );
             });
             req.on('error', reject);
             req.end();
@@ -48,6 +59,16 @@ async function load(origin: string, count: number): Promise<Array<{ status: numb
   } finally {
     agent.destroy();
   }
+}
+
+/** Each the service's answer, with a request id of its own in its header and body (bench/reference-config.ts). */
+function expectServiceAnswers(answers: Array<{ status: number; body: Buffer; id: string }>): void {
+  for (const a of answers) {
+    expect(a.status).toBe(200);
+    expect(a.id).toMatch(/^req_[\w-]{8}_[0-9a-z]+$/);
+    expect(a.body.equals(bodyWith(a.id)), a.body.toString()).toBe(true);
+  }
+  expect(new Set(answers.map((a) => a.id)).size).toBe(answers.length);
 }
 
 describe.skipIf(!POSTGRES_URL)('the tick reference', () => {
@@ -128,7 +149,7 @@ describe.skipIf(!POSTGRES_URL)('the tick reference', () => {
     const before = await stored();
     const origin = await start(undefined, 'unused:');
     const answers = await load(origin, REQUESTS);
-    expect(answers.every((a) => a.status === 200 && a.body.equals(BODY))).toBe(true);
+    expectServiceAnswers(answers);
     const after = await stored();
     // waitFor200's request counts too.
     expect(after.month - before.month).toBeGreaterThanOrEqual(REQUESTS + 1);
@@ -143,7 +164,7 @@ describe.skipIf(!POSTGRES_URL)('the tick reference', () => {
       const before = await stored();
       const origin = await start(REDIS_URL, prefix);
       const answers = await load(origin, REQUESTS);
-      expect(answers.every((a) => a.status === 200 && a.body.equals(BODY))).toBe(true);
+      expectServiceAnswers(answers);
       const after = await stored();
       const counted = after.month - before.month;
       expect(counted).toBeGreaterThanOrEqual(REQUESTS + 1);

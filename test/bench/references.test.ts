@@ -5,9 +5,15 @@
  * thirteen headers cost a quarter more than two (sameHeadersCheck), and the
  * load rounds change each target's neighbour (bench/load.ts roundOrder).
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { roundOrder } from '../../bench/load.js';
+import { httpGet } from '../../bench/proc.js';
+import { answerFor, answersOf, type ReferenceRoute } from '../../bench/reference-config.js';
 import {
+  freshIdProblem,
   headBytes,
   referenceArgs,
   SAME_HEADERS_CPU_MAX,
@@ -48,6 +54,78 @@ describe('the references’ heads', () => {
     expect(sameHead(['X-Request-Id', ...service.slice(1)], service)).toMatch(/X-Request-Id/);
     expect(sameHead([...service.slice(0, 7), '13', ...service.slice(8)], service)).toMatch(
       /content-length: "13"/,
+    );
+  });
+});
+
+describe('the same-headers reference’s request ids', () => {
+  const serviceId = 'req_AbCd-_12_5x';
+  const body = `{"data":[{"code":"EUR"}],"meta":{"requestId":"${serviceId}","count":1}}`;
+  const route: ReferenceRoute = {
+    url: '/v1/rates/latest',
+    contentType: 'application/json; charset=utf-8',
+    body: Buffer.from(body).toString('base64'),
+    headers: ['x-request-id', serviceId, 'etag', 'W/"x"', 'content-type', 'application/json; charset=utf-8'],
+    schema: {},
+  };
+  /** The service's head as the bench received it (Node's Date and Connection after the length). */
+  const received = [
+    ...route.headers,
+    'content-length',
+    String(Buffer.byteLength(body)),
+    'Date',
+    'Thu, 26 Nov 2026 02:00:25 GMT',
+    'Connection',
+    'close',
+  ];
+  const withId = (id: string) => Buffer.from(body.replace(serviceId, id));
+  const answer = (id: string, text = withId(id)) => ({
+    status: 200,
+    rawHeaders: received.map((v, i) =>
+      received[i - 1] === 'x-request-id'
+        ? id
+        : received[i - 1] === 'content-length'
+          ? String(text.length)
+          : v,
+    ),
+    body: text,
+  });
+
+  it('sends the service’s answer with a fresh id, made as the service makes them, in its header and body', async () => {
+    const answers = answersOf({ host: '127.0.0.1', port: 0, routes: [route] }, true);
+    const server = createServer((req, res) => answerFor(answers, req, res)?.send(res)).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const first = await httpGet(`${origin}${route.url}`);
+      const second = await httpGet(`${origin}${route.url}`);
+      expect(freshIdProblem(route, received, first)).toBeUndefined();
+      expect(freshIdProblem(route, received, second, first)).toBeUndefined();
+      expect(first.headers['x-request-id']).not.toBe(second.headers['x-request-id']);
+      expect(JSON.parse(second.body.toString()).meta.requestId).toBe(second.headers['x-request-id']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('names an id repeated, out of the service’s form, or not the body’s, and any other byte that differs', () => {
+    const a = answer('req_ZZZZZZZZ_0');
+    expect(freshIdProblem(route, received, a)).toBeUndefined();
+    // The reference of old: the service's own bytes, its id on every answer.
+    expect(freshIdProblem(route, received, answer(serviceId), answer(serviceId))).toMatch(/same request id/);
+    expect(freshIdProblem(route, received, answer('1234'))).toMatch(/not in the service's form/);
+    expect(freshIdProblem(route, received, answer('req_ZZZZZZZZ_0', withId('req_ZZZZZZZZ_1')))).toMatch(
+      /not the service's with meta.requestId req_ZZZZZZZZ_0/,
+    );
+    const otherEtag = { ...a, rawHeaders: a.rawHeaders.map((v) => (v === 'W/"x"' ? 'W/"y"' : v)) };
+    expect(freshIdProblem(route, received, otherEtag)).toMatch(/etag/);
+    expect(freshIdProblem(route, received, { ...a, status: 404 })).toBe('status 404');
+  });
+
+  it('refuses a service answer whose body does not carry its X-Request-Id', () => {
+    const other = { ...route, body: Buffer.from('{"data":[]}').toString('base64') };
+    expect(() => answersOf({ host: '127.0.0.1', port: 0, routes: [other] }, true)).toThrow(
+      /no X-Request-Id named in its body/,
     );
   });
 });

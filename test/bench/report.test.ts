@@ -184,7 +184,7 @@ const METHOD = [
   '< 100 ms',
   '< 50 ms',
   'every 20 ms',
-  'over 1.25×',
+  'over 1.3×',
   'worst 1-s',
   '≥ 50,000 obs/s',
   '250-record',
