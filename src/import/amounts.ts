@@ -2,7 +2,7 @@
  * The `buy` and `sell` of an imported observation: a JSON number or decimal
  * text, read to micro-units. In a `;`- or tab-separated file a decimal comma
  * is read too; thousands separators never are, and a mark that could be
- * either is refused rather than guessed (decisions §52).
+ * either is refused rather than guessed (docs/decisions.md 52).
  */
 import { MAX_AMOUNT, parseMicros, SCALE } from '../domain/decimal.js';
 import type { Delimiter } from './detect.js';
@@ -122,7 +122,7 @@ function mayGroup(value: unknown): boolean {
  * Micro-units of a positive amount, or the problem (without the field name nor
  * the value). `delimiter`: the CSV file's, none for JSON and NDJSON. The
  * common shapes are read first (a plain decimal; a decimal comma in a
- * `;`-separated file); the rules of decisions §52 only on the way to a problem.
+ * `;`-separated file); the rules of docs/decisions.md 52 only on the way to a problem.
  */
 export function readAmount(value: unknown, delimiter?: Delimiter): number | string {
   if (delimiter === ';' && typeof value === 'string') {

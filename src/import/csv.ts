@@ -4,7 +4,7 @@
  * name_fr and name_ar. Lines end with LF or CRLF; blank lines are skipped.
  * The fields are separated by `,`, or by `;` or a tab as spreadsheets write
  * them in some locales: the header row tells which, unless the operator said
- * (decisions §52).
+ * (docs/decisions.md 52).
  *
  * A malformed row is reported with the line where it starts and skipped: the
  * reading starts again on the line after the fault. An unterminated quoted

@@ -31,7 +31,7 @@ export function detectFormat(text: string, fileName?: string): ImportFormat {
 /**
  * The separator of a CSV file's fields: `,`, or `;` (what a spreadsheet in a
  * locale with a decimal comma writes, French among them), or a tab
- * (decisions §52).
+ * (docs/decisions.md 52).
  */
 export type Delimiter = ',' | ';' | '\t';
 

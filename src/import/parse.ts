@@ -20,7 +20,7 @@ export type ParsedRecords =
 
 export type ParseResult = ParsedRecords & { problems: ImportProblem[]; lines: number[] };
 
-/** How to read a file written by a spreadsheet (decisions §52). */
+/** How to read a file written by a spreadsheet (docs/decisions.md 52). */
 export interface ParseOptions {
   /** A CSV file's delimiter; found from its header row when not given. */
   delimiter?: Delimiter;

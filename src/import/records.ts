@@ -54,7 +54,7 @@ function cut(text: string, max: number): string {
 /**
  * A value as a problem quotes it: a string in double quotes (JSON escapes:
  * no control character reaches the terminal), anything else as JSON; at most
- * 40 characters, then `…` (decisions §52).
+ * 40 characters, then `…` (docs/decisions.md 52).
  */
 export function echo(value: unknown): string {
   if (typeof value === 'string') {

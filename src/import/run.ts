@@ -254,9 +254,9 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** `cli:<user>` when not given. */
   actor?: string;
-  /** A CSV file's delimiter; found from its header row when not given (decisions §52). */
+  /** A CSV file's delimiter; found from its header row when not given (docs/decisions.md 52). */
   delimiter?: ParseOptions['delimiter'];
-  /** The IANA zone local times are read in; without it they are refused (decisions §52). */
+  /** The IANA zone local times are read in; without it they are refused (docs/decisions.md 52). */
   timezone?: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `mds import` of CSV files as spreadsheets write them (decisions §52),
+ * `mds import` of CSV files as spreadsheets write them (docs/decisions.md 52),
  * through the built CLI on every backend: a French-locale file (`;`, decimal
  * commas) imports and serves the right values, a decimal comma in a
  * comma-separated file is refused with the fix, `--delimiter`, local times

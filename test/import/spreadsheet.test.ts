@@ -1,5 +1,5 @@
 /**
- * CSV files as spreadsheets write them (decisions §52): `;` and tab
+ * CSV files as spreadsheets write them (docs/decisions.md 52): `;` and tab
  * delimiters (found from the header row or given), decimal commas where the
  * file's delimiter allows them, thousands separators and ambiguous marks
  * refused with the fix, local times read in the zone given (DST gaps and

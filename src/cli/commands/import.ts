@@ -41,7 +41,7 @@ export const importCommand: Command = {
         2,
       );
     }
-    // A spreadsheet's CSV (decisions §52): its delimiter, and the zone of its local times.
+    // A spreadsheet's CSV (docs/decisions.md 52): its delimiter, and the zone of its local times.
     const delimiterText = values.delimiter as string | undefined;
     const delimiter = delimiterText === undefined ? undefined : parseDelimiter(delimiterText);
     if (delimiter === null) {
