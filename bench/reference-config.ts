@@ -97,7 +97,7 @@ export function answersOf(
 export function splitAtRequestId(
   r: Pick<ReferenceRoute, 'body' | 'headers' | 'url'>,
   body = Buffer.from(r.body, 'base64'),
-): { head: Buffer; tail: Buffer; template: string[]; idAt: number; serviceId: string } {
+): { head: Buffer; tail: Buffer; template: string[]; idAt: number } {
   const idAt = r.headers.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === 'x-request-id') + 1;
   const serviceId = idAt > 0 ? r.headers[idAt] : undefined;
   const marker = serviceId === undefined ? -1 : body.indexOf(`"requestId":"${serviceId}"`);
@@ -109,7 +109,6 @@ export function splitAtRequestId(
     tail: body.subarray(at + serviceId.length),
     template: [...r.headers, 'content-length', ''],
     idAt,
-    serviceId,
   };
 }
 

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { REQUEST_ID_FORM } from '../src/http/request-ids.js';
 import { HEAP_GROWING_FLAG, NODE_FLAGS } from '../src/runtime/heap.js';
 import { defer } from './cleanup.js';
 import type { Target, TargetName, TargetSummary } from './load.js';
@@ -214,29 +215,23 @@ type Got = Awaited<ReturnType<typeof httpGet>>;
 export function freshIdProblem(
   r: ReferenceRoute,
   received: string[],
-  got: Pick<Got, 'status' | 'rawHeaders' | 'body'>,
-  before?: Pick<Got, 'rawHeaders'>,
+  got: Pick<Got, 'status' | 'headers' | 'rawHeaders' | 'body'>,
+  before?: Pick<Got, 'headers'>,
 ): string | undefined {
   if (got.status !== 200) return `status ${got.status}`;
-  const { head, tail, serviceId } = splitAtRequestId(r);
-  const id = headerValue(got.rawHeaders, 'x-request-id') ?? '';
-  if (!/^req_[\w-]{8}_[0-9a-z]+$/.test(id))
-    return `X-Request-Id ${JSON.stringify(id)} is not in the service's form`;
-  if (before !== undefined && headerValue(before.rawHeaders, 'x-request-id') === id)
+  const { head, tail } = splitAtRequestId(r);
+  const id = String(got.headers['x-request-id'] ?? '');
+  if (!REQUEST_ID_FORM.test(id)) return `X-Request-Id ${JSON.stringify(id)} is not in the service's form`;
+  if (before !== undefined && before.headers['x-request-id'] === id)
     return `two answers carried the same request id ${id}`;
   if (!got.body.equals(Buffer.concat([head, Buffer.from(id, 'latin1'), tail])))
     return `the body is not the service's with meta.requestId ${id}`;
-  const length = Buffer.from(r.body, 'base64').length - serviceId.length + id.length;
+  const length = head.length + id.length + tail.length;
   const wanted = received.map((v, i) => {
     const name = received[i - 1]?.toLowerCase();
     return i % 2 === 0 ? v : name === 'x-request-id' ? id : name === 'content-length' ? String(length) : v;
   });
   return sameHead(got.rawHeaders, wanted);
-}
-
-function headerValue(list: string[], lowerName: string): string | undefined {
-  for (let i = 0; i + 1 < list.length; i += 2) if (list[i]!.toLowerCase() === lowerName) return list[i + 1];
-  return undefined;
 }
 
 /** The three checks of the run, over every URL `checkReferences` counted. */

@@ -6,6 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 
+/** What every id `requestIds` makes looks like (docs/decisions.md 11). */
+export const REQUEST_ID_FORM = /^req_[\w-]{8}_[0-9a-z]+$/;
+
 export function requestIds(): () => string {
   const prefix = `req_${randomBytes(6).toString('base64url')}_`;
   let n = 0;

@@ -18,6 +18,7 @@ import type { ReferenceConfig } from '../../bench/reference-config.js';
 import { referenceArgs } from '../../bench/references.js';
 import { freshSchema, type PgSchema, provisionGrant } from '../../bench/setup.js';
 import { monthPeriod, utcDay } from '../../src/domain/dates.js';
+import { REQUEST_ID_FORM } from '../../src/http/request-ids.js';
 import { counterKeys } from '../../src/limits/redis.js';
 import { openStore } from '../../src/storage/open.js';
 import { POSTGRES_URL, REDIS_URL } from '../support/backends.js';
@@ -65,7 +66,7 @@ async function load(
 function expectServiceAnswers(answers: Array<{ status: number; body: Buffer; id: string }>): void {
   for (const a of answers) {
     expect(a.status).toBe(200);
-    expect(a.id).toMatch(/^req_[\w-]{8}_[0-9a-z]+$/);
+    expect(a.id).toMatch(REQUEST_ID_FORM);
     expect(a.body.equals(bodyWith(a.id)), a.body.toString()).toBe(true);
   }
   expect(new Set(answers.map((a) => a.id)).size).toBe(answers.length);

@@ -81,6 +81,7 @@ describe('the same-headers reference’s request ids', () => {
   const withId = (id: string) => Buffer.from(body.replace(serviceId, id));
   const answer = (id: string, text = withId(id)) => ({
     status: 200,
+    headers: { 'x-request-id': id },
     rawHeaders: received.map((v, i) =>
       received[i - 1] === 'x-request-id'
         ? id
