@@ -116,6 +116,14 @@ export function refusedAt(
     : decisionAt(grant, at, minuteUsed, monthUsed, false, 'quota_exceeded', monthPeriod(at).end);
 }
 
+/** Told the outcome of `Limiter.consumeFor`, once. Neither method may throw. */
+export interface ConsumeWaiter {
+  /** The decision; an allowed one once its unit is durable. */
+  decided(decision: LimitDecision): void;
+  /** No decision: the limiter, or the store its units are committed to, is away. Nothing was counted. */
+  unavailable(err: LimiterUnavailableError): void;
+}
+
 export interface Limiter {
   readonly kind: 'memory' | 'redis' | 'store';
   /**
@@ -124,6 +132,12 @@ export interface Limiter {
    * its UTC day for `keyId` (the key's public id) too.
    */
   consume(grant: GrantLimits, now: number, keyId?: string): Promise<LimitDecision>;
+  /**
+   * As `consume`, telling `waiter` instead of returning a promise, for a
+   * limiter that can decide without one (the memory limiter: docs/decisions.md
+   * 80). A refusal may be told before this returns.
+   */
+  consumeFor?(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void;
   /** Current values without consuming (for the headers of a 400). */
   peek(grant: GrantLimits, now: number): Promise<LimitState>;
   /**

@@ -8,16 +8,44 @@ import { MINUTE_MS, minuteStart, monthPeriod, utcDay } from '../domain/dates.js'
 import type { UsageStore } from '../storage/store.js';
 import {
   allowedAt,
+  type ConsumeWaiter,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
   LimiterUnavailableError,
   type LimitState,
+  limiterFailure,
   limitState,
   refusedAt,
   rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
+import type { UnitWaiter } from './usage-tally.js';
+
+/**
+ * A consumed unit waiting for its commit: answered as allowed once it is
+ * durable; if the commit fails it was not counted, so it goes back to the
+ * counters (to the window and month it was taken from) and the request is
+ * answered 503.
+ */
+class PendingUnit implements UnitWaiter {
+  constructor(
+    private readonly c: Counters,
+    private readonly after: LimitDecision,
+    private readonly waiter: ConsumeWaiter,
+  ) {}
+
+  committed(): void {
+    this.waiter.decided(this.after);
+  }
+
+  failed(err: unknown): void {
+    const { c, after } = this;
+    if (c.period === after.period) c.monthUsed--;
+    if (c.windowStart === after.window) c.minuteUsed--;
+    this.waiter.unavailable(new LimiterUnavailableError(err));
+  }
+}
 
 interface Counters {
   windowStart: number;
@@ -70,14 +98,32 @@ export class MemoryLimiter implements Limiter {
   }
 
   consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
-    const c = this.counters.get(grant.id);
-    // Counters of this month in memory (every request but a grant's first of the month
-    // and after a restart): no await before the check, one promise in all.
-    if (c && c.period === monthPeriod(now).key) return this.consumeFrom(grant, c, now, keyId);
-    return this.counters_(grant.id, now).then((loaded) => this.consumeFrom(grant, loaded, now, keyId));
+    return new Promise((decided, unavailable) =>
+      this.consumeFor(grant, now, keyId, { decided, unavailable }),
+    );
   }
 
-  private consumeFrom(grant: GrantLimits, c: Counters, now: number, keyId: string): Promise<LimitDecision> {
+  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
+    const c = this.counters.get(grant.id);
+    // Counters of this month in memory (every request but a grant's first of the month
+    // and after a restart): no await before the check, and no promise.
+    if (c && c.period === monthPeriod(now).key) {
+      this.consumeFrom(grant, c, now, keyId, waiter);
+      return;
+    }
+    this.counters_(grant.id, now).then(
+      (loaded) => this.consumeFrom(grant, loaded, now, keyId, waiter),
+      (err: unknown) => waiter.unavailable(limiterFailure(err)),
+    );
+  }
+
+  private consumeFrom(
+    grant: GrantLimits,
+    c: Counters,
+    now: number,
+    keyId: string,
+    waiter: ConsumeWaiter,
+  ): void {
     // From here to the recorder call there is no await: check and consume are one step.
     const windowStart = minuteStart(now);
     if (c.windowStart !== windowStart) {
@@ -85,23 +131,15 @@ export class MemoryLimiter implements Limiter {
       c.minuteUsed = 0;
     }
     if (c.minuteUsed >= grant.requestsPerMinute || c.monthUsed >= grant.monthlyRequestLimit) {
-      return Promise.resolve(refusedAt(grant, now, c.minuteUsed, c.monthUsed, windowStart + MINUTE_MS));
+      waiter.decided(refusedAt(grant, now, c.minuteUsed, c.monthUsed, windowStart + MINUTE_MS));
+      return;
     }
     c.minuteUsed++;
     c.monthUsed++;
-    const period = c.period;
     // The counts after *this* request, taken before the commit: concurrent requests
     // consumed while it is pending must not show up in this one's headers.
     const after = allowedAt(grant, now, c.minuteUsed, c.monthUsed);
-    return this.recorder.record(grant.id, period, utcDay(now), keyId).then(
-      () => after,
-      (err: unknown) => {
-        // Not durable, so not counted: give the unit back and let the caller answer 503.
-        c.monthUsed--;
-        if (c.windowStart === windowStart) c.minuteUsed--;
-        throw new LimiterUnavailableError(err);
-      },
-    );
+    this.recorder.recordFor(grant.id, c.period, utcDay(now), keyId, new PendingUnit(c, after, waiter));
   }
 
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {

@@ -11,10 +11,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AccessContext } from '../access/authenticator.js';
-import { type Answer, decider } from '../http/v1/decide.js';
+import type { Answer } from '../http/v1/answer.js';
+import { decider } from '../http/v1/decide.js';
 import { type Observe, RawEntrance } from '../http/v1/entrance.js';
 import type { Operation } from '../http/v1/operation.js';
-import { failure, WRITER_HEADERS, type Writing, writeAnswer } from '../http/v1/write.js';
+import { WRITER_HEADERS, type Writing, writeAnswer } from '../http/v1/write.js';
 import type { Services } from '../runtime/services.js';
 import { type HookWatch, routeHooks } from './hook-watch.js';
 import { parseQuery, type transport } from './transport.js';
@@ -124,16 +125,12 @@ export const v1Plugin = fp(
                   answer.access,
                   request.raw,
                 );
-              decide(op, input).then(
-                (decided) => {
-                  request.access = decided.access;
-                  written(writeAnswer(reply.raw, decided, writing));
+              decide(op, input, {
+                decided: (answer) => {
+                  request.access = answer.access;
+                  written(writeAnswer(reply.raw, answer, writing));
                 },
-                (err: unknown) => {
-                  logError(err, request.id);
-                  written(failure(reply.raw, writing));
-                },
-              );
+              });
             },
           });
           raw.add(`/v1${op.url}`, op, observe);

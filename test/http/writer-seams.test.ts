@@ -16,7 +16,7 @@ import { createAccount, createGrant, createKey } from '../../src/access/admin.js
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { seedSample } from '../../src/import/seed.js';
-import { LimiterUnavailableError } from '../../src/limits/limiter.js';
+import { type Limiter, LimiterUnavailableError } from '../../src/limits/limiter.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { openStore } from '../../src/storage/open.js';
@@ -167,9 +167,12 @@ describe('the /v1 writer over TLS', () => {
 
   it('503 while the limiter is away, through both entrances', async () => {
     const { limiter } = server.runtime.services;
-    const consume = vi
-      .spyOn(limiter, 'consume')
-      .mockRejectedValue(new LimiterUnavailableError(new Error('away')));
+    const away = new LimiterUnavailableError(new Error('away'));
+    // Both ways a limiter is asked: the promise, and the waiter (the memory limiter's, docs/decisions.md 80).
+    const consume = vi.spyOn(limiter, 'consume').mockRejectedValue(away);
+    const consumeFor = vi
+      .spyOn(limiter as Required<Limiter>, 'consumeFor')
+      .mockImplementation((_grant, _now, _keyId, waiter) => waiter.unavailable(away));
     try {
       const raw = await get('/v1/rates/latest', { authorization: `Bearer ${key}` });
       expectWritten(raw, 503, 'raw');
@@ -177,6 +180,7 @@ describe('the /v1 writer over TLS', () => {
       expectWritten(await get('/v1/rates/latest', { 'x-api-key': key }, 'GET', 'fastify'), 503, 'fastify');
     } finally {
       consume.mockRestore();
+      consumeFor.mockRestore();
     }
   });
 

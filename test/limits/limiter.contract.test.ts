@@ -4,14 +4,19 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Limiter, LimiterUnavailableError } from '../../src/limits/limiter.js';
+import {
+  type ConsumeWaiter,
+  type LimitDecision,
+  type Limiter,
+  LimiterUnavailableError,
+} from '../../src/limits/limiter.js';
 import { MemoryLimiter } from '../../src/limits/memory.js';
 import { RedisLimiter } from '../../src/limits/redis.js';
 import { StoreLimiter } from '../../src/limits/store-limiter.js';
 import { UsageRecorder } from '../../src/limits/usage-recorder.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
-import { withinOneMinute } from '../support/wait.js';
+import { waitFor, withinOneMinute } from '../support/wait.js';
 
 interface Variant {
   name: string;
@@ -183,6 +188,33 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     expect((await limiter.consume(g, NOW + 30_000)).allowed).toBe(true);
     // Refusals consume nothing.
     expect(await store.getUsage(g.id, '2026-11')).toBe(3);
+  });
+
+  it('consumeFor, where a limiter has it, tells what consume resolves: a refusal at once, an allowed unit once durable', async () => {
+    const limiter: Limiter = make();
+    if (limiter.consumeFor === undefined) return;
+    const g = await grant(1, 1000);
+    const told: Array<{ decision?: LimitDecision; err?: unknown; durable?: number }> = [];
+    const waiter = (): ConsumeWaiter => ({
+      decided: (decision) => {
+        const entry: (typeof told)[number] = { decision };
+        told.push(entry);
+        // Counted in the store by the time an allowed unit is told.
+        void store.getUsage(g.id, '2026-11').then((n) => {
+          entry.durable = n;
+        });
+      },
+      unavailable: (err) => told.push({ err }),
+    });
+    limiter.consumeFor(g, NOW, 'key', waiter());
+    expect(told).toHaveLength(0); // not before its commit
+    await waitFor(() => told[0]?.durable !== undefined, { what: 'the allowed unit told' });
+    expect(told[0]).toMatchObject({ decision: { allowed: true, minuteRemaining: 0 }, durable: 1 });
+    limiter.consumeFor(g, NOW, 'key', waiter());
+    // The window is full: refused before consumeFor returns, nothing counted.
+    expect(told[1]?.decision).toMatchObject({ allowed: false, reason: 'rate_limited' });
+    expect(await limiter.consume(g, NOW)).toMatchObject({ allowed: false, reason: 'rate_limited' });
+    expect(await store.getUsage(g.id, '2026-11')).toBe(1);
   });
 
   it('refuses the monthly quota until the month resets, durably counted', async () => {

@@ -20,10 +20,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessContext } from '../../access/authenticator.js';
 import type { Limiter } from '../../limits/limiter.js';
-import type { Decide, V1Request } from './decide.js';
+import type { Answer, V1Request } from './answer.js';
+import type { Decide, Decided } from './decide.js';
 import type { Operation } from './operation.js';
 import type { QueryResult } from './query.js';
-import { failure, type Writing, writeAnswer } from './write.js';
+import { type Writing, writeAnswer } from './write.js';
 
 /**
  * What the app records of every answered request: metrics, and the access line
@@ -58,12 +59,12 @@ export interface RawEntranceOptions {
 }
 
 /**
- * A request as the pipeline reads it, and what the writer needs to answer it
- * (one object per request, not two). The client's address is a method, not a
- * closure made per request: it is needed only when a key is checked against
- * the store (the failed-attempt throttle).
+ * A request as the pipeline reads it, what the writer needs to answer it, and
+ * where its answer goes (one object per request, not three). The client's
+ * address is a method, not a closure made per request: it is needed only when
+ * a key is checked against the store (the failed-attempt throttle).
  */
-class RawRequest implements V1Request, Writing {
+class RawRequest implements V1Request, Writing, Decided {
   readonly headers: IncomingMessage['headers'];
   readonly rawHeaders: readonly string[];
   readonly hsts: string | null;
@@ -72,12 +73,16 @@ class RawRequest implements V1Request, Writing {
   readonly acceptEncoding: string | undefined;
   readonly limiter: Limiter;
   readonly logError: (err: unknown, requestId: string) => void;
+  private answered = false;
 
   constructor(
     private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly route: RawRoute,
     readonly query: QueryResult<unknown>,
     readonly url: string,
     readonly requestId: string,
+    private readonly started: number,
     private readonly o: RawEntranceOptions,
   ) {
     this.headers = req.headers;
@@ -91,6 +96,28 @@ class RawRequest implements V1Request, Writing {
 
   ip(): string {
     return this.o.addressOf(this.req);
+  }
+
+  /** The pipeline's answer, written by the one writer (which answers its own failures), then observed. */
+  decided(answer: Answer): void {
+    // Once: a failure of ours after the answer went out must not write a second one.
+    if (this.answered) return;
+    this.answered = true;
+    const written = writeAnswer(this.res, answer, this);
+    try {
+      const { req } = this;
+      this.route.observe(
+        written.status,
+        performance.now() - this.started,
+        this.requestId,
+        req.method!,
+        this.url,
+        written.access,
+        req,
+      );
+    } catch (err) {
+      this.logError(err, this.requestId);
+    }
   }
 }
 
@@ -127,20 +154,8 @@ export class RawEntrance {
     const started = performance.now();
     const requestId = this.o.nextId();
     const query = route.op.validate(q === -1 ? null : this.o.parseQuery(url.slice(q + 1)));
-    const request = new RawRequest(req, query, url, requestId, this.o);
-    // One reaction per request: writeAnswer() catches its own failures.
-    this.o.decide(route.op, request).then(
-      (decided) => {
-        const answer = writeAnswer(res, decided, request);
-        route.observe(answer.status, performance.now() - started, requestId, method, url, answer.access, req);
-      },
-      (err: unknown) => {
-        // The pipeline answers its failures itself; this would be a bug of ours.
-        this.o.logError(err, requestId);
-        const answer = failure(res, request);
-        route.observe(answer.status, performance.now() - started, requestId, method, url, null, req);
-      },
-    );
+    const request = new RawRequest(req, res, route, query, url, requestId, started, this.o);
+    this.o.decide(route.op, request, request);
     return true;
   }
 }

@@ -15,7 +15,7 @@ import type { Limiter } from '../../limits/limiter.js';
 import { compress, encodingFor } from '../compression.js';
 import { ApiError } from '../errors.js';
 import { bodyFor } from '../respond.js';
-import { type Answer, errorAnswer } from './decide.js';
+import { type Answer, errorAnswer } from './answer.js';
 
 /** What the writer needs besides the answer. */
 export interface Writing {
