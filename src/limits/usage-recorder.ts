@@ -14,16 +14,28 @@
  * the store never counts a unit that was answered 503 (docs/decisions.md, 59).
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Store, UsageIncrement, UsageStore } from '../storage/store.js';
 import { type DailyIncrement, wasNotSent } from '../storage/usage-records.js';
 import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
-import { add, addAll, type Batch, byText, newBatch, type Tally, type UnitWaiter } from './usage-tally.js';
+import {
+  type Added,
+  add,
+  addAll,
+  type Batch,
+  byText,
+  newBatch,
+  type Tally,
+  type UnitWaiter,
+} from './usage-tally.js';
 
 /** Pause before a failed give-back is tried again when no other commit carries it. */
 const RETRY_MS = 1_000;
 
 export class UsageRecorder {
   private pending: Tally = new Map();
+  /** Where the last unit recorded went in `pending`. */
+  private lastAdded: Added | null = null;
   /**
    * Units given back (refunds). Unlike consumption, a give-back whose commit
    * fails is not dropped: the request it belongs to was already answered with
@@ -81,7 +93,19 @@ export class UsageRecorder {
 
   private added(grantId: string, period: string, day: string, keyId: string, count: number): Batch {
     if (this.pending.size === 0) this.firstAt = performance.now();
-    add(this.pending, grantId, period, day, keyId, count);
+    const last = this.lastAdded;
+    // The same grant, month, day and key as the unit before (a client's run of requests):
+    // its counts, without four map lookups.
+    if (
+      last !== null &&
+      last.daily.keyId === keyId &&
+      last.daily.grantId === grantId &&
+      last.daily.day === day &&
+      last.period === period
+    ) {
+      last.month.count += count;
+      last.daily.count += count;
+    } else this.lastAdded = add(this.pending, grantId, period, day, keyId, count);
     this.batch ??= newBatch();
     this.schedule();
     return this.batch;
@@ -156,6 +180,7 @@ export class UsageRecorder {
     const waitingRefunds = this.refundBatch;
     const firstAt = this.firstAt;
     this.pending = new Map();
+    this.lastAdded = null;
     this.refunds = new Map();
     this.batch = null;
     this.refundBatch = null;

@@ -76,6 +76,13 @@ export interface MonthTally {
 /** By grant, then period: long-lived strings as keys, so no key is built per unit. */
 export type Tally = Map<string, Map<string, MonthTally>>;
 
+/** Where `add` put its units: the month's and the day's counts. */
+export interface Added {
+  period: string;
+  month: UsageIncrement;
+  daily: DailyIncrement;
+}
+
 export function add(
   tally: Tally,
   grantId: string,
@@ -83,7 +90,7 @@ export function add(
   day: string,
   keyId: string,
   count: number,
-): void {
+): Added {
   let periods = tally.get(grantId);
   if (!periods) {
     periods = new Map();
@@ -100,9 +107,13 @@ export function add(
     keys = new Map();
     m.days.set(day, keys);
   }
-  const d = keys.get(keyId);
+  let d = keys.get(keyId);
   if (d) d.count += count;
-  else keys.set(keyId, { grantId, keyId, day, count });
+  else {
+    d = { grantId, keyId, day, count };
+    keys.set(keyId, d);
+  }
+  return { period, month: m.month, daily: d };
 }
 
 /** Adds every unit of `from` to `into`, times `sign`. */

@@ -74,6 +74,40 @@ describe.each(backends())('usage records on $name', ({ name }) => {
     expect(await store.dailyUsage(a.grantId, '2026-10-01', '2026-10-31')).toEqual([]);
   });
 
+  it('counts a run of one key’s units, and each unit that breaks the run, where it belongs', async () => {
+    // The recorder adds a unit like the one before it without looking it up (usage-recorder.ts).
+    const a = await keyOnNewGrant(store);
+    const b = await keyOnNewGrant(store);
+    const recorder = new UsageRecorder(store);
+    const units: Array<[string, string, string]> = [
+      [a.grantId, '2026-11-03', 'k1'],
+      [a.grantId, '2026-11-03', 'k1'],
+      [a.grantId, '2026-11-03', 'k2'],
+      [a.grantId, '2026-11-03', 'k1'],
+      [a.grantId, '2026-11-04', 'k1'],
+      [b.grantId, '2026-11-04', 'k1'],
+      [a.grantId, '2026-11-04', 'k1'],
+      [a.grantId, '2026-11-04', 'k1'],
+    ];
+    await Promise.all(units.map(([grant, day, key]) => recorder.record(grant, '2026-11', day, key)));
+    // And again in a later commit, after the run was cut by the commit itself.
+    await recorder.record(a.grantId, '2026-11', '2026-11-04', 'k1');
+    await recorder.flush();
+    expect(await store.getUsage(a.grantId, '2026-11')).toBe(8);
+    expect(await store.getUsage(b.grantId, '2026-11')).toBe(1);
+    expect(await store.dailyUsage(a.grantId, '2026-11-01', '2026-11-30')).toEqual([
+      {
+        day: '2026-11-03',
+        total: 4,
+        keys: [
+          { keyId: 'k1', used: 3 },
+          { keyId: 'k2', used: 1 },
+        ],
+      },
+      { day: '2026-11-04', total: 4, keys: [{ keyId: 'k1', used: 4 }] },
+    ]);
+  });
+
   it('states every grant of a month with its account, plan, provider, limit and use', async () => {
     const a = await keyOnNewGrant(store, { monthly: 500 });
     const idle = await keyOnNewGrant(store, { monthly: 40 });

@@ -35,6 +35,22 @@ function limitText(limit: number): { text: string; policy: string } {
   return t;
 }
 
+/**
+ * The last minute and month limits formatted: a client sends its key again and
+ * again, so its grant's limits are compared, not hashed for the map (each
+ * lookup of a heap number hashes it).
+ */
+let lastMinute = { limit: Number.NaN, texts: { text: '', policy: '' } };
+let lastMonth = { limit: Number.NaN, texts: { text: '', policy: '' } };
+function minuteText(limit: number): { text: string; policy: string } {
+  if (limit !== lastMinute.limit) lastMinute = { limit, texts: limitText(limit) };
+  return lastMinute.texts;
+}
+function monthText(limit: number): string {
+  if (limit !== lastMonth.limit) lastMonth = { limit, texts: limitText(limit) };
+  return lastMonth.texts.text;
+}
+
 /** '0'…'999', and the same padded to three digits: the pieces of countText. */
 const PLAIN = Array.from({ length: 1_000 }, (_, i) => String(i));
 const PADDED = PLAIN.map((t) => t.padStart(3, '0'));
@@ -67,7 +83,7 @@ export function countText(n: number): string {
  * own instant (`state.at`), not this instance's clock: instances then agree on it.
  */
 export function quotaHeaders(state: LimitState): string[] {
-  const minute = limitText(state.minuteLimit);
+  const minute = minuteText(state.minuteLimit);
   return [
     'ratelimit-limit',
     minute.text,
@@ -78,7 +94,7 @@ export function quotaHeaders(state: LimitState): string[] {
     'ratelimit-policy',
     minute.policy,
     'x-monthly-quota-limit',
-    limitText(state.monthLimit).text,
+    monthText(state.monthLimit),
     'x-monthly-quota-remaining',
     countText(state.monthRemaining),
     'x-monthly-quota-reset',
