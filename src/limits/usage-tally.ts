@@ -54,7 +54,7 @@ export class Batch {
     if (this.settled) return;
     this.settled = true;
     this.resolvePromise?.();
-    for (const w of this.waiters) w.committed();
+    tellEach(this.waiters, (w) => w.committed());
   }
 
   reject(err: unknown): void {
@@ -62,7 +62,25 @@ export class Batch {
     this.settled = true;
     this.failure = { err };
     this.rejectPromise?.(err);
-    for (const w of this.waiters) w.failed(err);
+    tellEach(this.waiters, (w) => w.failed(err));
+  }
+}
+
+/**
+ * Tells every waiter, even after one threw, so no other request is left
+ * unanswered and the recorder's own bookkeeping goes on. A waiter that throws
+ * is a bug: its error is thrown on its own, as an uncaught exception, as an
+ * error in a promise's reaction would have been.
+ */
+function tellEach(waiters: UnitWaiter[], tell: (w: UnitWaiter) => void): void {
+  for (const w of waiters) {
+    try {
+      tell(w);
+    } catch (err) {
+      queueMicrotask(() => {
+        throw err;
+      });
+    }
   }
 }
 
