@@ -133,11 +133,12 @@ export interface Limiter {
    */
   consume(grant: GrantLimits, now: number, keyId?: string): Promise<LimitDecision>;
   /**
-   * As `consume`, telling `waiter` instead of returning a promise, for a
-   * limiter that can decide without one (the memory limiter: docs/decisions.md
-   * 80). A refusal may be told before this returns.
+   * As `consume`, telling `waiter` instead of returning a promise: the
+   * pipeline's way (docs/decisions.md 80). The memory limiter decides without
+   * a promise and may tell a refusal before this returns; the others tell what
+   * `consume` settles to (`tellWaiter`).
    */
-  consumeFor?(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void;
+  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void;
   /** Current values without consuming (for the headers of a 400). */
   peek(grant: GrantLimits, now: number): Promise<LimitState>;
   /**
@@ -161,6 +162,14 @@ export class LimiterUnavailableError extends Error {
     super('limiter unavailable', { cause });
     this.name = 'LimiterUnavailableError';
   }
+}
+
+/** Tells `waiter` what a limiter's `consume` settles to (the limiters whose decision is a round trip). */
+export function tellWaiter(decision: Promise<LimitDecision>, waiter: ConsumeWaiter): void {
+  decision.then(
+    (d) => waiter.decided(d),
+    (err: unknown) => waiter.unavailable(limiterFailure(err)),
+  );
 }
 
 /** `err` as a limiter reports it: a LimiterUnavailableError, wrapping it unless it is one. */

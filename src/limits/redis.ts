@@ -28,6 +28,7 @@ import { MINUTE_MS, utcDay } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
 import {
   allowedAt,
+  type ConsumeWaiter,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
@@ -36,6 +37,7 @@ import {
   limitState,
   refusedAt,
   rethrowLimiterFailure,
+  tellWaiter,
 } from './limiter.js';
 import { MonthReconciler } from './redis-reconcile.js';
 import { type LimiterRedis, openRedis } from './redis-scripts.js';
@@ -174,6 +176,10 @@ export class RedisLimiter implements Limiter {
    * (one round trip, one script run) carries every request of the tick, where a
    * call per request would cost Redis and this process a command each.
    */
+  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
+    tellWaiter(this.consume(grant, now, keyId), waiter);
+  }
+
   consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
     return new Promise((resolve, reject) => {
       this.enqueue(grant, { now, seeded: false, keyId, resolve, reject });

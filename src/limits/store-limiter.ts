@@ -21,6 +21,7 @@ import { wasNotSent } from '../storage/usage-records.js';
 import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
 import {
   allowedAt,
+  type ConsumeWaiter,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
@@ -29,6 +30,7 @@ import {
   limitState,
   refusedAt,
   rethrowLimiterFailure,
+  tellWaiter,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
@@ -67,6 +69,10 @@ export class StoreLimiter implements Limiter {
     /** Carries give-backs (refunds) durably; consumption is committed here directly. */
     private readonly recorder: UsageRecorder,
   ) {}
+
+  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
+    tellWaiter(this.consume(grant, now, keyId), waiter);
+  }
 
   consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
     return new Promise((resolve, reject) => {

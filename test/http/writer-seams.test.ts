@@ -184,6 +184,26 @@ describe('the /v1 writer over TLS', () => {
     }
   });
 
+  it('a failure after the answer went out is logged, not answered a second time', async () => {
+    // The observer (metrics) fails once the answer is written; routes and statuses this file
+    // asks nowhere else, so their metric series are made now.
+    const tallies = vi.spyOn(server.runtime.services.metrics.requestTallies, 'for').mockReturnValue({
+      inc() {
+        throw new Error('metrics away');
+      },
+    } as never);
+    try {
+      const auth = { authorization: `Bearer ${key}` };
+      expectWritten(await get('/v1/market/premium/history?limit=x', auth), 400, 'raw');
+      expectWritten(await get('/v1/gold/history?limit=x', auth, 'GET', 'fastify'), 400, 'fastify');
+      expect(tallies).toHaveBeenCalledTimes(2);
+    } finally {
+      tallies.mockRestore();
+    }
+    // The connections were kept, not cut by a second answer.
+    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${key}` }), 200, 'raw');
+  });
+
   it('while draining, an answer closes its connection', async () => {
     server.runtime.services.lifecycle.draining = true;
     try {

@@ -23,12 +23,7 @@
 import type { AccessContext } from '../../access/authenticator.js';
 import { REPEATED_CREDENTIAL, repeatedCredential } from '../../access/credential-headers.js';
 import { secondsUntil } from '../../domain/dates.js';
-import {
-  type ConsumeWaiter,
-  type LimitDecision,
-  type LimiterUnavailableError,
-  limiterFailure,
-} from '../../limits/limiter.js';
+import type { ConsumeWaiter, LimitDecision, LimiterUnavailableError } from '../../limits/limiter.js';
 import type { Tally } from '../../observability/metrics.js';
 import type { Services } from '../../runtime/services.js';
 import { prefersCsv } from '../accept.js';
@@ -37,7 +32,7 @@ import { type Answer, errorAnswer, outcomeAnswer, type V1Request } from './answe
 import type { Operation, Outcome } from './operation.js';
 import { quotaHeaders } from './quota.js';
 
-/** Told the pipeline's answer, once. It must not throw: the writer's side answers its own failures. */
+/** Told the pipeline's answer, once. A throw here is logged by the pipeline, never answered again. */
 export interface Decided {
   decided(answer: Answer): void;
 }
@@ -98,30 +93,46 @@ class Pipeline {
   }
 
   decide(op: Operation, request: V1Request, done: Decided): void {
+    this.run(op, request, done, null, () => this.steps(op, request, done));
+  }
+
+  /**
+   * Runs a step: the answer it returns is told, a throw of ours is told as the
+   * 500 (logged), undefined means the step tells `done` itself later.
+   */
+  private run(
+    op: Operation,
+    request: V1Request,
+    done: Decided,
+    access: AccessContext | null,
+    step: () => Answer | undefined,
+  ): void {
     let answer: Answer | undefined;
     try {
-      answer = this.steps(op, request, done);
+      answer = step();
     } catch (err) {
-      answer = this.failed(err, request, [], null);
+      answer = this.failed(err, request, [], access);
     }
-    if (answer !== undefined) this.finish(op, answer, done);
+    if (answer !== undefined) this.finish(op, request, answer, done);
   }
 
-  /** Every answer leaves here: an operation's own headers go on every answer it gives, refusals included. */
-  private finish(op: Operation, answer: Answer, done: Decided): void {
-    op.headers?.(answer.headers);
-    done.decided(answer);
-  }
-
-  /** The answer `make` returns, or the 500 if it throws (a bug of ours: logged). */
-  private answerWith(op: Operation, request: V1Request, done: Decided, make: () => Answer): void {
-    let answer: Answer;
+  /**
+   * Every answer leaves here, once: an operation's own headers go on every
+   * answer it gives, refusals included. A throw past this point (the writer's
+   * side) is logged, never answered a second time.
+   */
+  private finish(op: Operation, request: V1Request, answer: Answer, done: Decided): void {
+    let told = answer;
     try {
-      answer = make();
+      op.headers?.(told.headers);
     } catch (err) {
-      answer = this.failed(err, request, [], null);
+      told = this.failed(err, request, [], answer.access);
     }
-    this.finish(op, answer, done);
+    try {
+      done.decided(told);
+    } catch (err) {
+      this.logFailure(err, request.requestId);
+    }
   }
 
   /** Any failure of a step: a refusal keeps its status; anything else is logged and a 500. */
@@ -151,20 +162,13 @@ class Pipeline {
     );
     if (access !== undefined) return this.proceed(op, request, access, now, done);
     authenticator.authenticate(headers, now, request.ip()).then(
-      (auth) => {
-        if (!auth.ok)
-          return this.answerWith(op, request, done, () =>
-            errorAnswer(accessRefused(auth), request.requestId),
-          );
-        let answer: Answer | undefined;
-        try {
-          answer = this.proceed(op, request, auth.access, now, done);
-        } catch (err) {
-          answer = this.failed(err, request, [], auth.access);
-        }
-        if (answer !== undefined) this.finish(op, answer, done);
-      },
-      (err: unknown) => this.finish(op, this.failed(err, request, [], null), done),
+      (auth) =>
+        this.run(op, request, done, auth.ok ? auth.access : null, () =>
+          auth.ok
+            ? this.proceed(op, request, auth.access, now, done)
+            : errorAnswer(accessRefused(auth), request.requestId),
+        ),
+      (err: unknown) => this.finish(op, request, this.failed(err, request, [], null), done),
     );
     return undefined;
   }
@@ -182,7 +186,7 @@ class Pipeline {
     if ('error' in checked) {
       limiter.peek(access.grant, now).then(
         (state) =>
-          this.answerWith(op, request, done, () =>
+          this.run(op, request, done, access, () =>
             errorAnswer(
               invalidParameters(checked.error.details),
               request.requestId,
@@ -190,7 +194,7 @@ class Pipeline {
               access,
             ),
           ),
-        (err: unknown) => this.finish(op, this.failed(err, request, [], access), done),
+        (err: unknown) => this.finish(op, request, this.failed(err, request, [], access), done),
       );
       return undefined;
     }
@@ -204,20 +208,14 @@ class Pipeline {
     // A CSV request gets the CSV page or waits for it: never the JSON one.
     const ready = op.ready?.(query, csv);
     const consuming = new Consuming(this, op, request, access, now, query, csv, ready, done);
-    const keyId = access.key.publicId;
-    if (limiter.consumeFor !== undefined) limiter.consumeFor(access.grant, now, keyId, consuming);
-    else
-      limiter.consume(access.grant, now, keyId).then(
-        (decision) => consuming.decided(decision),
-        (err: unknown) => consuming.unavailable(limiterFailure(err)),
-      );
+    limiter.consumeFor(access.grant, now, access.key.publicId, consuming);
     return undefined;
   }
 
   /** The limiter could not decide: 503, nothing consumed. */
   unavailable(c: Consuming, err: LimiterUnavailableError): void {
     this.unavailableCount.inc();
-    this.finish(c.op, this.failed(err, c.request, [], c.access), c.done);
+    this.finish(c.op, c.request, this.failed(err, c.request, [], c.access), c.done);
   }
 
   /** Step 6's decision, then step 7. */
@@ -235,7 +233,7 @@ class Pipeline {
         return;
       }
     }
-    if (answer !== undefined) this.finish(c.op, answer, c.done);
+    if (answer !== undefined) this.finish(c.op, c.request, answer, c.done);
   }
 
   /** The 429, or step 7's answer; undefined when the operation answers later (then `done` is told). */
@@ -261,7 +259,7 @@ class Pipeline {
           this.giveBack(c, this.failed(err, request, set, access), decision);
           return;
         }
-        this.finish(op, answer, c.done);
+        this.finish(op, request, answer, c.done);
       },
       (err: unknown) => this.giveBack(c, this.failed(err, request, set, access), decision),
     );
@@ -273,7 +271,7 @@ class Pipeline {
    * the answer waits until the give-back is committed (or queued for retry).
    */
   private giveBack(c: Consuming, answer: Answer, consumed: LimitDecision): void {
-    const told = () => this.finish(c.op, answer, c.done);
+    const told = () => this.finish(c.op, c.request, answer, c.done);
     if (answer.status < 500) {
       told();
       return;

@@ -75,7 +75,6 @@ class RawRequest implements V1Request, Writing, Decided {
   readonly acceptEncoding: string | undefined;
   readonly limiter: Limiter;
   readonly logError: (err: unknown, requestId: string) => void;
-  private answered = false;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -100,26 +99,19 @@ class RawRequest implements V1Request, Writing, Decided {
     return this.o.addressOf(this.req);
   }
 
-  /** The pipeline's answer, written by the one writer (which answers its own failures), then observed. */
+  /** The pipeline's answer (told once), written by the one writer, which answers its own failures, then observed. */
   decided(answer: Answer): void {
-    // Once: a failure of ours after the answer went out must not write a second one.
-    if (this.answered) return;
-    this.answered = true;
     const written = writeAnswer(this.res, answer, this);
-    try {
-      const { req } = this;
-      this.route.observe(
-        written.status,
-        performance.now() - this.started,
-        this.requestId,
-        req.method!,
-        this.url,
-        written.access,
-        req,
-      );
-    } catch (err) {
-      this.logError(err, this.requestId);
-    }
+    const { req } = this;
+    this.route.observe(
+      written.status,
+      performance.now() - this.started,
+      this.requestId,
+      req.method!,
+      this.url,
+      written.access,
+      req,
+    );
   }
 }
 

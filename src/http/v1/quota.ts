@@ -36,20 +36,24 @@ function limitText(limit: number): { text: string; policy: string } {
 }
 
 /**
- * The last minute and month limits formatted: a client sends its key again and
- * again, so its grant's limits are compared, not hashed for the map (each
- * lookup of a heap number hashes it).
+ * The texts of the last limit seen in one place (the minute's, the month's):
+ * a client sends its key again and again, so its grant's limit is compared,
+ * not hashed for the map (each lookup of a heap number hashes it).
  */
-let lastMinute = { limit: Number.NaN, texts: { text: '', policy: '' } };
-let lastMonth = { limit: Number.NaN, texts: { text: '', policy: '' } };
-function minuteText(limit: number): { text: string; policy: string } {
-  if (limit !== lastMinute.limit) lastMinute = { limit, texts: limitText(limit) };
-  return lastMinute.texts;
+class LastLimit {
+  private limit = Number.NaN;
+  private texts = { text: '', policy: '' };
+
+  of(limit: number): { text: string; policy: string } {
+    if (limit !== this.limit) {
+      this.texts = limitText(limit);
+      this.limit = limit;
+    }
+    return this.texts;
+  }
 }
-function monthText(limit: number): string {
-  if (limit !== lastMonth.limit) lastMonth = { limit, texts: limitText(limit) };
-  return lastMonth.texts.text;
-}
+const minuteLimit = new LastLimit();
+const monthLimit = new LastLimit();
 
 /** '0'…'999', and the same padded to three digits: the pieces of countText. */
 const PLAIN = Array.from({ length: 1_000 }, (_, i) => String(i));
@@ -83,7 +87,7 @@ export function countText(n: number): string {
  * own instant (`state.at`), not this instance's clock: instances then agree on it.
  */
 export function quotaHeaders(state: LimitState): string[] {
-  const minute = minuteText(state.minuteLimit);
+  const minute = minuteLimit.of(state.minuteLimit);
   return [
     'ratelimit-limit',
     minute.text,
@@ -94,7 +98,7 @@ export function quotaHeaders(state: LimitState): string[] {
     'ratelimit-policy',
     minute.policy,
     'x-monthly-quota-limit',
-    monthText(state.monthLimit),
+    monthLimit.of(state.monthLimit).text,
     'x-monthly-quota-remaining',
     countText(state.monthRemaining),
     'x-monthly-quota-reset',
