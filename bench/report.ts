@@ -104,10 +104,25 @@ const ms = (us: number) => (Number.isFinite(us) ? `${(us / 1000).toFixed(2)} ms`
 const mb = (kb: number) => (kb > 0 ? `${(kb / MIB).toFixed(0)} MB` : '–');
 const times = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '–');
 
+/**
+ * `a`'s requests per second as a share of `b`'s: the median of the rounds' own
+ * ratios (docs/decisions.md 78). A round loads every target once, one after
+ * the other (bench/load.ts `roundOrder`), so the two runs of a round met the
+ * same moments of the machine; a ratio of the two medians can set one
+ * target's fast round against the other's slow one, and on a machine whose
+ * speed drifted within a run it judged the same build at 1.03× and 0.90×
+ * (docs/performance-notes.md, "the embedded row on an AMD machine"). A report
+ * whose targets ran different numbers of rounds falls back to the medians.
+ */
 function ratio(sc: ScenarioReport | undefined, a: TargetName, b: TargetName): number {
-  const x = sc?.targets[a]?.rps.median;
-  const y = sc?.targets[b]?.rps.median;
-  return x !== undefined && y !== undefined && y > 0 ? x / y : Number.NaN;
+  const x = sc?.targets[a];
+  const y = sc?.targets[b];
+  if (x === undefined || y === undefined) return Number.NaN;
+  const paired = x.rounds.length > 0 && x.rounds.length === y.rounds.length;
+  if (paired && y.rounds.every((round) => round.rps > 0)) {
+    return median(x.rounds.map((round, i) => round.rps / y.rounds[i]!.rps));
+  }
+  return y.rps.median > 0 ? x.rps.median / y.rps.median : Number.NaN;
 }
 
 function verdict(ok: boolean | undefined): Verdict {
@@ -589,7 +604,9 @@ are what they are, and what was tried: docs/performance-notes.md (hand-written).
 
 ## Requests per second
 
-Medians over the rounds, with min–max; p50/p99 are the medians of the rounds' percentiles; peak RSS is the
+Medians over the rounds, with min–max; a × column is the median of the rounds' own ratios (each round loads
+every target once, one after the other), so it need not equal the ratio of the two medians beside it;
+p50/p99 are the medians of the rounds' percentiles; peak RSS is the
 highest VmRSS sampled (every 100 ms) during the scenario's runs; errors are socket errors, non-2xx are
 answers outside 2xx (warm-up included).
 

@@ -354,6 +354,50 @@ describe('bench report', () => {
     expect(judge(withoutStore).find((l) => l.target.includes('store limiter'))?.verdict).toBe('SKIP');
   });
 
+  it("judges a ratio as the median of the rounds' own ratios, not as a ratio of two medians", () => {
+    // The three rounds of a full run on a machine whose speed drifted: the
+    // medians (29,865 against 29,027) would pass at 1.03×; round by round the
+    // service ran at 0.88×, 1.03× and 0.88× of the same-headers server.
+    const rounds = (rps: number[]): TargetSummary => {
+      const sorted = [...rps].sort((a, b) => a - b);
+      const base = summary(sorted[1]!);
+      return { ...base, rounds: rps.map((x) => ({ ...base.rounds[0]!, rps: x })) };
+    };
+    const r = fakeRun(1);
+    const drifted = {
+      ...r,
+      scenarios: r.scenarios.map((s) =>
+        s.id === 'latest'
+          ? {
+              ...s,
+              targets: {
+                ...s.targets,
+                service: rounds([23_739, 29_865, 32_761]),
+                'node:http, same headers': rounds([27_034, 29_027, 37_239]),
+              },
+            }
+          : s,
+      ),
+    };
+    expect(judge(drifted).find((l) => l.target.endsWith('the same bytes and headers'))).toMatchObject({
+      measured: '0.88×',
+      verdict: 'FAIL',
+    });
+    // The table's × column says the same.
+    const md = markdownReport({ ...drifted, targets: judge(drifted) });
+    expect(md).toContain("a × column is the median of the rounds' own ratios");
+    // Targets that ran a different number of rounds (an older report) fall back to the medians.
+    const uneven = {
+      ...drifted,
+      scenarios: drifted.scenarios.map((s) =>
+        s.id === 'latest' ? { ...s, targets: { ...s.targets, service: rounds([23_739, 29_865]) } } : s,
+      ),
+    };
+    expect(judge(uneven).find((l) => l.target.endsWith('the same bytes and headers'))?.measured).toBe(
+      `${(29_865 / 29_027).toFixed(2)}×`,
+    );
+  });
+
   it('states the limit of a core shared with the import beside the SQLite import target, not the PostgreSQL one', () => {
     const lines = judge(fakeRun(1));
     const p99 = (label: string) =>
