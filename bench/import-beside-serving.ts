@@ -7,9 +7,9 @@
  * one-second wrk p99 of /v1/rates/latest, the /healthz p99 and maximum, every
  * non-2xx answer, and the import's duration. The server runs on the server's
  * CPU, wrk on the generator's, the import on the server's (it competes with the
- * server for its core, as on a one-machine deployment). On SQLite the same
- * import then runs beside bare node:http on that core, the limit of that
- * sharing (besideReference).
+ * server for its core, as on a one-machine deployment). The same import then
+ * runs again beside a reference under the same load, into a store prepared
+ * as the service's was: the limit (besideReference).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -27,7 +27,7 @@ import type { CpuPlan } from './proc.js';
 import { sleep, stop } from './proc.js';
 import { buildRoutes, type ServiceAnswer, startReference } from './references.js';
 import { answer, benchEnv, CLI, startService } from './service.js';
-import { freshSchema, provisionKey } from './setup.js';
+import { freshSchema, provisionGrant, provisionKey } from './setup.js';
 import { runWrk, type WrkResult } from './wrk.js';
 
 export const BESIDE_TARGETS = { status503: 0, healthzP99Ms: 100, latestP99Ms: 50 } as const;
@@ -55,10 +55,13 @@ export interface BesideResult {
    */
   commit?: { commits: number; p99Ms: number; maxMs: number };
   /**
-   * SQLite only: bare node:http on the server's core, under the same load,
-   * while the same import runs again into a copy of the store as it was
-   * (besideReference). The import shares the server's core by design: this
-   * is what that sharing alone costs an answer.
+   * A reference under the same load while the same import runs again into a
+   * store prepared as the service's was (besideReference). On SQLite, bare
+   * node:http on the server's core, with a copy of the store: the import
+   * shares that core by design, and this is what the sharing alone costs an
+   * answer. On PostgreSQL, node:http answering each tick only after the store
+   * limiter's call (bench/reference-tick.ts), with a second schema: what an
+   * answer that waits for the database costs while the import writes to it.
    */
   reference?: { importSeconds: number; importError?: string; worstSegmentP99Ms: number; maxMs: number };
 }
@@ -186,30 +189,38 @@ function copySqlite(path: string, label: string): string {
 }
 
 /**
- * The limit of a serving process that shares its core with the import
- * (docs/decisions.md 55): bare node:http, sending the service's bytes for
- * /v1/rates/latest with no pipeline and no store, on the server's core, under
- * the same load while the same import writes the same observations into a
- * copy of the store as it was before the service's run. Its worst one-second
- * p99 is what the core's sharing alone costs an answer.
+ * The limit of a serving process beside the import (docs/decisions.md 55),
+ * under the same load while the same import writes the same observations
+ * into `to`, a store as the service's was before its run. On SQLite, bare
+ * node:http sending the service's bytes for /v1/rates/latest with no pipeline
+ * and no store, on the server's core: what the core's sharing alone costs an
+ * answer. On PostgreSQL (`tick`), the tick reference: the service's headers
+ * and bytes, each tick's answers sent only after the store limiter's call on
+ * `to`, as the service's wait for theirs.
  */
 async function besideReference(
   served: ServiceAnswer,
   key: string,
-  url: string,
+  to: { backend: 'sqlite' | 'postgres'; url: string; tick?: { grantId: string; keyId: string } },
   file: string,
   records: number,
   s: Settings,
 ): Promise<NonNullable<BesideResult['reference']>> {
   // No OpenAPI document: node:http sends the bytes, the schema is only Fastify's.
   const { routes } = buildRoutes([served], {});
-  const reference = await startReference('reference-http', routes, s.dir, s.cpus.server);
+  const reference = to.tick
+    ? await startReference('reference-tick', routes, s.dir, s.cpus.server, false, {
+        postgresUrl: to.url,
+        prefix: '',
+        ...to.tick,
+      })
+    : await startReference('reference-http', routes, s.dir, s.cpus.server);
   try {
     const { segments, importSeconds, code, out } = await loadWhileImporting(
       reference.origin,
       key,
-      'sqlite',
-      url,
+      to.backend,
+      to.url,
       file,
       s,
       { on: false },
@@ -226,6 +237,34 @@ async function besideReference(
   }
 }
 
+/** The two-year sample, the import's extra currencies and a key (not timed); the key's text. */
+async function prepareStore(url: string, sample: ReturnType<typeof generateSample>): Promise<string> {
+  const store = openStore(url);
+  try {
+    await store.migrate();
+    await seedSample(store, sample);
+    await store.import({ kind: 'assets', records: importAssets(sample) });
+    return await provisionKey(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A second schema prepared as the service's, with the tick reference's own grant and key in it. */
+async function prepareTickStore(
+  url: string,
+  sample: ReturnType<typeof generateSample>,
+): Promise<{ grantId: string; keyId: string }> {
+  await prepareStore(url, sample);
+  const store = openStore(url);
+  try {
+    const { grantId, keyId } = await provisionGrant(store);
+    return { grantId, keyId };
+  } finally {
+    await store.close();
+  }
+}
+
 async function one(
   backend: 'sqlite' | 'postgres',
   url: string,
@@ -233,20 +272,18 @@ async function one(
   records: number,
   sample: ReturnType<typeof generateSample>,
   s: Settings,
+  /** PostgreSQL: a second, empty schema for the reference's run. */
+  referenceSchema?: string,
 ): Promise<BesideResult> {
-  // The two-year sample, the key, and the import's extra currencies (not timed).
-  const store = openStore(url);
-  let key: string;
-  try {
-    await store.migrate();
-    await seedSample(store, sample);
-    await store.import({ kind: 'assets', records: importAssets(sample) });
-    key = await provisionKey(store);
-  } finally {
-    await store.close();
-  }
-  // The store as the import finds it, for the reference's run (SQLite: a copy of both files).
-  const referenceUrl = backend === 'sqlite' ? copySqlite(url, 'reference') : undefined;
+  const key = await prepareStore(url, sample);
+  // The store as the import finds it, for the reference's run: on SQLite a
+  // copy of both files; on PostgreSQL a second schema prepared the same way.
+  const to =
+    backend === 'sqlite'
+      ? { backend, url: copySqlite(url, 'reference') }
+      : referenceSchema
+        ? { backend, url: referenceSchema, tick: await prepareTickStore(referenceSchema, sample) }
+        : undefined;
   const service = await startService(url, key, s.cpus.server);
   const origin = service.origin;
   const served = { url: '/v1/rates/latest', ...(await answer(origin, '/v1/rates/latest', key)) };
@@ -295,9 +332,7 @@ async function one(
   await prober;
   const commits = (await commitProber)?.sort((a, b) => a - b);
   await stop(service.proc);
-  const reference = referenceUrl
-    ? await besideReference(served, key, referenceUrl, file, records, s)
-    : undefined;
+  const reference = to ? await besideReference(served, key, to, file, records, s) : undefined;
 
   const importError = importFailure(code, out, records);
   const sorted = [...probes].sort((a, b) => a - b);
@@ -358,7 +393,9 @@ export async function measureImportBesideServing(
     o.log('bench: … PostgreSQL');
     const schema = await freshSchema(o.postgresUrl, 'beside');
     defer(() => schema.drop());
-    report.postgres = await one('postgres', schema.url, file, o.records, o.sample, o);
+    const referenceSchema = await freshSchema(o.postgresUrl, 'beside_reference');
+    defer(() => referenceSchema.drop());
+    report.postgres = await one('postgres', schema.url, file, o.records, o.sample, o, referenceSchema.url);
   }
   return report;
 }
