@@ -1,7 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=4 --single-threaded --no-memory-reducer
 /**
  * `mds`: the operator's interface (decisions §11). Each command declares its
  * options; parsing is strict, so a mistyped option is an error, not a no-op.
+ * Bundled as dist/mds-cli.mjs and loaded by the executable's first step
+ * (launch.ts), which runs the commands below as soon as it is loaded.
  */
 import { parseArgs } from 'node:util';
 import { AdminError } from '../access/admin.js';

@@ -35,3 +35,23 @@ export function applyPriority(priority: Priority): string | null {
     return `note: the import runs at normal CPU priority: lowering it was refused (${(err as Error).message})`;
   }
 }
+
+/**
+ * The executable's first step (launch.ts), before the CLI is loaded: for `mds
+ * import` at its default priority, the same lowering, so that the quarter of
+ * a second V8 spends compiling the CLI runs at that priority too
+ * (docs/decisions.md 76). Anything else, a `--priority normal` or a value
+ * the import will refuse, is left to the command. Silent: the command applies
+ * its priority again and reports a refusal.
+ */
+export function lowerEarly(argv: readonly string[]): void {
+  if (argv[0] !== 'import') return;
+  let text: string | undefined;
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '--priority') text = argv[++i];
+    else if (arg.startsWith('--priority=')) text = arg.slice('--priority='.length);
+  }
+  if (parsePriority(text) === 'low') applyPriority('low');
+}

@@ -18,7 +18,7 @@ describe('node flags of a serving process', () => {
   });
 
   it('the mds executable passes them on its #! line', () => {
-    const first = readFileSync(new URL('src/cli/main.ts', root), 'utf8').split('\n')[0];
+    const first = readFileSync(new URL('src/cli/launch.ts', root), 'utf8').split('\n')[0];
     expect(first).toBe(`#!/usr/bin/env -S node ${flags}`);
   });
 

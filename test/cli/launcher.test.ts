@@ -1,0 +1,60 @@
+/**
+ * The `mds` executable lowers an import's priority before it loads the CLI
+ * (src/cli/launch.ts, docs/decisions.md 76): V8 compiles the CLI's bundle for
+ * about a quarter of a second before any of it runs, and that time should not
+ * be taken from a server on the same core. Observed from outside: the shipped
+ * launcher is copied beside a stand-in for the CLI's bundle that writes the
+ * niceness the process had when it was loaded.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from '../support/server-process.js';
+
+let dir: string;
+// The niceness this test runs at (a CI runner may start it nicer): lowering never raises it.
+const base = getPriority();
+const low = Math.max(base, 10);
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mds-launcher-'));
+  copyFileSync(CLI, join(dir, 'mds.mjs'));
+  // Field 19 of /proc/self/stat: the niceness of the thread that loads the CLI.
+  writeFileSync(
+    join(dir, 'mds-cli.mjs'),
+    `import { readFileSync } from 'node:fs';
+const stat = readFileSync('/proc/self/stat', 'utf8');
+process.stdout.write(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+`,
+  );
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The niceness the stand-in CLI was loaded at, for these arguments. */
+const loadedAt = (args: string[]): number =>
+  Number(execFileSync(process.execPath, [join(dir, 'mds.mjs'), ...args], { encoding: 'utf8' }));
+
+describe('the mds executable', () => {
+  it('loads the CLI at niceness 10 for an import at its default priority', () => {
+    expect(loadedAt(['import', 'rates', 'file.ndjson'])).toBe(low);
+    expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority', 'low', '--json'])).toBe(low);
+    expect(loadedAt(['import', 'gold', '-', '--priority=low'])).toBe(low);
+  });
+
+  it('leaves the priority to the command otherwise: normal, a value it refuses, any other command', () => {
+    expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority', 'normal'])).toBe(base);
+    expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority=normal'])).toBe(base);
+    expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority', 'bogus'])).toBe(base);
+    expect(loadedAt(['serve'])).toBe(base);
+    expect(loadedAt(['keys', 'list'])).toBe(base);
+  });
+
+  it('is a few lines, not the CLI: the CLI is its own file beside it', () => {
+    expect(statSync(CLI).size).toBeLessThan(8 * 1024);
+    expect(readFileSync(CLI, 'utf8')).toContain('mds-cli.mjs');
+    expect(statSync(join(CLI, '..', 'mds-cli.mjs')).size).toBeGreaterThan(1_000_000);
+  });
+});
