@@ -21,14 +21,13 @@ import { build } from 'esbuild';
 
 const root = new URL('../../', import.meta.url);
 
+/** Both outputs: one ES module for Node 20 and later, with its source map. */
+const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', sourcemap: true } as const;
+
 await build({
+  ...common,
   entryPoints: [new URL('dist/src/cli/main.js', root).pathname],
   outfile: new URL('dist/mds-cli.mjs', root).pathname,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
   external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'pino', '@scalar/fastify-api-reference'],
   // Bundled CommonJS code calls require(); an ES module has none of its own.
   banner: {
@@ -40,12 +39,8 @@ await build({
 // The executable itself: launch.ts and the one module it needs (src/cli/priority.ts),
 // keeping its #! line; it loads dist/mds-cli.mjs by a path computed at run time.
 await build({
+  ...common,
   entryPoints: [new URL('dist/src/cli/launch.js', root).pathname],
   outfile: new URL('dist/mds.mjs', root).pathname,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
   logLevel: 'warning',
 });

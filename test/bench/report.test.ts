@@ -4,6 +4,7 @@
  * generated here: the writer is fed made-up results.
  */
 import { describe, expect, it } from 'vitest';
+import type { BesideResult } from '../../bench/import-beside-serving.js';
 import type { TargetSummary } from '../../bench/load.js';
 import { parseOptions } from '../../bench/options.js';
 import {
@@ -400,9 +401,8 @@ describe('bench report', () => {
   });
 
   it('states the limit of each import beside serving: a core shared on SQLite, a database shared on PostgreSQL', () => {
-    const lines = judge(fakeRun(1));
-    const p99 = (label: string) =>
-      lines.find(
+    const p99 = (label: string, run = fakeRun(1)) =>
+      judge(run).find(
         (l) =>
           l.target === `import of 1,000,000 beside serving, ${label}: /v1/rates/latest p99 (worst 1-s run)`,
       );
@@ -414,57 +414,31 @@ describe('bench report', () => {
     expect(p99('PostgreSQL')?.measured).toBe(
       '7.3 ms (max 21.7 ms); the limit: node:http answering each tick after the store limiter’s call beside the same import, worst 1-s p99 12.4 ms (max 40.6 ms)',
     );
-    // With the commit time of the database meanwhile, both are stated.
-    const probed = fakeRun(1);
-    const withCommit = {
-      ...probed,
-      importBesideServing: {
-        ...probed.importBesideServing!,
-        postgres: {
-          ...probed.importBesideServing!.postgres!,
-          commit: { commits: 900, p99Ms: 8.4, maxMs: 75.7 },
-        },
-      },
+    /** A made-up run whose import beside serving on `backend` differs by `patch`. */
+    const besideWith = (backend: 'sqlite' | 'postgres', patch: Partial<BesideResult>) => {
+      const run = fakeRun(1);
+      const beside = run.importBesideServing!;
+      return { ...run, importBesideServing: { ...beside, [backend]: { ...beside[backend]!, ...patch } } };
     };
-    expect(
-      judge(withCommit).find((l) =>
-        l.target.startsWith('import of 1,000,000 beside serving, PostgreSQL: /v1'),
-      )?.measured,
-    ).toBe(
+    // With the commit time of the database meanwhile, both are stated.
+    const withCommit = besideWith('postgres', { commit: { commits: 900, p99Ms: 8.4, maxMs: 75.7 } });
+    expect(p99('PostgreSQL', withCommit)?.measured).toBe(
       '7.3 ms (max 21.7 ms); the limit: node:http answering each tick after the store limiter’s call beside the same import, worst 1-s p99 12.4 ms (max 40.6 ms); a one-row commit on the same database took p99 8.4 ms (max 75.7 ms) meanwhile, and each answer waits for one',
     );
     // A report written before the PostgreSQL reference existed claims no limit there.
-    const older = fakeRun(1);
-    const { reference: _, ...withoutReference } = older.importBesideServing!.postgres!;
-    const olderRun = {
-      ...older,
-      importBesideServing: { ...older.importBesideServing!, postgres: withoutReference },
-    };
-    expect(
-      judge(olderRun).find((l) => l.target.startsWith('import of 1,000,000 beside serving, PostgreSQL: /v1'))
-        ?.measured,
-    ).toBe('7.3 ms (max 21.7 ms)');
+    expect(p99('PostgreSQL', besideWith('postgres', { reference: undefined }))?.measured).toBe(
+      '7.3 ms (max 21.7 ms)',
+    );
     // A reference whose import failed measured nothing: no limit is claimed.
-    const run = fakeRun(1);
-    const failed = {
-      ...run,
-      importBesideServing: {
-        ...run.importBesideServing!,
-        sqlite: {
-          ...run.importBesideServing!.sqlite!,
-          reference: {
-            importSeconds: 0.4,
-            importError: 'exit 1: 0 of 1000000 inserted',
-            worstSegmentP99Ms: 2,
-            maxMs: 3,
-          },
-        },
+    const failed = besideWith('sqlite', {
+      reference: {
+        importSeconds: 0.4,
+        importError: 'exit 1: 0 of 1000000 inserted',
+        worstSegmentP99Ms: 2,
+        maxMs: 3,
       },
-    };
-    expect(
-      judge(failed).find((l) => l.target.startsWith('import of 1,000,000 beside serving, SQLite: /v1'))
-        ?.measured,
-    ).toBe(
+    });
+    expect(p99('SQLite', failed)?.measured).toBe(
       '7.3 ms (max 21.7 ms); no limit measured: the import beside node:http failed (exit 1: 0 of 1000000 inserted)',
     );
   });
