@@ -6,6 +6,7 @@
  * nothing changes: niceness only matters while both want the same core.
  */
 import { getPriority, setPriority } from 'node:os';
+import { parseArgs } from 'node:util';
 
 /** The niceness `mds import` runs at unless told `--priority normal`. */
 export const IMPORT_NICENESS = 10;
@@ -46,12 +47,13 @@ export function applyPriority(priority: Priority): string | null {
  */
 export function lowerEarly(argv: readonly string[]): void {
   if (argv[0] !== 'import') return;
-  let text: string | undefined;
-  for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') break;
-    if (arg === '--priority') text = argv[++i];
-    else if (arg.startsWith('--priority=')) text = arg.slice('--priority='.length);
-  }
-  if (parsePriority(text) === 'low') applyPriority('low');
+  // The CLI's own parser, loosely: only --priority is read, every other option is the command's.
+  const { priority } = parseArgs({
+    args: argv.slice(1),
+    options: { priority: { type: 'string' } },
+    strict: false,
+    allowPositionals: true,
+  }).values;
+  // A --priority without a value (`true` here) is the command's to refuse.
+  if (typeof priority !== 'boolean' && parsePriority(priority) === 'low') applyPriority('low');
 }

@@ -171,15 +171,15 @@ export class RedisLimiter implements Limiter {
     });
   }
 
+  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
+    tellWaiter(this.consume(grant, now, keyId), waiter);
+  }
+
   /**
    * Queues a check-and-consume for this tick's batch. Under load one script call
    * (one round trip, one script run) carries every request of the tick, where a
    * call per request would cost Redis and this process a command each.
    */
-  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
-    tellWaiter(this.consume(grant, now, keyId), waiter);
-  }
-
   consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
     return new Promise((resolve, reject) => {
       this.enqueue(grant, { now, seeded: false, keyId, resolve, reject });

@@ -42,12 +42,15 @@ describe('the mds executable', () => {
     expect(loadedAt(['import', 'rates', 'file.ndjson'])).toBe(low);
     expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority', 'low', '--json'])).toBe(low);
     expect(loadedAt(['import', 'gold', '-', '--priority=low'])).toBe(low);
+    // After `--` nothing is an option, as the command's own parser reads it.
+    expect(loadedAt(['import', 'rates', '--', '--priority', 'normal'])).toBe(low);
   });
 
   it('leaves the priority to the command otherwise: normal, a value it refuses, any other command', () => {
     expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority', 'normal'])).toBe(base);
     expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority=normal'])).toBe(base);
     expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority', 'bogus'])).toBe(base);
+    expect(loadedAt(['import', 'rates', 'file.ndjson', '--priority'])).toBe(base);
     expect(loadedAt(['serve'])).toBe(base);
     expect(loadedAt(['keys', 'list'])).toBe(base);
   });
