@@ -115,14 +115,19 @@ const times = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '–');
  * whose targets ran different numbers of rounds falls back to the medians.
  */
 function ratio(sc: ScenarioReport | undefined, a: TargetName, b: TargetName): number {
+  const rounds = roundRatios(sc, a, b);
+  if (rounds) return median(rounds);
   const x = sc?.targets[a];
   const y = sc?.targets[b];
-  if (x === undefined || y === undefined) return Number.NaN;
-  const paired = x.rounds.length > 0 && x.rounds.length === y.rounds.length;
-  if (paired && y.rounds.every((round) => round.rps > 0)) {
-    return median(x.rounds.map((round, i) => round.rps / y.rounds[i]!.rps));
-  }
-  return y.rps.median > 0 ? x.rps.median / y.rps.median : Number.NaN;
+  return x !== undefined && y !== undefined && y.rps.median > 0 ? x.rps.median / y.rps.median : Number.NaN;
+}
+
+/** Each round's own ratio of `a` to `b`; undefined unless both ran the same rounds. */
+function roundRatios(sc: ScenarioReport | undefined, a: TargetName, b: TargetName): number[] | undefined {
+  const x = sc?.targets[a]?.rounds ?? [];
+  const y = sc?.targets[b]?.rounds ?? [];
+  if (x.length === 0 || x.length !== y.length || !y.every((round) => round.rps > 0)) return undefined;
+  return x.map((round, i) => round.rps / y[i]!.rps);
 }
 
 /**
@@ -132,10 +137,9 @@ function ratio(sc: ScenarioReport | undefined, a: TargetName, b: TargetName): nu
  */
 function ratioText(sc: ScenarioReport | undefined, a: TargetName, b: TargetName): string {
   const judged = times(ratio(sc, a, b));
-  const x = sc?.targets[a]?.rounds ?? [];
-  const y = sc?.targets[b]?.rounds ?? [];
-  if (x.length < 2 || x.length !== y.length || !y.every((round) => round.rps > 0)) return judged;
-  return `${judged} (rounds ${x.map((round, i) => (round.rps / y[i]!.rps).toFixed(2)).join(', ')})`;
+  const rounds = roundRatios(sc, a, b);
+  if (!rounds || rounds.length < 2) return judged;
+  return `${judged} (rounds ${rounds.map((x) => x.toFixed(2)).join(', ')})`;
 }
 
 function verdict(ok: boolean | undefined): Verdict {
