@@ -2,11 +2,14 @@
  * One scenario under load: the service and the two reference servers, each
  * loaded in turn with the same wrk settings and the same request (key
  * included), warm-up first, then interleaved rounds in orders that change
- * each target's predecessor from round to round (roundOrder), so that a noisy
- * moment hurts every target alike and none always follows the same neighbour.
+ * each target's predecessor from round to round (roundOrder), each round's
+ * load taken in short slices alternated between the targets (loadScenario), so
+ * that a noisy moment hurts every target alike and none always follows the
+ * same neighbour.
  */
 import { cpuSeconds, type Spawned, sampleRss } from './proc.js';
-import { runWrk, type WrkResult } from './wrk.js';
+import { type Measured, mergeSlices, sliceOrder } from './slices.js';
+import { runWrk } from './wrk.js';
 
 /**
  * `node:http, same headers`: node:http sending the service's own headers too
@@ -32,9 +35,15 @@ export interface Target {
 export interface LoadSettings {
   wrk: string;
   key: string;
+  /** Seconds each target is loaded in a round. */
   seconds: number;
   warmupSeconds: number;
   rounds: number;
+  /**
+   * The slices each target's seconds of a round are taken in (it divides
+   * `seconds`; 1 or absent: one run). See `loadScenario`.
+   */
+  slices?: number;
   connections: number;
   threads: number;
   generatorCpus?: string;
@@ -80,13 +89,6 @@ const tenth = (x: number) => Math.round(x * 10) / 10;
 
 function spread(values: number[]): Spread {
   return { median: tenth(median(values)), min: tenth(Math.min(...values)), max: tenth(Math.max(...values)) };
-}
-
-interface Measured {
-  result: WrkResult;
-  peakRssKb: number;
-  /** The target's CPU seconds over the run, when /proc had them. */
-  serverCpuSeconds?: number;
 }
 
 /** µs of the target's CPU per answer of one run. */
@@ -171,6 +173,19 @@ export function roundOrder<T>(items: T[], r: number): T[] {
   return n % 2 === 1 && r % 2 === 1 ? order.reverse() : order;
 }
 
+/**
+ * Loads every target for `s.seconds` in each of `s.rounds` rounds, in the
+ * round's order (roundOrder), each target's seconds taken in `s.slices`
+ * slices: the first slice of every target in that order, the second in the
+ * reverse order, and so on; a round's slices of one target are then merged
+ * into its run of that round (bench/slices.ts). Why slices: this machine's speed
+ * was measured to change by up to twice for tens of seconds at a time (a
+ * reference alone at 49–50 µs of CPU an answer for 25 s, then 36–39 µs;
+ * docs/performance-notes.md, "a machine that changes speed"), and with four
+ * targets of one 5-s run each, two targets a ratio compares ran up to 15 s
+ * apart in a round. In one-second slices they run at most three seconds apart,
+ * each meeting the same moments of the machine (decision 78).
+ */
 export async function loadScenario(
   targets: Target[],
   url: string,
@@ -181,9 +196,16 @@ export async function loadScenario(
 ): Promise<Partial<Record<TargetName, TargetSummary>>> {
   const warmups = await warmUp(targets.filter(warm), url, s);
   const runs = new Map<TargetName, Measured[]>(targets.map((t) => [t.name, []]));
+  const slices = s.slices ?? 1;
   for (let r = 0; r < s.rounds; r++) {
-    for (const t of roundOrder(targets, r)) {
-      const m = await measure(t, url, s.seconds, s);
+    const order = roundOrder(targets, r);
+    const taken = new Map<TargetName, Measured[]>(targets.map((t) => [t.name, []]));
+    for (let k = 0; k < slices; k++) {
+      for (const t of sliceOrder(order, k))
+        taken.get(t.name)?.push(await measure(t, url, s.seconds / slices, s));
+    }
+    for (const t of order) {
+      const m = mergeSlices(taken.get(t.name) ?? []);
       runs.get(t.name)?.push(m);
       progress(
         `    round ${r + 1}/${s.rounds} ${t.name.padEnd(9)} ${Math.round(m.result.rps).toLocaleString('en').padStart(7)} req/s` +

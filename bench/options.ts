@@ -11,6 +11,12 @@ export interface BenchOptions {
   /** Seconds of warm-up per target before a scenario's rounds. */
   warmup: number;
   /**
+   * The slices each target's `duration` of a round is taken in, alternated
+   * between the targets (bench/load.ts loadScenario); it divides `duration`.
+   * Default: one a second.
+   */
+  slices: number;
+  /**
    * Seconds the embedded service is left idle once it first answers, before the
    * bench sends it anything else (default 0: loaded at once, as after a restart
    * behind a balancer). docs/performance-notes.md, "a service loaded in its first
@@ -70,6 +76,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup <s>          seconds of warm-up per target, in one-second runs (default 3, quick 1)
   --settle <s>          seconds the embedded service is left idle once it answers, before any load (default 0)
   --rounds <n>          interleaved rounds (default 3, quick 1)
+  --slices <n>          slices of each target's run in a round, alternated between the
+                        targets; divides --duration (default: one a second; 1: one run)
   --connections <n>     wrk connections (default 50)
   --threads <n>         wrk threads (default 1)
   --import-records <n>  observations for the import measurement (default 1000000, quick 200000; 0 skips)
@@ -100,6 +108,7 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
       warmup: { type: 'string' },
       settle: { type: 'string' },
       rounds: { type: 'string' },
+      slices: { type: 'string' },
       connections: { type: 'string' },
       threads: { type: 'string' },
       'import-records': { type: 'string' },
@@ -111,9 +120,17 @@ export function parseOptions(argv: string[]): BenchOptions | 'help' {
   });
   if (values.help) return 'help';
   const quick = values.quick === true;
+  const duration = positiveInt(values.duration, 'duration', quick ? 1 : 5);
+  const slices = positiveInt(values.slices, 'slices', duration);
+  if (duration % slices !== 0) {
+    throw new Error(
+      `--slices ${slices}: must divide --duration ${duration} (wrk takes whole seconds); try --slices ${duration} or 1`,
+    );
+  }
   return {
     quick,
-    duration: positiveInt(values.duration, 'duration', quick ? 1 : 5),
+    duration,
+    slices,
     warmup: positiveInt(values.warmup, 'warmup', quick ? 1 : 3, true),
     settle: positiveInt(values.settle, 'settle', 0, true),
     warmupEachScenario: !quick,

@@ -53,6 +53,8 @@ export interface BenchReport {
   settings: {
     generator: string;
     durationSeconds: number;
+    /** Slices each target's run of a round was taken in (absent in older reports: one). */
+    slices?: number;
     warmupSeconds: number;
     warmup: string;
     /** `--settle`: seconds the embedded service was left idle once it answered (absent: 0). */
@@ -509,7 +511,7 @@ export function consoleReport(r: BenchReport): string {
     `Commit: ${commitLine(r.commit)}`,
     `${r.machine.cpus} CPU (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB RAM; Node ${r.versions.node}, Fastify ${r.versions.fastify}, SQLite ${r.versions.sqlite}`,
     `1-minute load average: ${r.loadAverage.start.toFixed(2)} at the start, ${r.loadAverage.end.toFixed(2)} at the end`,
-    `wrk ${r.versions.wrk}: ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s × ${r.settings.rounds} round(s), warm-up ${r.settings.warmup}${settled(r)}; references ${r.settings.references}; ${r.settings.pinning}; service log level ${r.settings.serviceLogLevel}`,
+    `wrk ${r.versions.wrk}: ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s × ${r.settings.rounds} round(s)${sliced(r)}, warm-up ${r.settings.warmup}${settled(r)}; references ${r.settings.references}; ${r.settings.pinning}; service log level ${r.settings.serviceLogLevel}`,
     '',
     textTable(HEAD, tableRows(r)),
     '',
@@ -614,6 +616,13 @@ function sameHeadersLine(r: BenchReport): string[] {
 }
 
 /** How long the embedded service was left idle before its first load, when it was (`--settle`). */
+/** How each target's seconds of a round were taken, when in more than one run (decision 78). */
+function sliced(r: Pick<BenchReport, 'settings'>): string {
+  const n = r.settings.slices ?? 1;
+  if (n <= 1) return '';
+  return ` in ${n} slices of ${r.settings.durationSeconds / n} s, each slice alternated between the targets`;
+}
+
 function settled(r: BenchReport): string {
   const s = r.settings.settleSeconds;
   return s ? `; the embedded service left idle ${s} s once it answered (--settle)` : '';
@@ -634,7 +643,7 @@ are what they are, and what was tried: docs/performance-notes.md (hand-written).
 - Date: ${r.date} (${runLabel(r)}, ${r.wallSeconds.toFixed(0)} s)
 - Machine: ${r.machine.cpus} CPU (\`nproc\`), ${r.machine.cpuModel}, ${r.machine.memoryGiB} GiB RAM, Linux ${r.machine.kernel}
 - Versions: Node ${r.versions.node}, Fastify ${r.versions.fastify} (fast-json-stringify ${r.versions.fastJsonStringify}), SQLite ${r.versions.sqlite} (better-sqlite3 ${r.versions.betterSqlite3})${r.versions.postgres ? `, PostgreSQL ${r.versions.postgres}` : ''}${r.versions.redis ? `, Redis ${r.versions.redis}` : ''}, wrk ${r.versions.wrk}
-- Load: wrk, ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s per run, ${r.settings.rounds} interleaved round(s) (service, node:http, Fastify, …), warm-up ${r.settings.warmup}${settled(r)}; references loaded ${r.settings.references}; ${r.settings.pinning}
+- Load: wrk, ${r.settings.connections} connections, ${r.settings.threads} thread(s), ${r.settings.durationSeconds} s per target per round${sliced(r)}, ${r.settings.rounds} interleaved round(s) (service, node:http, Fastify, …), warm-up ${r.settings.warmup}${settled(r)}; references loaded ${r.settings.references}; ${r.settings.pinning}
 - Service: \`mds serve\` as a separate process, log level \`${r.settings.serviceLogLevel}\`, one key on a grant with every entitlement and ${r.settings.limits}
 
 ## Requests per second

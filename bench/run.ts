@@ -174,7 +174,8 @@ async function alternatePages(
   settings: LoadSettings,
 ): Promise<PagePair> {
   log('bench: history pages alternated (first, cursor, first, …) for the cursor target');
-  const once = { ...settings, rounds: 1 };
+  // The two URLs alternate run by run; each run is one, not sliced.
+  const once = { ...settings, rounds: 1, slices: 1 };
   const pair: PagePair = { firstRps: [], cursorRps: [] };
   for (let r = 0; r < settings.rounds; r++) {
     for (const [url, into] of [
@@ -346,6 +347,7 @@ async function main(argv: string[]): Promise<number> {
       seconds: o.duration,
       warmupSeconds: o.warmup,
       rounds: o.rounds,
+      slices: o.slices,
       connections: o.connections,
       threads: o.threads,
       generatorCpus: cpus.generator,
@@ -414,6 +416,7 @@ async function main(argv: string[]): Promise<number> {
     settings: {
       generator: `wrk ${v.wrk}`,
       durationSeconds: o.duration,
+      slices: o.slices,
       warmupSeconds: o.warmup,
       warmup: o.warmup
         ? `${o.warmup} s per target in one-second runs ${o.warmupEachScenario ? 'before each scenario' : 'once, before the first scenario'}`

@@ -52,6 +52,12 @@ export interface WrkResult {
    */
   generatorCores: number;
   latencyUs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  /**
+   * The latency distribution, [percentile, µs] on bench/wrk-report.lua's grid
+   * (every 1 % to 95, every 0.05 % above, the maximum last); empty when no
+   * request completed. bench/load.ts merges slices with it.
+   */
+  quantiles: Array<[number, number]>;
 }
 
 export interface WrkRun {
@@ -83,8 +89,10 @@ export async function runWrk(o: WrkRun): Promise<WrkResult> {
   });
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH_JSON '));
   if (!line) throw new Error(`wrk printed no report for ${o.url}:\n${stdout}`);
-  const r = JSON.parse(line.slice('BENCH_JSON '.length)) as Record<string, number>;
-  const n = (k: string) => r[k] ?? 0;
+  const r = JSON.parse(line.slice('BENCH_JSON '.length)) as Record<string, number> & {
+    quantiles?: Array<[number, number]>;
+  };
+  const n = (k: string) => (r[k] as number | undefined) ?? 0;
   const seconds = n('durationUs') / 1e6;
   return {
     requests: n('requests'),
@@ -95,6 +103,7 @@ export async function runWrk(o: WrkRun): Promise<WrkResult> {
     non2xx: n('status'),
     generatorCores: seconds > 0 ? childCpuSeconds(stdout) / seconds : 0,
     latencyUs: { p50: n('p50'), p90: n('p90'), p99: n('p99'), max: n('max'), mean: n('mean') },
+    quantiles: r.quantiles ?? [],
   };
 }
 
