@@ -649,8 +649,8 @@ are what they are, and what was tried: docs/performance-notes.md (hand-written).
 ## Requests per second
 
 Medians over the rounds, with min–max; a × column is the median of the rounds' own ratios (each round loads
-every target once, one after the other), so it need not equal the ratio of the two medians beside it;
-p50/p99 are the medians of the rounds' percentiles; peak RSS is the
+every target for the same seconds${(r.settings.slices ?? 1) > 1 ? ', in slices alternated between them' : ', one after the other'}), so it need not equal the ratio of the two medians beside it;
+p50/p99 are the medians of the rounds' percentiles (a round's of all its answers); peak RSS is the
 highest VmRSS sampled (every 100 ms) during the scenario's runs; errors are socket errors, non-2xx are
 answers outside 2xx (warm-up included).
 

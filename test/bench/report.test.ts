@@ -286,6 +286,18 @@ describe('bench report', () => {
     expect(() => parseOptions(['--only', 'latest,nope'])).toThrow(/nope/);
   });
 
+  it('says when each target’s seconds of a round were taken in slices alternated between the targets', () => {
+    const r = fakeRun(1);
+    const plain = markdownReport(r);
+    expect(plain).not.toContain('slices');
+    expect(plain).toContain('every target for the same seconds, one after the other');
+    const md = markdownReport({ ...r, settings: { ...r.settings, durationSeconds: 5, slices: 5 } });
+    expect(md).toContain(
+      '5 s per target per round in 5 slices of 1 s, each slice alternated between the targets',
+    );
+    expect(md).toContain('every target for the same seconds, in slices alternated between them');
+  });
+
   it('parses --settle (0 unless given) and says in the report how long the service was left idle', () => {
     const settled = parseOptions(['--settle', '6']);
     expect(settled !== 'help' && settled.settle).toBe(6);
