@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 
 export interface BenchOptions {
   quick: boolean;
-  /** Seconds per measured load run (wrk takes whole seconds). */
+  /** Seconds each target is loaded in a round (wrk takes whole seconds; see `slices`). */
   duration: number;
   /** Seconds of warm-up per target before a scenario's rounds. */
   warmup: number;
@@ -72,7 +72,7 @@ export type OnlyPart = (typeof ONLY_PARTS)[number];
 export const USAGE = `usage: npm run bench -- [options]
 
   --quick               one 1-second round per target, 200,000-record import (under a minute)
-  --duration <s>        seconds per measured run (default 5, quick 1)
+  --duration <s>        seconds each target is loaded in a round (default 5, quick 1)
   --warmup <s>          seconds of warm-up per target, in one-second runs (default 3, quick 1)
   --settle <s>          seconds the embedded service is left idle once it answers, before any load (default 0)
   --rounds <n>          interleaved rounds (default 3, quick 1)
