@@ -615,7 +615,6 @@ function sameHeadersLine(r: BenchReport): string[] {
   ];
 }
 
-/** How long the embedded service was left idle before its first load, when it was (`--settle`). */
 /** How each target's seconds of a round were taken, when in more than one run (decision 78). */
 function sliced(r: Pick<BenchReport, 'settings'>): string {
   const n = r.settings.slices ?? 1;
@@ -623,6 +622,7 @@ function sliced(r: Pick<BenchReport, 'settings'>): string {
   return ` in ${n} slices of ${r.settings.durationSeconds / n} s, each slice alternated between the targets`;
 }
 
+/** How long the embedded service was left idle before its first load, when it was (`--settle`). */
 function settled(r: BenchReport): string {
   const s = r.settings.settleSeconds;
   return s ? `; the embedded service left idle ${s} s once it answered (--settle)` : '';
@@ -649,7 +649,7 @@ are what they are, and what was tried: docs/performance-notes.md (hand-written).
 ## Requests per second
 
 Medians over the rounds, with min–max; a × column is the median of the rounds' own ratios (each round loads
-every target for the same seconds${(r.settings.slices ?? 1) > 1 ? ', in slices alternated between them' : ', one after the other'}), so it need not equal the ratio of the two medians beside it;
+every target for the same seconds${sliced(r) ? ', in slices alternated between them' : ', one after the other'}), so it need not equal the ratio of the two medians beside it;
 p50/p99 are the medians of the rounds' percentiles (a round's of all its answers); peak RSS is the
 highest VmRSS sampled (every 100 ms) during the scenario's runs; errors are socket errors, non-2xx are
 answers outside 2xx (warm-up included).

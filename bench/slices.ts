@@ -13,18 +13,21 @@ export interface Measured {
   serverCpuSeconds?: number;
 }
 
+type Distribution = { requests: number; quantiles: ReadonlyArray<[number, number]> };
+
 /**
- * The `p`th percentile (0–100] of the answers of several runs together, from
- * each run's answer count and its distribution on wrk-report.lua's grid: each
- * grid point stands for the answers between it and the point before, and the
- * points of all runs are pooled by value. Of one run, it gives back that run's
- * own figure at every grid point (its p50 and p99 are wrk's own).
+ * The answers of several runs pooled by value, from each run's answer count
+ * and its distribution on wrk-report.lua's grid: each grid point stands for
+ * the answers between it and the point before.
  */
-export function mergeQuantiles(
-  runs: ReadonlyArray<{ requests: number; quantiles: ReadonlyArray<[number, number]> }>,
-  p: number,
-): number {
-  const points: Array<[value: number, answers: number]> = [];
+interface Pool {
+  /** [value µs, answers], by value. */
+  points: Array<[number, number]>;
+  total: number;
+}
+
+function pool(runs: readonly Distribution[]): Pool {
+  const points: Array<[number, number]> = [];
   let total = 0;
   for (const run of runs) {
     if (run.requests <= 0 || run.quantiles.length === 0) continue;
@@ -35,8 +38,12 @@ export function mergeQuantiles(
       before = at;
     }
   }
-  if (total === 0) return 0;
   points.sort((a, b) => a[0] - b[0]);
+  return { points, total };
+}
+
+function percentileOf({ points, total }: Pool, p: number): number {
+  if (total === 0) return 0;
   // The grid's fractions add up in floating point: a rank met to within a
   // billionth of the answers is met.
   const rank = (p / 100) * total - total * 1e-9;
@@ -46,6 +53,15 @@ export function mergeQuantiles(
     if (seen >= rank) return value;
   }
   return points.at(-1)?.[0] ?? 0;
+}
+
+/**
+ * The `p`th percentile (0–100] of the answers of several runs together (their
+ * grid points pooled by value). Of one run, it gives back that run's own
+ * figure at every grid point (its p50 and p99 are wrk's own).
+ */
+export function mergeQuantiles(runs: readonly Distribution[], p: number): number {
+  return percentileOf(pool(runs), p);
 }
 
 /**
@@ -60,9 +76,10 @@ export function mergeSlices(slices: readonly Measured[]): Measured {
   const sum = (f: (r: WrkResult) => number) => results.reduce((n, r) => n + f(r), 0);
   const requests = sum((r) => r.requests);
   const seconds = sum((r) => r.seconds);
+  const answers = pool(results);
   const quantiles: Array<[number, number]> = (
     results.find((r) => r.quantiles.length > 0)?.quantiles ?? []
-  ).map(([p]) => [p, mergeQuantiles(results, p)]);
+  ).map(([p]) => [p, percentileOf(answers, p)]);
   const cpu = slices.map((m) => m.serverCpuSeconds);
   return {
     result: {
@@ -74,9 +91,9 @@ export function mergeSlices(slices: readonly Measured[]): Measured {
       non2xx: sum((r) => r.non2xx),
       generatorCores: seconds > 0 ? sum((r) => r.generatorCores * r.seconds) / seconds : 0,
       latencyUs: {
-        p50: mergeQuantiles(results, 50),
-        p90: mergeQuantiles(results, 90),
-        p99: mergeQuantiles(results, 99),
+        p50: percentileOf(answers, 50),
+        p90: percentileOf(answers, 90),
+        p99: percentileOf(answers, 99),
         max: Math.max(...results.map((r) => r.latencyUs.max)),
         mean: requests > 0 ? sum((r) => r.latencyUs.mean * r.requests) / requests : 0,
       },
