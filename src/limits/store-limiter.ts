@@ -30,14 +30,13 @@ import {
   limitState,
   refusedAt,
   rethrowLimiterFailure,
-  tellWaiter,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
+/** A request waiting for its batch: told once, by settle or fail (ConsumeWaiter's contract). */
 interface Waiter {
   keyId: string;
-  resolve: (decision: LimitDecision) => void;
-  reject: (err: unknown) => void;
+  told: ConsumeWaiter;
 }
 
 interface Group {
@@ -70,23 +69,27 @@ export class StoreLimiter implements Limiter {
     private readonly recorder: UsageRecorder,
   ) {}
 
-  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
-    tellWaiter(this.consume(grant, now, keyId), waiter);
+  consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
+    return new Promise((decided, unavailable) =>
+      this.consumeFor(grant, now, keyId, { decided, unavailable }),
+    );
   }
 
-  consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
-    return new Promise((resolve, reject) => {
-      let group = this.queue.get(grant.id);
-      if (!group) {
-        if (this.queue.size === 0) {
-          this.queueNow = now;
-          this.schedule();
-        } else if (this.queue.size >= MAX_BATCH && this.inFlight.size < MAX_IN_FLIGHT) this.sendBatch();
-        group = { grant, waiting: [] };
-        this.queue.set(grant.id, group);
-      }
-      group.waiting.push({ keyId, resolve, reject });
-    });
+  /**
+   * Queues the request in its tick's batch and tells `waiter` when the batch is
+   * decided: no promise per request, as in the memory limiter (docs/decisions.md 80).
+   */
+  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
+    let group = this.queue.get(grant.id);
+    if (!group) {
+      if (this.queue.size === 0) {
+        this.queueNow = now;
+        this.schedule();
+      } else if (this.queue.size >= MAX_BATCH && this.inFlight.size < MAX_IN_FLIGHT) this.sendBatch();
+      group = { grant, waiting: [] };
+      this.queue.set(grant.id, group);
+    }
+    group.waiting.push({ keyId, told: waiter });
   }
 
   private schedule(): void {
@@ -123,7 +126,7 @@ export class StoreLimiter implements Limiter {
       (err: unknown) => {
         const fail = () => {
           const unavailable = new LimiterUnavailableError(err);
-          for (const g of groups) for (const w of g.waiting) w.reject(unavailable);
+          for (const g of groups) for (const w of g.waiting) w.told.unavailable(unavailable);
         };
         // Never sent: nothing was committed, so nothing was counted.
         if (wasNotSent(err)) return fail();
@@ -167,10 +170,10 @@ export class StoreLimiter implements Limiter {
       const at = Math.max(now, o.window);
       const mAfter = o.minuteUsed + o.allowed;
       for (let i = 0; i < o.allowed; i++)
-        waiting[i]!.resolve(allowedAt(grant, at, o.minuteUsed + i + 1, o.monthUsed + i + 1));
+        waiting[i]!.told.decided(allowedAt(grant, at, o.minuteUsed + i + 1, o.monthUsed + i + 1));
       if (o.allowed < waiting.length) {
         const refusal = refusedAt(grant, at, mAfter, o.monthUsed + o.allowed, o.window + MINUTE_MS);
-        for (let i = o.allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
+        for (let i = o.allowed; i < waiting.length; i++) waiting[i]!.told.decided(refusal);
       }
     }
   }
