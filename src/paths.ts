@@ -2,8 +2,8 @@
  * Files that ship beside the code (public/, config/) are found from the
  * project root: the nearest folder above this module that holds package.json.
  * The same lookup works from src/ (tests), from dist/src/ (tsc's output) and
- * from the single-file bundle dist/mds.mjs, where every module shares one
- * `import.meta.url`.
+ * from the CLI's bundle (dist/mds-cli.mjs and its chunks beside it), where
+ * the modules of a chunk share one `import.meta.url`.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -7,9 +7,17 @@
  * niceness the process had when it was loaded.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../support/server-process.js';
 
@@ -58,6 +66,30 @@ describe('the mds executable', () => {
   it('is a few lines, not the CLI: the CLI is its own file beside it', () => {
     expect(statSync(CLI).size).toBeLessThan(8 * 1024);
     expect(readFileSync(CLI, 'utf8')).toContain('mds-cli.mjs');
-    expect(statSync(join(CLI, '..', 'mds-cli.mjs')).size).toBeGreaterThan(1_000_000);
+    expect(statSync(join(CLI, '..', 'mds-cli.mjs')).isFile()).toBe(true);
+  });
+
+  it('loads the HTTP server only for serve: the CLI and the chunks it imports statically hold none of it', () => {
+    const dist = dirname(CLI);
+    const text = (file: string) => readFileSync(join(dist, file), 'utf8');
+    // The files a command loads before it runs: mds-cli.mjs and its static imports, transitively.
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const m of text(file).matchAll(/^(?:import|export)\s[^;]*?from\s*"\.\/([^"]+)"/gm)) visit(m[1]!);
+      for (const m of text(file).matchAll(/^import\s*"\.\/([^"]+)"/gm)) visit(m[1]!);
+    };
+    visit('mds-cli.mjs');
+    const server = readdirSync(dist).filter((f) => f.startsWith('mds-cli-server-') && f.endsWith('.mjs'));
+    expect(server).toHaveLength(1);
+    expect(loaded.has(server[0]!)).toBe(false);
+    // esbuild names each bundled module in a comment: Fastify is in the server's chunk, not before it.
+    expect(text(server[0]!)).toContain('node_modules/fastify/');
+    for (const file of loaded) {
+      expect(text(file)).not.toContain('node_modules/fastify/');
+      expect(text(file)).not.toContain('node_modules/prom-client/');
+    }
+    expect(text('mds-cli.mjs')).toContain(`import("./${server[0]}")`);
   });
 });
