@@ -69,7 +69,7 @@ describe('the mds executable', () => {
     expect(statSync(join(CLI, '..', 'mds-cli.mjs')).isFile()).toBe(true);
   });
 
-  it('loads the HTTP server only for serve: the CLI and the chunks it imports statically hold none of it', () => {
+  it('loads the HTTP server only for serve: the CLI and the chunks it imports statically hold none of it, nor its serializers', () => {
     const dist = dirname(CLI);
     const text = (file: string) => readFileSync(join(dist, file), 'utf8');
     // The files a command loads before it runs: mds-cli.mjs and its static imports, transitively.
@@ -86,9 +86,10 @@ describe('the mds executable', () => {
     expect(loaded.has(server[0]!)).toBe(false);
     // esbuild names each bundled module in a comment: Fastify is in the server's chunk, not before it.
     expect(text(server[0]!)).toContain('node_modules/fastify/');
+    // Nor the serializers the routes compile (fast-json-stringify, and Ajv under it).
     for (const file of loaded) {
-      expect(text(file)).not.toContain('node_modules/fastify/');
-      expect(text(file)).not.toContain('node_modules/prom-client/');
+      for (const library of ['fastify', 'prom-client', 'fast-json-stringify', 'ajv'])
+        expect(text(file)).not.toContain(`node_modules/${library}/`);
     }
     expect(text('mds-cli.mjs')).toContain(`import("./${server[0]}")`);
   });

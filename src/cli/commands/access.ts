@@ -5,7 +5,7 @@
  */
 import { AdminError } from '../../access/admin-error.js';
 import { monthPeriod } from '../../domain/dates.js';
-import { STATEMENT_COLUMNS } from '../../http/admin/usage.js';
+import { STATEMENT_COLUMNS } from '../../http/admin/statement-columns.js';
 import { toCsv } from '../../http/csv.js';
 import { createAccount, listAccounts, updateAccount } from '../../operations/accounts.js';
 import type { Result } from '../../operations/contract.js';

@@ -10,18 +10,16 @@ import {
   DailyUsageAnswer,
   DailyUsageQuery,
   StatementAnswer,
-  StatementLine,
   StatementQuery,
   statementExample,
 } from '../../schemas/admin-usage.js';
 import { prefersCsv } from '../accept.js';
-import { csvColumns, toCsv } from '../csv.js';
+import { toCsv } from '../csv.js';
 import { CSV_TYPE } from '../respond.js';
 import { type AdminRoute, adminRoute, answer, unwrap } from './route.js';
+import { STATEMENT_COLUMNS } from './statement-columns.js';
 
 const tags = ['Usage'];
-/** The statement's CSV columns: its line's fields in schema order, nested ones joined with `_`. */
-export const STATEMENT_COLUMNS = csvColumns(StatementLine);
 
 export const usageRoutes: AdminRoute[] = [
   adminRoute({
