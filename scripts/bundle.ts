@@ -15,7 +15,7 @@
  * 3.5 MB file, `mds keys list` compiled the HTTP server too (Fastify, Ajv's
  * and the OpenAPI document's code, prom-client), which only `mds serve` runs.
  * `serve` loads the server with `import()` (src/cli/commands/serve.ts), so
- * with splitting the other commands load about 1.5 MB: `mds keys list --json`
+ * with splitting the other commands load about 1.4 MB: `mds keys list --json`
  * on a small SQLite file took a median of 285 ms against 460 ms from one file,
  * six alternated pairs, and `mds serve` reached its first 200 in 750 against
  * 847 ms (docs/performance-notes.md).
