@@ -10,7 +10,13 @@ import { readFileSync } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as A from '../../packages/client/src/admin.js';
-import { ADMIN_OPERATIONS, MdsAdminClient, MdsAdminError } from '../../packages/client/src/admin.js';
+import {
+  ADMIN_OPERATIONS,
+  MdsError as AdminEntryMdsError,
+  MdsAdminClient,
+  MdsAdminError,
+} from '../../packages/client/src/admin.js';
+import { MdsApiError, MdsClient, MdsError } from '../../packages/client/src/index.js';
 import {
   ADMIN_GENERATED_PATH,
   generateAdminClientSource,
@@ -104,6 +110,44 @@ describe('the admin client’s transport', () => {
     expect(JSON.parse(seen[0]!.body!)).toEqual({ externalId: 'cus_1' });
     expect(seen[1]!.headers.get('idempotency-key')).toBeNull();
     expect(JSON.stringify(client)).not.toContain('mdsadm_tok');
+  });
+
+  it('shares one transport with the public client: one MdsError base, each its own name and messages', async () => {
+    // Both entry points export the same class: one instanceof catches either client's errors.
+    expect(AdminEntryMdsError).toBe(MdsError);
+    const html = { status: 502, body: '<html>bad gateway</html>', headers: { 'content-type': 'text/html' } };
+    const admin = new MdsAdminClient({ baseUrl: 'http://a', token: 't', fetch: scripted([html]).fetch });
+    const publicClient = new MdsClient({ baseUrl: 'http://p', apiKey: 'k', fetch: scripted([html]).fetch });
+    const adminErr = await admin.listAccounts().catch((e: unknown) => e);
+    const publicErr = await publicClient.getMe().catch((e: unknown) => e);
+    expect(adminErr).toBeInstanceOf(MdsAdminError);
+    expect(adminErr).toBeInstanceOf(MdsError);
+    expect(adminErr).not.toBeInstanceOf(MdsApiError);
+    expect(adminErr).toMatchObject({
+      name: 'MdsAdminError',
+      status: 502,
+      code: 'unexpected_response',
+      message: "Unexpected 502 answer: not the admin API's JSON envelope.",
+    });
+    expect(publicErr).toBeInstanceOf(MdsApiError);
+    expect(publicErr).toBeInstanceOf(MdsError);
+    expect(publicErr).toMatchObject({
+      name: 'MdsApiError',
+      code: 'unexpected_response',
+      message: "Unexpected 502 answer: not the API's JSON envelope.",
+    });
+    // Each names itself and its credential when an option is wrong.
+    expect(() => new MdsAdminClient({ baseUrl: 'http://a', token: ' ' })).toThrow(
+      'MdsAdminClient: token is required (an admin token, mdsadm_…)',
+    );
+    expect(() => new MdsClient({ baseUrl: 'http://p', apiKey: '' })).toThrow('MdsClient: apiKey is required');
+    expect(() => new MdsClient({ baseUrl: '', apiKey: 'k' })).toThrow('MdsClient: baseUrl is required');
+    expect(() => new MdsAdminClient({ baseUrl: 'http://a', token: 't', maxRetries: 1.5 })).toThrow(
+      'MdsAdminClient: maxRetries must be a whole number ≥ 0',
+    );
+    expect(() => new MdsClient({ baseUrl: 'http://p', apiKey: 'k', maxRetryDelayMs: -1 })).toThrow(
+      'MdsClient: maxRetryDelayMs must be ≥ 0',
+    );
   });
 
   it('retries a write only with an Idempotency-Key, a GET always, and throws MdsAdminError', async () => {

@@ -16,8 +16,19 @@ import {
   type AdminRequestOptions,
   type AdminTextBodyOptions,
 } from './admin-generated.js';
+import {
+  csvOf,
+  type ErrorKind,
+  envelopeOf,
+  MdsError,
+  queryString,
+  sendWithRetries,
+  type TransportOptions,
+  transportOf,
+} from './transport.js';
 
 export * from './admin-generated.js';
+export { MdsError } from './transport.js';
 
 /** Every `error.code` the admin API documents (the client adds `unexpected_response`). */
 export type AdminErrorCode = AdminErrorResponse['error']['code'];
@@ -25,57 +36,39 @@ export type AdminErrorCode = AdminErrorResponse['error']['code'];
 /** One entry of `error.details`. */
 export type AdminErrorDetail = NonNullable<AdminErrorResponse['error']['details']>[number];
 
-export interface MdsAdminClientOptions {
+export interface MdsAdminClientOptions extends TransportOptions {
   /** The admin listener, e.g. `http://127.0.0.1:9091` (a path prefix is kept). */
   baseUrl: string;
   /** The admin token (`mds admin-tokens create`), sent as `Authorization: Bearer`. Never exposed. */
   token: string;
-  /** A fetch implementation; defaults to the global `fetch`. */
-  fetch?: typeof fetch;
   /**
    * Retries of a GET, or of a POST, PATCH or DELETE with an `idempotencyKey`, after a 429, a 503 or a
    * 409 `idempotency_key_in_progress`, before the error is thrown. @default 3
    */
   maxRetries?: number;
-  /** The longest wait before a retry; a longer `Retry-After` throws at once. @default 30000 */
-  maxRetryDelayMs?: number;
 }
 
-/** Every non-2xx answer of the admin API (and any answer that is not its JSON), as a typed error. */
-export class MdsAdminError extends Error {
+/**
+ * Every non-2xx answer of the admin API (and any answer that is not its JSON),
+ * as a typed error: `status`, `code` (e.g. `conflict`, `idempotency_key_reused`,
+ * `insufficient_admin_scope`), `details`, `requestId` and `retryAfter`
+ * (transport.ts, `MdsError`).
+ */
+export class MdsAdminError extends MdsError<AdminErrorDetail> {
   override readonly name = 'MdsAdminError';
-  /** The HTTP status. */
-  readonly status: number;
-  /** `error.code`, e.g. `conflict`, `idempotency_key_reused`, `insufficient_admin_scope`. */
-  readonly code: string;
-  /** `error.details`: the fields or parameters at fault. */
-  readonly details: AdminErrorDetail[] | undefined;
-  /** `meta.requestId` (equal to `X-Request-Id`). */
-  readonly requestId: string | undefined;
-  /** Seconds from `Retry-After`, when sent. */
-  readonly retryAfter: number | undefined;
-
-  constructor(init: {
-    status: number;
-    code: string;
-    message: string;
-    details?: AdminErrorDetail[] | undefined;
-    requestId?: string | undefined;
-    retryAfter?: number | undefined;
-  }) {
-    super(init.message);
-    this.status = init.status;
-    this.code = init.code;
-    this.details = init.details;
-    this.requestId = init.requestId;
-    this.retryAfter = init.retryAfter;
-  }
 }
+
+const ADMIN_API: ErrorKind<MdsAdminError> = { Error: MdsAdminError, api: 'admin API' };
+
+/** Answers worth asking again: the server was busy, or the same key's first attempt is still running. */
+const transient = (error: MdsAdminError) =>
+  error.status === 429 ||
+  error.status === 503 ||
+  (error.status === 409 && error.code === 'idempotency_key_in_progress');
 
 const OPERATIONS = new Map<string, (typeof ADMIN_OPERATIONS)[number]>(
   ADMIN_OPERATIONS.map((op) => [op.operationId, op]),
 );
-const BASE_BACKOFF_MS = 500;
 
 export class MdsAdminClient extends AdminOperationMethods {
   readonly baseUrl: string;
@@ -87,23 +80,16 @@ export class MdsAdminClient extends AdminOperationMethods {
 
   constructor(options: MdsAdminClientOptions) {
     super();
-    if (typeof options.baseUrl !== 'string' || options.baseUrl === '') {
-      throw new TypeError('MdsAdminClient: baseUrl is required');
-    }
-    if (typeof options.token !== 'string' || options.token.trim() === '') {
-      throw new TypeError('MdsAdminClient: token is required (an admin token, mdsadm_…)');
-    }
-    const maxRetries = options.maxRetries ?? 3;
-    const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-      throw new TypeError('MdsAdminClient: maxRetries must be a whole number ≥ 0');
-    }
-    if (!(maxRetryDelayMs >= 0)) throw new TypeError('MdsAdminClient: maxRetryDelayMs must be ≥ 0');
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.#token = options.token.trim();
-    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.maxRetries = maxRetries;
-    this.maxRetryDelayMs = maxRetryDelayMs;
+    const t = transportOf('MdsAdminClient', options, {
+      name: 'token',
+      value: options.token,
+      hint: 'an admin token, mdsadm_…',
+    });
+    this.baseUrl = t.baseUrl;
+    this.#token = t.credential;
+    this.#fetch = t.fetch;
+    this.maxRetries = t.maxRetries;
+    this.maxRetryDelayMs = t.maxRetryDelayMs;
   }
 
   protected async request<K extends keyof AdminOperations>(
@@ -119,11 +105,7 @@ export class MdsAdminClient extends AdminOperationMethods {
       await res.body?.cancel();
       return undefined as AdminOperations[K]['response'];
     }
-    const parsed = await readJson(res);
-    if (parsed && typeof parsed === 'object' && 'data' in parsed && 'meta' in parsed) {
-      return parsed as AdminOperations[K]['response'];
-    }
-    throw unexpected(res);
+    return envelopeOf(ADMIN_API, res);
   }
 
   protected async requestCsv(
@@ -133,16 +115,11 @@ export class MdsAdminClient extends AdminOperationMethods {
     body: unknown,
     options: AdminRequestOptions | undefined,
   ): Promise<string> {
-    const res = await this.send(operationId, params, query, body, options, 'text/csv');
-    if (!/^text\/csv\s*(;|$)/i.test(res.headers.get('content-type') ?? '')) {
-      await res.body?.cancel();
-      throw unexpected(res, 'CSV');
-    }
-    return res.text();
+    return csvOf(ADMIN_API, await this.send(operationId, params, query, body, options, 'text/csv'));
   }
 
   /** The 2xx answer, its body unread, or an MdsAdminError; retried only when that is safe. */
-  private async send(
+  private send(
     operationId: string,
     params: Record<string, string>,
     query: object | undefined,
@@ -160,7 +137,7 @@ export class MdsAdminClient extends AdminOperationMethods {
       }
       path = path.replace(`{${name}}`, encodeURIComponent(value));
     }
-    const url = this.baseUrl + path + queryString(query as Record<string, unknown> | undefined);
+    const url = this.baseUrl + path + queryString(query);
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, accept };
     let payload: string | undefined;
     if (op.body === 'json') {
@@ -173,91 +150,13 @@ export class MdsAdminClient extends AdminOperationMethods {
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     // A write without an Idempotency-Key may have been applied before a failure: never repeated.
     const retryable = op.method === 'GET' || options.idempotencyKey !== undefined;
-    for (let attempt = 0; ; attempt++) {
-      const res = await this.#fetch(url, {
-        method: op.method,
-        headers,
-        body: payload,
-        signal: options.signal,
-      });
-      if (res.ok) return res;
-      const error = await toError(res);
-      const transient =
-        error.status === 429 ||
-        error.status === 503 ||
-        (error.status === 409 && error.code === 'idempotency_key_in_progress');
-      if (!retryable || !transient || attempt >= this.maxRetries) throw error;
-      const wait =
-        error.retryAfter === undefined
-          ? Math.min(BASE_BACKOFF_MS * 2 ** attempt, this.maxRetryDelayMs)
-          : error.retryAfter * 1000;
-      if (wait > this.maxRetryDelayMs) throw error;
-      await sleep(wait, options.signal);
-    }
+    const init = { method: op.method, headers, body: payload, signal: options.signal };
+    return sendWithRetries(
+      this,
+      () => this.#fetch(url, init),
+      ADMIN_API,
+      (error) => retryable && transient(error),
+      options.signal,
+    );
   }
-}
-
-function queryString(query: Record<string, unknown> | undefined): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value !== undefined) params.append(name, String(value));
-  }
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
-}
-
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-async function readJson(res: Response): Promise<unknown> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function unexpected(res: Response, expected: 'JSON envelope' | 'CSV' = 'JSON envelope'): MdsAdminError {
-  return new MdsAdminError({
-    status: res.status,
-    code: 'unexpected_response',
-    message: `Unexpected ${res.status} answer: not the admin API's ${expected}.`,
-    requestId: res.headers.get('x-request-id') ?? undefined,
-    retryAfter: parseRetryAfter(res.headers.get('retry-after')),
-  });
-}
-
-async function toError(res: Response): Promise<MdsAdminError> {
-  const body = (await readJson(res)) as Partial<AdminErrorResponse> | undefined;
-  const error = body?.error;
-  if (!error || typeof error.code !== 'string') return unexpected(res);
-  return new MdsAdminError({
-    status: res.status,
-    code: error.code,
-    message: error.message,
-    details: error.details,
-    requestId: body?.meta?.requestId ?? res.headers.get('x-request-id') ?? undefined,
-    retryAfter: parseRetryAfter(res.headers.get('retry-after')),
-  });
 }

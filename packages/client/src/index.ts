@@ -33,8 +33,19 @@ import type {
   UsageDailyQuery,
   UsageDailyResponse,
 } from './generated.js';
+import {
+  csvOf,
+  type ErrorKind,
+  envelopeOf,
+  MdsError,
+  queryString,
+  sendWithRetries,
+  type TransportOptions,
+  transportOf,
+} from './transport.js';
 
 export * from './generated.js';
+export { MdsError } from './transport.js';
 
 /** Every `error.code` the API documents (the client adds `unexpected_response`). */
 export type ErrorCode = ErrorResponse['error']['code'];
@@ -45,21 +56,13 @@ export type ErrorDetail = NonNullable<ErrorResponse['error']['details']>[number]
 /** @deprecated The document's name for it is `RateHistoryRecord` (docs/decisions.md 64). */
 export type HistoryRate = RateHistoryRecord;
 
-export interface MdsClientOptions {
+export interface MdsClientOptions extends TransportOptions {
   /** Where the API is served, e.g. `https://api.example.com` (a path prefix is kept). */
   baseUrl: string;
   /** The API key, sent as `Authorization: Bearer <key>`. Never logged, never exposed on the client. */
   apiKey: string;
-  /** A fetch implementation; defaults to the global `fetch`. */
-  fetch?: typeof fetch;
   /** Retries after a 429 or a 503 before the error is thrown. @default 3 */
   maxRetries?: number;
-  /**
-   * The longest the client waits before a retry. A `Retry-After` longer than
-   * this is not waited out: the error is thrown at once (with `retryAfter`),
-   * so the caller decides. @default 30000
-   */
-  maxRetryDelayMs?: number;
 }
 
 export interface RequestOptions {
@@ -89,39 +92,16 @@ export interface JsonOptions extends HistoryOptions {
   csv?: false;
 }
 
-/** Every non-2xx answer (and any answer that is not the API's JSON), as a typed error. */
-export class MdsApiError extends Error {
+/**
+ * Every non-2xx answer (and any answer that is not the API's JSON), as a typed
+ * error: `status`, `code` (e.g. `invalid_api_key`, `rate_limited`), `details`,
+ * `requestId` and `retryAfter` (transport.ts, `MdsError`).
+ */
+export class MdsApiError extends MdsError<ErrorDetail> {
   override readonly name = 'MdsApiError';
-  /** The HTTP status. */
-  readonly status: number;
-  /**
-   * The machine-readable `error.code`, e.g. `invalid_api_key`, `rate_limited`; the client sets
-   * `unexpected_response` when the answer is not the API's JSON envelope (a proxy's page, say).
-   */
-  readonly code: string;
-  /** `error.details`: the offending parameters or the missing entitlement. */
-  readonly details: ErrorDetail[] | undefined;
-  /** `meta.requestId` (equal to the `X-Request-Id` header): quote it to support. */
-  readonly requestId: string | undefined;
-  /** Seconds from `Retry-After` (429 and 503), when the server sent it. */
-  readonly retryAfter: number | undefined;
-
-  constructor(init: {
-    status: number;
-    code: string;
-    message: string;
-    details?: ErrorDetail[] | undefined;
-    requestId?: string | undefined;
-    retryAfter?: number | undefined;
-  }) {
-    super(init.message);
-    this.status = init.status;
-    this.code = init.code;
-    this.details = init.details;
-    this.requestId = init.requestId;
-    this.retryAfter = init.retryAfter;
-  }
 }
+
+const API: ErrorKind<MdsApiError> = { Error: MdsApiError, api: 'API' };
 
 /** The operationIds of the /v1 API the client exposes: all but the deprecated alias. */
 type ExposedId = {
@@ -150,35 +130,8 @@ type OperationMethods = {
   [K in ExposedId]: (...args: never[]) => Promise<Operations[OperationIds[K]]['response']>;
 };
 
-type Query = Record<string, string | number | boolean | undefined>;
-
-const RETRY_STATUSES = new Set([429, 503]);
-/** Backoff when a 429/503 carries no Retry-After: 0.5 s, 1 s, 2 s… (capped). */
-const BASE_BACKOFF_MS = 500;
-
-/** Seconds from a Retry-After header: delta-seconds, or an HTTP date. */
-function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** A 429 or a 503 is retried: every /v1 request is a GET. */
+const retryable = (error: MdsApiError) => error.status === 429 || error.status === 503;
 
 export class MdsClient implements OperationMethods {
   readonly baseUrl: string;
@@ -189,23 +142,12 @@ export class MdsClient implements OperationMethods {
   readonly #fetch: typeof fetch;
 
   constructor(options: MdsClientOptions) {
-    if (typeof options.baseUrl !== 'string' || options.baseUrl === '') {
-      throw new TypeError('MdsClient: baseUrl is required');
-    }
-    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
-      throw new TypeError('MdsClient: apiKey is required');
-    }
-    const maxRetries = options.maxRetries ?? 3;
-    const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-      throw new TypeError('MdsClient: maxRetries must be a whole number ≥ 0');
-    }
-    if (!(maxRetryDelayMs >= 0)) throw new TypeError('MdsClient: maxRetryDelayMs must be ≥ 0');
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.#apiKey = options.apiKey.trim();
-    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.maxRetries = maxRetries;
-    this.maxRetryDelayMs = maxRetryDelayMs;
+    const t = transportOf('MdsClient', options, { name: 'apiKey', value: options.apiKey });
+    this.baseUrl = t.baseUrl;
+    this.#apiKey = t.credential;
+    this.#fetch = t.fetch;
+    this.maxRetries = t.maxRetries;
+    this.maxRetryDelayMs = t.maxRetryDelayMs;
   }
 
   /** `GET /v1/assets` (`listAssets`): the asset directory. Requires `assets:read`. */
@@ -389,12 +331,7 @@ export class MdsClient implements OperationMethods {
     query: Operations[P]['query'],
     options: RequestOptions = {},
   ): Promise<Operations[P]['response']> {
-    const res = await this.send(path, query, 'application/json', options);
-    const body = await readJson(res);
-    if (body && typeof body === 'object' && 'data' in body && 'meta' in body) {
-      return body as Operations[P]['response'];
-    }
-    throw unexpected(res);
+    return envelopeOf(API, await this.send(path, query, 'application/json', options));
   }
 
   /** The 200 body as CSV text, or an MdsApiError: errors are JSON whatever was asked. */
@@ -403,86 +340,27 @@ export class MdsClient implements OperationMethods {
     query: Operations[P]['query'],
     options: RequestOptions,
   ): Promise<string> {
-    const res = await this.send(path, query, 'text/csv', options);
-    // A JSON page (a server without CSV), or a proxy's HTML page, is not the CSV that was asked for.
-    if (!/^text\/csv\s*(;|$)/i.test(res.headers.get('content-type') ?? '')) {
-      await res.body?.cancel();
-      throw unexpected(res, 'CSV');
-    }
-    return res.text();
+    return csvOf(API, await this.send(path, query, 'text/csv', options));
   }
 
   /** GET with retries on 429/503: the 2xx answer, its body unread, or an MdsApiError. */
-  private async send(
+  private send(
     path: keyof Operations,
     query: Operations[keyof Operations]['query'],
     accept: 'application/json' | 'text/csv',
     options: RequestOptions,
   ): Promise<Response> {
-    const url = this.baseUrl + path + queryString(query as Query);
-    for (let attempt = 0; ; attempt++) {
-      const res = await this.#fetch(url, {
-        method: 'GET',
-        headers: { authorization: `Bearer ${this.#apiKey}`, accept },
-        signal: options.signal,
-      });
-      if (res.ok) return res;
-      const error = await toError(res);
-      if (!RETRY_STATUSES.has(res.status) || attempt >= this.maxRetries) throw error;
-      const wait =
-        error.retryAfter === undefined
-          ? Math.min(BASE_BACKOFF_MS * 2 ** attempt, this.maxRetryDelayMs)
-          : error.retryAfter * 1000;
-      // Retrying sooner than the server asked would only fail again.
-      if (wait > this.maxRetryDelayMs) throw error;
-      await sleep(wait, options.signal);
-    }
-  }
-}
-
-function queryString(query: Query): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value !== undefined) params.append(name, String(value));
-  }
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
-}
-
-async function readJson(res: Response): Promise<unknown> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
+    const url = this.baseUrl + path + queryString(query);
+    const init = {
+      method: 'GET',
+      headers: { authorization: `Bearer ${this.#apiKey}`, accept },
+      signal: options.signal,
+    };
+    return sendWithRetries(this, () => this.#fetch(url, init), API, retryable, options.signal);
   }
 }
 
 /** The options of one JSON page: whatever `csv` a caller's object holds, iterators and 1.0 names read JSON. */
 function json(options: RequestOptions | undefined): JsonOptions {
   return { ...options, csv: false };
-}
-
-function unexpected(res: Response, expected: 'JSON envelope' | 'CSV' = 'JSON envelope'): MdsApiError {
-  return new MdsApiError({
-    status: res.status,
-    code: 'unexpected_response',
-    message: `Unexpected ${res.status} answer: not the API's ${expected}.`,
-    requestId: res.headers.get('x-request-id') ?? undefined,
-    retryAfter: parseRetryAfter(res.headers.get('retry-after'), Date.now()),
-  });
-}
-
-async function toError(res: Response): Promise<MdsApiError> {
-  const body = (await readJson(res)) as Partial<ErrorResponse> | undefined;
-  const error = body?.error;
-  if (!error || typeof error.code !== 'string') return unexpected(res);
-  return new MdsApiError({
-    status: res.status,
-    code: error.code,
-    message: error.message,
-    details: error.details,
-    requestId: body?.meta?.requestId ?? res.headers.get('x-request-id') ?? undefined,
-    retryAfter: parseRetryAfter(res.headers.get('retry-after'), Date.now()),
-  });
 }
