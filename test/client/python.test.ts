@@ -162,6 +162,12 @@ class Counting(MdsClient):
         return super()._json(path, query)
 
 mds = Counting()
+# An iterator asks for nothing until its first item is read.
+unread = mds.paginate_gold_history(limit=13)
+asked_before_read = len(mds.cursors)
+first_gold = next(unread)
+asked_after_read = len(mds.cursors)
+mds.cursors.clear()
 rates = list(mds.paginate_rate_history("EUR", from_="${YEAR_START}", to="${END}", limit=40))
 rate_cursors = mds.cursors[:]
 mds.cursors.clear()
@@ -169,6 +175,7 @@ premium = list(mds.paginate_premium_history("EUR", from_="${MONTH_START}", to="$
 premium_pages = len(mds.cursors)
 gold = list(mds.paginate_gold_history(from_="${MONTH_START}", to="${END}", limit=13))
 print(json.dumps({
+  "askedBeforeRead": asked_before_read, "askedAfterRead": asked_after_read, "firstGold": first_gold,
   "rates": rates, "rateCursors": rate_cursors,
   "wholeRates": mds.get_rates_history("EUR", from_="${YEAR_START}", to="${END}", limit=1000)["data"],
   "premium": premium, "premiumPages": premium_pages,
@@ -176,6 +183,9 @@ print(json.dumps({
   "gold": gold,
   "wholeGold": mds.get_gold_history(from_="${MONTH_START}", to="${END}", limit=1000)["data"],
 }))`);
+    expect(out.askedBeforeRead).toBe(0);
+    expect(out.askedAfterRead).toBe(1);
+    expect(out.firstGold).toMatchObject({ purity: expect.any(String) });
     expect(out.wholeRates).toHaveLength(366);
     expect(out.rates).toEqual(out.wholeRates);
     expect(out.rates[0].updatedAt.slice(0, 10)).toBe(END);

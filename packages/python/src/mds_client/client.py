@@ -18,7 +18,7 @@ import urllib.request
 from datetime import date, datetime, timezone
 from email.message import Message
 from email.utils import parsedate_to_datetime
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from .errors import MdsApiError
 from .schemas import (
@@ -303,13 +303,11 @@ class MdsClient:
         limit: Optional[int] = None,
     ) -> Iterator[RateHistoryRecord]:
         """Every record of `get_rates_history` for the window, newest first, following `meta.nextCursor`."""
-        cursor: Optional[str] = None
-        while True:
-            page = self.get_rates_history(currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor)
-            yield from page["data"]
-            cursor = page["meta"]["nextCursor"]
-            if cursor is None:
-                return
+        return _follow(
+            lambda cursor: self.get_rates_history(
+                currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor
+            )
+        )
 
     def paginate_premium_history(
         self,
@@ -320,13 +318,9 @@ class MdsClient:
         limit: Optional[int] = None,
     ) -> Iterator[PremiumHistoryItem]:
         """Every day of `get_premium_history` for the window, newest first, following `meta.nextCursor`."""
-        cursor: Optional[str] = None
-        while True:
-            page = self.get_premium_history(currency, from_=from_, to=to, limit=limit, cursor=cursor)
-            yield from page["data"]
-            cursor = page["meta"]["nextCursor"]
-            if cursor is None:
-                return
+        return _follow(
+            lambda cursor: self.get_premium_history(currency, from_=from_, to=to, limit=limit, cursor=cursor)
+        )
 
     def paginate_gold_history(
         self,
@@ -336,13 +330,7 @@ class MdsClient:
         limit: Optional[int] = None,
     ) -> Iterator[GoldRecord]:
         """Every record of `get_gold_history` for the window, in the server's order, following `meta.nextCursor`."""
-        cursor: Optional[str] = None
-        while True:
-            page = self.get_gold_history(from_=from_, to=to, limit=limit, cursor=cursor)
-            yield from page["data"]
-            cursor = page["meta"]["nextCursor"]
-            if cursor is None:
-                return
+        return _follow(lambda cursor: self.get_gold_history(from_=from_, to=to, limit=limit, cursor=cursor))
 
     # ---- transport -------------------------------------------------------------------------
 
@@ -391,6 +379,18 @@ class MdsClient:
             time.sleep(delay)
             waited += delay
             attempt += 1
+
+
+def _follow(page_at: Callable[[Optional[str]], Any]) -> Iterator[Any]:
+    """Every item of a history window: the page at each cursor, from none to the last
+    `meta.nextCursor`. A generator: no page is asked for before the first item is."""
+    cursor: Optional[str] = None
+    while True:
+        page = page_at(cursor)
+        yield from page["data"]
+        cursor = page["meta"]["nextCursor"]
+        if cursor is None:
+            return
 
 
 def _history(
