@@ -160,7 +160,6 @@ export function generateAdminClientSource(doc: OpenApiDocument): string {
       const body: Summary['body'] = jsonBody ? 'json' : text ? 'text' : 'none';
       if (jsonBody) blocks.push(g.declaration(`${name}Body`, jsonBody, [`The body of ${title}`]));
 
-      const envelope = ok?.properties;
       if (!ok) {
         const about = op.responses![success]!.description ?? 'No body';
         blocks.push(
@@ -168,29 +167,21 @@ export function generateAdminClientSource(doc: OpenApiDocument): string {
             '\n',
           ),
         );
-      } else if (ok.type === 'object' && envelope?.data && envelope.meta) {
-        const items = envelope.data.items;
-        if (envelope.data.type === 'array' && items?.$ref) {
-          // A list of a component: its item keeps the name it had before components (docs/decisions.md 64).
-          blocks.push(g.declaration(`${name}Item`, items, [`An item of \`data\` of ${title}`]));
-          blocks.push(`/** \`data\` of ${title} */\nexport type ${name}Data = ${name}Item[];`);
-        } else if (envelope.data.type === 'array' && items?.type === 'object' && items.properties) {
-          // A list: its item is an interface of its own (`{…}[]` is neither readable nor Biome's format).
-          blocks.push(g.declaration(`${name}Item`, items, [`An item of \`data\` of ${title}`]));
-          blocks.push(`/** \`data\` of ${title} */\nexport type ${name}Data = ${name}Item[];`);
-        } else blocks.push(g.declaration(`${name}Data`, envelope.data, [`\`data\` of ${title}`]));
-        blocks.push(g.declaration(`${name}Meta`, envelope.meta, [`\`meta\` of ${title}`]));
-        blocks.push(
-          [
-            ...jsdoc([`${ok.description ?? 'The answer'} (${title})`], ''),
-            `export interface ${name}Response {`,
-            `  data: ${name}Data;`,
-            `  meta: ${name}Meta;`,
-            '}',
-          ].join('\n'),
-        );
       } else {
-        blocks.push(g.declaration(`${name}Response`, ok, [`${ok.description ?? 'The answer'} (${title})`]));
+        blocks.push(
+          ...g.answer(name, title, ok, 'The answer', (data) => {
+            const items = data.items;
+            // A list of a component: its item keeps the name it had before components (docs/decisions.md 64);
+            // a list of objects: its item is an interface of its own (`{…}[]` is neither readable nor Biome's format).
+            if (data.type === 'array' && (items?.$ref || (items?.type === 'object' && items.properties))) {
+              return [
+                g.declaration(`${name}Item`, items, [`An item of \`data\` of ${title}`]),
+                `/** \`data\` of ${title} */\nexport type ${name}Data = ${name}Item[];`,
+              ];
+            }
+            return [g.declaration(`${name}Data`, data, [`\`data\` of ${title}`])];
+          }),
+        );
       }
 
       // The method: path parameters, then the body, then the query, then the options.

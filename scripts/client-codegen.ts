@@ -307,6 +307,40 @@ export class Generator {
     return [...head, `export type ${name} =`, ...members.map((m) => `  | ${m}`)].join('\n').concat(';');
   }
 
+  /**
+   * The declarations of an operation's 2xx JSON answer `ok`: for the `{ data,
+   * meta }` envelope, what `data` declares (by default `<name>Data`), then
+   * `<name>Meta` and the `<name>Response` interface over both; any other body
+   * is `<name>Response` itself. `fallback` documents an answer the document
+   * does not describe.
+   */
+  answer(
+    name: string,
+    title: string,
+    ok: JsonSchema,
+    fallback: string,
+    data: (schema: JsonSchema) => string[] = (schema) => [
+      this.declaration(`${name}Data`, schema, [`\`data\` of ${title}`]),
+    ],
+  ): string[] {
+    const about = `${ok.description ?? fallback} (${title})`;
+    const envelope = ok.properties;
+    if (!(ok.type === 'object' && envelope?.data && envelope.meta)) {
+      return [this.declaration(`${name}Response`, ok, [about])];
+    }
+    return [
+      ...data(envelope.data),
+      this.declaration(`${name}Meta`, envelope.meta, [`\`meta\` of ${title}`]),
+      [
+        ...jsdoc([about], ''),
+        `export interface ${name}Response {`,
+        `  data: ${name}Data;`,
+        `  meta: ${name}Meta;`,
+        '}',
+      ].join('\n'),
+    ];
+  }
+
   components(): string[] {
     const out: string[] = [];
     for (const [key, schema] of Object.entries(this.doc.components?.schemas ?? {})) {
@@ -352,24 +386,7 @@ export class Generator {
       blocks.push(`// ---- ${method.toUpperCase()} ${path} ${'-'.repeat(Math.max(3, 70 - path.length))}`);
       blocks.push(this.query(`${name}Query`, params, about));
 
-      const envelope = ok.properties;
-      if (ok.type === 'object' && envelope?.data && envelope.meta) {
-        blocks.push(this.declaration(`${name}Data`, envelope.data, [`\`data\` of ${title}`]));
-        blocks.push(this.declaration(`${name}Meta`, envelope.meta, [`\`meta\` of ${title}`]));
-        blocks.push(
-          [
-            ...jsdoc([`${ok.description ?? 'The response'} (${title})`], ''),
-            `export interface ${name}Response {`,
-            `  data: ${name}Data;`,
-            `  meta: ${name}Meta;`,
-            '}',
-          ].join('\n'),
-        );
-      } else {
-        blocks.push(
-          this.declaration(`${name}Response`, ok, [`${ok.description ?? 'The response'} (${title})`]),
-        );
-      }
+      blocks.push(...this.answer(name, title, ok, 'The response'));
       list.push({
         name,
         operationId,
