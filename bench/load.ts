@@ -25,6 +25,25 @@ export const TARGETS = [
 ] as const;
 export type TargetName = (typeof TARGETS)[number];
 
+/** A scenario's figures: each target's summary over its rounds, for the report (bench/report.ts). */
+export interface ScenarioReport {
+  id: string;
+  title: string;
+  url: string;
+  store: 'sqlite' | 'postgres+redis' | 'postgres';
+  bodyBytes: number;
+  /** Records in `data` when it is a list. */
+  records?: number;
+  targets: Partial<Record<TargetName, TargetSummary>>;
+}
+
+/** A check that the run measured what it says (wrk kept up, the references sent the service's bytes). */
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
 export interface Target {
   name: TargetName;
   /** http://127.0.0.1:<port> */
@@ -256,9 +275,9 @@ export const GENERATOR_SATURATED = 0.9;
  * with both (bench/wrk-report.lua tells how the generator once did not).
  */
 export function generatorCheck(
-  scenarios: Array<{ title: string; targets: Partial<Record<TargetName, TargetSummary>> }>,
+  scenarios: Array<Pick<ScenarioReport, 'title' | 'targets'>>,
   threads: number,
-): { name: string; ok: boolean; detail: string } {
+): Check {
   const busy: string[] = [];
   let most = 0;
   for (const s of scenarios)

@@ -9,10 +9,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { REQUEST_ID_FORM } from '../src/http/request-ids.js';
 import { HEAP_GROWING_FLAG, NODE_FLAGS } from '../src/runtime/heap.js';
 import { defer } from './cleanup.js';
-import type { Target, TargetName, TargetSummary } from './load.js';
+import type { Check, ScenarioReport, Target, TargetName, TargetSummary } from './load.js';
 import { freePort, httpGet, type Spawned, spawnPinned, stop, waitFor200 } from './proc.js';
 import { type ReferenceConfig, type ReferenceRoute, splitAtRequestId } from './reference-config.js';
-import type { Check, ScenarioReport } from './report.js';
 import { inferSchema, schemaFromOpenApi } from './schema.js';
 import { benchEnv, NODE_OWN_HEADERS, ROOT } from './service.js';
 

@@ -9,28 +9,11 @@ import { NODE_FLAGS } from '../src/runtime/heap.js';
 import type { CliTiming } from './cli.js';
 import { IMPORT_CURRENCIES, type ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport, type BesideResult } from './import-beside-serving.js';
-import { median, TARGETS, type TargetName, type TargetSummary } from './load.js';
+import { type Check, median, type ScenarioReport, TARGETS, type TargetName } from './load.js';
 import type { Machine, MeasuredCommit, Versions } from './machine.js';
 import { SAME_HEADERS_CPU_MAX } from './references.js';
 import type { CommitLatency } from './setup.js';
 import type { StartupResult } from './startup.js';
-
-export interface ScenarioReport {
-  id: string;
-  title: string;
-  url: string;
-  store: 'sqlite' | 'postgres+redis' | 'postgres';
-  bodyBytes: number;
-  /** Records in `data` when it is a list. */
-  records?: number;
-  targets: Partial<Record<TargetName, TargetSummary>>;
-}
-
-export interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
 
 export type Verdict = 'PASS' | 'FAIL' | 'SKIP';
 

@@ -14,7 +14,15 @@ import { cleanUp, defer } from './cleanup.js';
 import { measureCli } from './cli.js';
 import { measureImports } from './import.js';
 import { measureImportBesideServing } from './import-beside-serving.js';
-import { generatorCheck, type LoadSettings, loadScenario, type Target, type TargetName } from './load.js';
+import {
+  type Check,
+  generatorCheck,
+  type LoadSettings,
+  loadScenario,
+  type ScenarioReport,
+  type Target,
+  type TargetName,
+} from './load.js';
 import { loadAverage, machine, measuredCommit, versions } from './machine.js';
 import { type BenchOptions, type OnlyPart, parseOptions, USAGE } from './options.js';
 import { type CpuPlan, cpuPlan, httpGet, sleep, stop } from './proc.js';
@@ -33,13 +41,11 @@ import {
 } from './references.js';
 import {
   type BenchReport,
-  type Check,
   commitText,
   consoleReport,
   judge,
   markdownReport,
   type PagePair,
-  type ScenarioReport,
 } from './report.js';
 import { benchEndDate, firstHistoryPage, nextCursorOf, scenarios } from './scenarios.js';
 import { answer, ROOT, SERVICE_LOG_LEVEL, startService } from './service.js';

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import type { ScenarioReport } from '../../bench/load.js';
 import { roundOrder } from '../../bench/load.js';
 import { httpGet } from '../../bench/proc.js';
 import { answerFor, answersOf, type ReferenceRoute } from '../../bench/reference-config.js';
@@ -20,7 +21,6 @@ import {
   sameHead,
   sameHeadersCheck,
 } from '../../bench/references.js';
-import type { ScenarioReport } from '../../bench/report.js';
 import { HEAP_GROWING_FLAG, NODE_FLAGS } from '../../src/runtime/heap.js';
 
 const service = [

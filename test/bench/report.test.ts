@@ -5,15 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BesideResult } from '../../bench/import-beside-serving.js';
-import type { TargetSummary } from '../../bench/load.js';
+import type { ScenarioReport, TargetSummary } from '../../bench/load.js';
 import { parseOptions } from '../../bench/options.js';
-import {
-  type BenchReport,
-  consoleReport,
-  judge,
-  markdownReport,
-  type ScenarioReport,
-} from '../../bench/report.js';
+import { type BenchReport, consoleReport, judge, markdownReport } from '../../bench/report.js';
 import { NODE_FLAGS } from '../../src/runtime/heap.js';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
