@@ -116,7 +116,7 @@ export interface ErrorKind<E extends MdsError> {
 }
 
 /** The error for an answer that is not what the API sends (no envelope, or not the CSV asked for). */
-export function unexpected<E extends MdsError>(
+function unexpected<E extends MdsError>(
   kind: ErrorKind<E>,
   res: Response,
   expected: 'JSON envelope' | 'CSV' = 'JSON envelope',
@@ -126,12 +126,12 @@ export function unexpected<E extends MdsError>(
     code: 'unexpected_response',
     message: `Unexpected ${res.status} answer: not the ${kind.api}'s ${expected}.`,
     requestId: res.headers.get('x-request-id') ?? undefined,
-    retryAfter: parseRetryAfter(res.headers.get('retry-after'), Date.now()),
+    retryAfter: parseRetryAfter(res.headers.get('retry-after')),
   });
 }
 
 /** The typed error of a non-2xx answer, read from its body (its body is consumed). */
-export async function errorOf<E extends MdsError>(kind: ErrorKind<E>, res: Response): Promise<E> {
+async function errorOf<E extends MdsError>(kind: ErrorKind<E>, res: Response): Promise<E> {
   const body = (await readJson(res)) as
     | { error?: { code?: unknown; message: string; details?: never[] }; meta?: { requestId?: string } }
     | undefined;
@@ -143,7 +143,7 @@ export async function errorOf<E extends MdsError>(kind: ErrorKind<E>, res: Respo
     message: error.message,
     details: error.details,
     requestId: body?.meta?.requestId ?? res.headers.get('x-request-id') ?? undefined,
-    retryAfter: parseRetryAfter(res.headers.get('retry-after'), Date.now()),
+    retryAfter: parseRetryAfter(res.headers.get('retry-after')),
   });
 }
 
@@ -204,12 +204,12 @@ export function queryString(query: object | undefined): string {
 }
 
 /** Seconds from a Retry-After header: delta-seconds, or an HTTP date. */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
+function parseRetryAfter(value: string | null): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text);
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
