@@ -1,7 +1,7 @@
 /**
  * `kill -9` of a serving process (docs/reliability.md, Faults and what is
  * promised), on SQLite, PostgreSQL with Redis and PostgreSQL without it.
- * Monthly usage is durable (docs/decisions.md, 5): a real `mds serve` process answers a
+ * Monthly usage is durable (decisions §5): a real `mds serve` process answers a
  * burst, is killed with SIGKILL, and the restarted server (and the store
  * itself) count exactly the units that were answered with 200 or 404: none
  * lost, none extra. Requests refused with 400 or 401 count nothing.
