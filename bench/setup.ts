@@ -7,10 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { createAccount, createGrant, createKey } from '../src/access/admin.js';
 import { ENTITLEMENTS } from '../src/domain/scopes.js';
 import { seedSample } from '../src/import/seed.js';
+import { createAccount } from '../src/operations/accounts.js';
+import type { Result } from '../src/operations/contract.js';
+import { createGrant } from '../src/operations/grants.js';
+import { createKey } from '../src/operations/keys.js';
 import type { generateSample } from '../src/sample/generate.js';
+import { SYSTEM_ACTOR } from '../src/storage/admin-records.js';
 import { openStore } from '../src/storage/open.js';
 import type { Store } from '../src/storage/store.js';
 
@@ -18,18 +22,34 @@ import type { Store } from '../src/storage/store.js';
 export const UNREACHABLE_LIMIT = 5_000_000_000;
 const DAY = 86_400_000;
 
-/** A grant (limits out of reach, every entitlement) and a key on it: the key's text and both ids. */
+function value<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw new Error(`provisioning refused: ${JSON.stringify(result.error)}`);
+}
+
+/**
+ * A grant (limits out of reach, every entitlement) and a key on it: the key's
+ * text and both ids, made by the admin use-cases the CLI calls, as `system`.
+ */
 export async function provisionGrant(store: Store): Promise<{ key: string; grantId: string; keyId: string }> {
-  const account = await createAccount(store, { name: 'Benchmark' });
-  const grant = await createGrant(store, {
-    accountId: account.id,
-    plan: 'benchmark',
-    scopes: [...ENTITLEMENTS],
-    monthlyRequestLimit: UNREACHABLE_LIMIT,
-    requestsPerMinute: UNREACHABLE_LIMIT,
-    validFrom: Date.now() - DAY,
-  });
-  const key = await createKey(store, { grantId: grant.id, label: 'bench' });
+  const now = { now: Date.now() };
+  const account = value(await createAccount(store, SYSTEM_ACTOR, { name: 'Benchmark' }, now));
+  const grant = value(
+    await createGrant(
+      store,
+      SYSTEM_ACTOR,
+      {
+        accountId: account.id,
+        plan: 'benchmark',
+        scopes: [...ENTITLEMENTS],
+        monthlyRequestLimit: UNREACHABLE_LIMIT,
+        requestsPerMinute: UNREACHABLE_LIMIT,
+        validFrom: new Date(now.now - DAY).toISOString(),
+      },
+      now,
+    ),
+  );
+  const key = value(await createKey(store, SYSTEM_ACTOR, { grantId: grant.id, label: 'bench' }, now));
   return { key: key.key, grantId: grant.id, keyId: key.publicId };
 }
 

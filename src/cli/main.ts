@@ -5,7 +5,7 @@
  * (launch.ts), which runs the commands below as soon as it is loaded.
  */
 import { parseArgs } from 'node:util';
-import { AdminError } from '../access/admin.js';
+import { AdminError } from '../access/admin-error.js';
 import { ConfigError, readCommandConfig } from '../config.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { CliError, output } from './output.js';

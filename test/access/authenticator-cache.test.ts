@@ -4,11 +4,11 @@
  * without the map, and nothing it remembers outlives an access change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { Authenticator } from '../../src/access/authenticator.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase } from '../support/backends.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 
 const DAY = 86_400_000;
 

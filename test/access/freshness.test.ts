@@ -7,10 +7,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import type { Store } from '../../src/storage/store.js';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { conformingFetch } from '../support/openapi.js';
 import { CLI, getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
 

@@ -7,10 +7,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { createKey } from '../support/keys.js';
 
 const MINUTE = 60_000;
 const ALL = [...ENTITLEMENTS];

@@ -9,13 +9,13 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../../src/access/admin.js';
 import { buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase } from '../support/backends.js';
 import { injectThroughServer } from '../support/dispatch.js';
+import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../support/keys.js';
 import { validateResponses } from '../support/openapi.js';
 import { waitFor } from '../support/wait.js';
 

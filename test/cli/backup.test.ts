@@ -6,12 +6,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { type Database, freshDatabase } from '../support/backends.js';
 import { type CliServer, mds, serve } from '../support/cli.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 
 const PATHS = [
   '/v1/assets',

@@ -20,11 +20,11 @@ import {
   MdsClient,
   type PremiumHistoryItem,
 } from '../../packages/client/src/index.js';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { openStore } from '../../src/storage/open.js';
 import { csvRows, flatten } from '../support/csv.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { CLI, type ServerProcess, spawnServer } from '../support/server-process.js';
 
 type AjvClass = typeof Ajv2020Module.default;

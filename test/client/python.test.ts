@@ -14,11 +14,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { openStore } from '../../src/storage/open.js';
 import { csvRows, flatten } from '../support/csv.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { customerEnv, run, runOk, venvWithClient } from '../support/python.js';
 import { CLI, type ServerProcess, spawnServer } from '../support/server-process.js';
 

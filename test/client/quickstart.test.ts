@@ -15,9 +15,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { openStore } from '../../src/storage/open.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { customerEnv, fencedBlocks, REPO, runOk, strictTsc } from '../support/python.js';
 import { CLI, type ServerProcess, spawnServer } from '../support/server-process.js';
 

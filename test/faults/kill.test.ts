@@ -8,7 +8,6 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { monthPeriod } from '../../src/domain/dates.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
@@ -16,6 +15,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Backend, backends, type Database, freshDatabase, POSTGRES_URL } from '../support/backends.js';
 import { SAMPLE_END } from '../support/harness.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
 
 /** A mix of answers: 200s, 404s (both consume), 400s and 401s (neither does). */

@@ -17,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { generateKey, parseKey } from '../../src/domain/keys.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
@@ -25,6 +24,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import { openStore } from '../../src/storage/open.js';
 import { backends } from '../support/backends.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { spawnServer } from '../support/server-process.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -335,7 +335,7 @@ describe('keys never reach the log', () => {
     const revoked = await createKey(store, { grantId: grant.id });
     await store.close();
     const revokeStore = openStore(db);
-    const { revokeKey } = await import('../../src/access/admin.js');
+    const { revokeKey } = await import('../support/keys.js');
     await revokeKey(revokeStore, revoked.publicId);
     await revokeStore.close();
 

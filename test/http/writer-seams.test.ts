@@ -12,7 +12,6 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { seedSample } from '../../src/import/seed.js';
@@ -21,6 +20,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { openStore } from '../../src/storage/open.js';
 import { SAMPLE_END } from '../support/harness.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { withinOneMinute } from '../support/wait.js';
 
 const HSTS = 'max-age=31536000; includeSubDomains';

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { startServer } from '../../src/server.js';
 import { openStore } from '../../src/storage/open.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import {
   connect,
   exchange,

@@ -25,11 +25,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OpenApiDocument, type Operation, toolName, toolsFrom } from '../../packages/mcp/src/tools.js';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { openStore } from '../../src/storage/open.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { withinOneMinute } from '../support/wait.js';
 

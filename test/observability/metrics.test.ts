@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { openStore } from '../../src/storage/open.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { withinOneMinute } from '../support/wait.js';
 

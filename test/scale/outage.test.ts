@@ -8,13 +8,13 @@ import { once } from 'node:events';
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { track } from '../support/children.js';
 import { injectThroughServer } from '../support/dispatch.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { validateResponses } from '../support/openapi.js';
 import { startProxy, type TcpProxy } from '../support/proxy.js';
 

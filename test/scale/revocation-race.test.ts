@@ -12,13 +12,13 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccount, createGrant, createKey, revokeKey } from '../../src/access/admin.js';
 import { buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { assemble, type Runtime } from '../../src/runtime/assemble.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL } from '../support/backends.js';
 import { injectThroughServer } from '../support/dispatch.js';
+import { createAccount, createGrant, createKey, revokeKey } from '../support/keys.js';
 import { validateResponses } from '../support/openapi.js';
 import { startProxy, type TcpProxy } from '../support/proxy.js';
 import { waitFor } from '../support/wait.js';

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeImportFile } from '../../bench/import.js';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { type BackendName, type Database, freshDatabase, POSTGRES_URL } from '../support/backends.js';
 import { track } from '../support/children.js';
 import { type CliServer, mds, serve } from '../support/cli.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { CLI } from '../support/server-process.js';
 
 const RECORDS = 150_000;

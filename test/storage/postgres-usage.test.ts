@@ -6,11 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { openStore } from '../../src/storage/open.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL } from '../support/backends.js';
+import { createAccount, createGrant } from '../support/keys.js';
 
 const T0 = Date.UTC(2026, 10, 1, 9);
 

@@ -8,7 +8,6 @@
  * header or body, whatever else it asserts.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../../src/access/admin.js';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
@@ -17,6 +16,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Backend, type Database, freshDatabase } from './backends.js';
 import { injectThroughServer } from './dispatch.js';
+import { createAccount, createGrant, createKey, revokeKey, updateGrant } from './keys.js';
 import { type OpenApiDocument, validateResponses } from './openapi.js';
 import { waitFor } from './wait.js';
 

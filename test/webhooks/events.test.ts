@@ -5,7 +5,6 @@
  * on PostgreSQL. Subscriptions are made through the admin API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../../src/access/admin.js';
 import { staleAfterSeconds } from '../../src/config.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
@@ -16,6 +15,7 @@ import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/settings.js';
 import { TEST_ACTOR } from '../support/admin.js';
 import { type Backend, backends, type Database, freshDatabase } from '../support/backends.js';
 import { SAMPLE_END } from '../support/harness.js';
+import { createAccount, createGrant, createKey, revokeKey, updateGrant } from '../support/keys.js';
 import { waitFor } from '../support/wait.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 

@@ -6,7 +6,6 @@
  * webhook-id, once it is started again (docs/decisions.md 68).
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createAccount, createGrant, createKey } from '../../src/access/admin.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { createAdminToken } from '../../src/operations/admin-tokens.js';
 import { type RunningServer, startServer } from '../../src/server.js';
@@ -14,6 +13,7 @@ import type { Store } from '../../src/storage/store.js';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/settings.js';
 import { TEST_ACTOR } from '../support/admin.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
+import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
 import { waitFor } from '../support/wait.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
