@@ -1,8 +1,9 @@
 /**
- * The served OpenAPI document passes the two linters API tooling is most often
- * judged by, with no warning at all: Spectral's `spectral:oas`
- * ruleset and Redocly's `recommended` ruleset, both at their default
- * severities, on exactly the bytes GET /openapi.json answers.
+ * The served OpenAPI document passes Redocly's linter with no warning at all,
+ * on exactly the bytes GET /openapi.json answers, under redocly.yaml:
+ * Redocly's `recommended` ruleset at its default severities, plus the rules of
+ * Spectral's `spectral:oas` that `recommended` leaves off (info-contact,
+ * operation-description, operation-tag-defined, operation-tags, no-unsafe-markdown…).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { type Harness, startHarness } from '../support/harness.js';
 
 const run = promisify(execFile);
 const BIN = resolve('node_modules/.bin');
+/** Redocly's `recommended` and the rules of Spectral's `spectral:oas` it leaves off (the file says which). */
+const CONFIG = resolve('redocly.yaml');
 
 /** The linters' own environment: no telemetry, no update check, no colour (nothing leaves the machine). */
 const env = {
@@ -24,12 +27,6 @@ const env = {
   REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
 };
 
-interface SpectralResult {
-  code: string;
-  message: string;
-  path: string[];
-  severity: number;
-}
 interface RedoclyProblem {
   ruleId: string;
   message: string;
@@ -37,7 +34,7 @@ interface RedoclyProblem {
   location: { pointer: string }[];
 }
 
-/** Both linters exit non-zero on findings; the JSON report on stdout is what counts. */
+/** The linter exits non-zero on findings; the JSON report on stdout is what counts. */
 async function lint(file: string, args: string[]): Promise<string> {
   try {
     return (await run(file, args, { env, maxBuffer: 16 * 1024 * 1024, timeout: 60_000 })).stdout;
@@ -48,7 +45,7 @@ async function lint(file: string, args: string[]): Promise<string> {
   }
 }
 
-describe('the served OpenAPI document under Spectral and Redocly', () => {
+describe('the served OpenAPI document under Redocly', () => {
   let h: Harness;
   let dir: string;
   let documentPath: string;
@@ -59,34 +56,17 @@ describe('the served OpenAPI document under Spectral and Redocly', () => {
     dir = mkdtempSync(join(tmpdir(), 'mds-openapi-lint-'));
     documentPath = join(dir, 'openapi.json');
     writeFileSync(documentPath, res.body);
-    writeFileSync(join(dir, '.spectral.json'), JSON.stringify({ extends: ['spectral:oas'] }));
-    writeFileSync(join(dir, 'redocly.yaml'), 'extends:\n  - recommended\n');
   });
   afterAll(async () => {
     await h?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('spectral:oas reports nothing', async () => {
-    const out = await lint(join(BIN, 'spectral'), [
-      'lint',
-      '--ruleset',
-      join(dir, '.spectral.json'),
-      '--format',
-      'json',
-      '--quiet',
-      documentPath,
-    ]);
-    // `--quiet` prints nothing at all when there is nothing to report.
-    const results: SpectralResult[] = out.trim() === '' ? [] : JSON.parse(out);
-    expect(results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)).toEqual([]);
-  });
-
-  it('Redocly recommended reports nothing', async () => {
+  it('Redocly (redocly.yaml) reports nothing', async () => {
     const out = await lint(join(BIN, 'redocly'), [
       'lint',
       '--config',
-      join(dir, 'redocly.yaml'),
+      CONFIG,
       '--format',
       'json',
       documentPath,
