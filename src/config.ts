@@ -24,7 +24,6 @@ import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/setti
 export {
   CommandEnvironment,
   Environment,
-  LOG_LEVELS,
   ServeEnvironment,
   STALE_FAMILIES,
   type StaleFamily,

@@ -63,16 +63,3 @@ const RATES_ENTITLEMENTS = Object.fromEntries(
 export function ratesEntitlement(source: Source, kind: 'latest' | 'history'): Entitlement {
   return RATES_ENTITLEMENTS[source][kind];
 }
-
-/** Parses a comma-separated CLI list; returns the unknown entries separately. */
-export function parseScopeList(text: string): { scopes: string[]; unknown: string[] } {
-  const scopes = [
-    ...new Set(
-      text
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
-  return { scopes, unknown: scopes.filter((s) => !isKnownScope(s)) };
-}

@@ -112,16 +112,6 @@ function thresholdOf(f: AlertFilter): number | null {
   return /^-?\d{1,6}(\.\d{1,4})?$/.test(level.trim()) ? Number(level) : null;
 }
 
-/** The series an alert reads. */
-export function alertSeries(f: AlertFilter): Array<{ currency: string; source: Source }> {
-  return f.metric === 'rate'
-    ? [{ currency: f.currency, source: f.source! }]
-    : [
-        { currency: f.currency, source: 'parallel' },
-        { currency: f.currency, source: 'official' },
-      ];
-}
-
 /** What an alert reads now: its value, or null when the series it needs is missing. */
 export function alertValue(
   f: AlertFilter,

@@ -31,18 +31,13 @@ export type StoreDialect = 'sqlite' | 'postgres';
 
 // The operator's records live in admin-records.ts (with the AdminStore part of the interface).
 export type {
-  AccountPatch,
   AccountRecord,
   AdminTokenRecord,
   AuditActor,
-  AuditRecord,
   GrantPatch,
   GrantRecord,
   GrantStatus,
-  IdempotencyClaim,
-  KeyListItem,
   KeyRecord,
-  KeyStatus,
   NewAccount,
   NewGrant,
 } from './admin-records.js';
@@ -50,8 +45,6 @@ export {
   DuplicateError,
   GRANT_STATUSES,
   GrantCancelledError,
-  KEY_STATUSES,
-  SYSTEM_ACTOR,
 } from './admin-records.js';
 
 export interface RateHistoryQuery {

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Contact, DEFAULT_CONTACT_NAME } from '../../config.js';
 import { API_VERSION, COMPONENTS } from '../openapi.js';
 
-export const ADMIN_SECURITY_SCHEME = 'adminToken';
+const ADMIN_SECURITY_SCHEME = 'adminToken';
 
 export async function registerAdminOpenApi(
   app: FastifyInstance,

@@ -14,7 +14,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, OperationError, Page, Result } from '../../operations/contract.js';
 import type { Services } from '../../runtime/services.js';
 import type { AdminScope } from '../../schemas/admin.js';
-import { ApiError } from '../errors.js';
 import type { AdminIdentity } from './auth.js';
 import { operationError } from './errors.js';
 
@@ -71,16 +70,3 @@ export function pageAnswer<T>(request: FastifyRequest, result: Result<Page<T>>) 
   const page = unwrap(result, 'query');
   return { data: page.items, meta: { requestId: request.id, nextCursor: page.nextCursor } };
 }
-
-/** An epoch-milliseconds instant as the API writes it; null stays null. */
-export function iso(ms: number): string;
-export function iso(ms: number | null): string | null;
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-/** An ISO 8601 instant of a body or query (its format already checked) as epoch milliseconds. */
-export const ms = (text: string | undefined): number | undefined =>
-  text === undefined ? undefined : Date.parse(text);
-
-export const notFound = (what: string) => new ApiError(404, 'not_found', undefined, undefined, what);
