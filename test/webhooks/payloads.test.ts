@@ -1,0 +1,178 @@
+/**
+ * The bytes of every webhook event type, as the outbox stores them and every
+ * attempt sends them (docs/webhooks.md, "Events"): built from fixed records
+ * on SQLite, each event's `id` masked. A change of a payload's fields, their
+ * order or their formatting fails here.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Store } from '../../src/storage/store.js';
+import {
+  alertEvent,
+  expiringEvent,
+  freshnessEvent,
+  importedEvent,
+  thresholdEvent,
+} from '../../src/webhooks/events.js';
+import { type Database, freshDatabase } from '../support/backends.js';
+
+const T = Date.UTC(2026, 10, 26, 10, 0, 0);
+const DAY = 86_400_000;
+
+let db: Database;
+let store: Store;
+
+beforeAll(async () => {
+  db = await freshDatabase('sqlite');
+  store = db.open();
+  await store.migrate();
+});
+afterAll(async () => {
+  await store?.close();
+  await db?.drop();
+});
+
+const key = (publicId: string, expiresAt: number | null) => ({
+  publicId,
+  grantId: 'grt_g',
+  environment: 'live' as const,
+  digest: `digest-${publicId}`,
+  label: `label of ${publicId}`,
+  scopes: null,
+  status: 'active' as const,
+  expiresAt,
+  lastUsedAt: null,
+  createdAt: T,
+  revokedAt: null,
+});
+
+/** Every payload delivered, its id masked, in order of type then bytes. */
+async function delivered(): Promise<string[]> {
+  const claimed = await store.claimDeliveries(T + 100 * DAY, 30_000, 100);
+  return claimed
+    .map((d) => {
+      const payload = JSON.parse(d.payload) as { id: string };
+      expect(payload.id).toBe(d.eventId);
+      return d.payload.replace(d.eventId, 'evt_ID');
+    })
+    .sort();
+}
+
+it('every event type is written with the same bytes as before', async () => {
+  await store.createAccount({ id: 'acc_a', name: null, email: null, createdAt: T });
+  await store.createGrant({
+    id: 'grt_g',
+    accountId: 'acc_a',
+    provider: 'manual',
+    plan: 'pro',
+    status: 'active',
+    scopes: ['rates:read'],
+    validFrom: T,
+    validUntil: T + 365 * DAY,
+    monthlyRequestLimit: 1000,
+    requestsPerMinute: 60,
+    createdAt: T,
+    updatedAt: T,
+  });
+  await store.createSubscription({
+    id: 'whk_s',
+    url: 'https://example.com/hook',
+    eventTypes: [
+      'usage.threshold',
+      'key.created',
+      'key.revoked',
+      'key.expiring',
+      'grant.updated',
+      'data.imported',
+      'data.stale',
+      'data.fresh',
+      'rate.alert',
+    ],
+    accountId: null,
+    filter: { metric: 'rate', currency: 'EUR', source: 'parallel', side: 'sell', above: '270' },
+    description: null,
+    status: 'enabled',
+    disabledReason: null,
+    secret: 'whsec_c2VjcmV0',
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    alertActive: false,
+    createdAt: T,
+    updatedAt: T,
+  });
+  await store.createKey(key('key_1', T + 10 * DAY));
+  await store.createKey(key('key_2', null));
+  await store.revokeKey('key_1', T + 1_000);
+  await store.updateGrant('grt_g', { status: 'suspended', requestsPerMinute: 30 }, T + 2_000);
+  await store.rollKey('key_2', { ...key('key_3', null), createdAt: T + 3_000 }, T + 7 * DAY, T + 3_000);
+  await store.emitEvents(
+    [
+      importedEvent({
+        id: 'imp_1',
+        kind: 'rates',
+        createdAt: T,
+        received: 3,
+        inserted: 1,
+        updated: 1,
+        unchanged: 1,
+        sources: ['parallel', 'official'],
+        newestUpdatedAt: T - 60_000,
+      }),
+      importedEvent({
+        id: 'imp_2',
+        kind: 'gold',
+        createdAt: T,
+        received: 1,
+        inserted: 1,
+        updated: 0,
+        unchanged: 0,
+        sources: ['gold'],
+        newestUpdatedAt: null,
+      }),
+      alertEvent(
+        'whk_s',
+        null,
+        { metric: 'rate', currency: 'EUR', source: 'parallel', side: 'sell', above: '270' },
+        { compared: 271_500_000, value: 271.5, observedAt: T - 30_000 },
+      ),
+      thresholdEvent(
+        { grantId: 'grt_g', accountId: 'acc_a', used: 800, limit: 1000 },
+        '2026-11',
+        80,
+        'usage.threshold:grt_g:2026-11:80',
+      ),
+      expiringEvent(
+        { publicId: 'key_1', grantId: 'grt_g', accountId: 'acc_a', expiresAt: T + 6 * DAY },
+        'key.expiring:key_1',
+      ),
+      freshnessEvent('parallel', {
+        updatedAt: T - 7_200_000,
+        ageSeconds: 7_200,
+        thresholdSeconds: 3_600,
+        stale: true,
+      }),
+      freshnessEvent('gold', { updatedAt: null, ageSeconds: null, thresholdSeconds: 86_400, stale: true }),
+      freshnessEvent('official', {
+        updatedAt: T - 60_000,
+        ageSeconds: 60,
+        thresholdSeconds: 3_600,
+        stale: false,
+      }),
+    ],
+    T + 4_000,
+  );
+  expect(await delivered()).toEqual([
+    '{"type":"data.fresh","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"official","updatedAt":"2026-11-26T09:59:00.000Z","ageSeconds":60,"thresholdSeconds":3600}}',
+    '{"type":"data.imported","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"importId":"imp_1","kind":"rates","sources":["parallel","official"],"counts":{"received":3,"inserted":1,"updated":1,"unchanged":1},"newestUpdatedAt":"2026-11-26T09:59:00.000Z"}}',
+    '{"type":"data.imported","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"importId":"imp_2","kind":"gold","sources":["gold"],"counts":{"received":1,"inserted":1,"updated":0,"unchanged":0},"newestUpdatedAt":null}}',
+    '{"type":"data.stale","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"gold","updatedAt":null,"ageSeconds":null,"thresholdSeconds":86400}}',
+    '{"type":"data.stale","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"parallel","updatedAt":"2026-11-26T08:00:00.000Z","ageSeconds":7200,"thresholdSeconds":3600}}',
+    '{"type":"grant.updated","id":"evt_ID","createdAt":"2026-11-26T10:00:02.000Z","data":{"grantId":"grt_g","accountId":"acc_a","status":"suspended","changes":{"status":{"before":"active","after":"suspended"},"requestsPerMinute":{"before":60,"after":30}}}}',
+    '{"type":"key.created","id":"evt_ID","createdAt":"2026-11-26T10:00:00.000Z","data":{"keyId":"key_1","grantId":"grt_g","accountId":"acc_a","label":"label of key_1","environment":"live","expiresAt":"2026-12-06T10:00:00.000Z"}}',
+    '{"type":"key.created","id":"evt_ID","createdAt":"2026-11-26T10:00:00.000Z","data":{"keyId":"key_2","grantId":"grt_g","accountId":"acc_a","label":"label of key_2","environment":"live","expiresAt":null}}',
+    '{"type":"key.created","id":"evt_ID","createdAt":"2026-11-26T10:00:03.000Z","data":{"keyId":"key_3","grantId":"grt_g","accountId":"acc_a","label":"label of key_3","environment":"live","expiresAt":null}}',
+    '{"type":"key.expiring","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"keyId":"key_1","grantId":"grt_g","accountId":"acc_a","expiresAt":"2026-12-02T10:00:00.000Z"}}',
+    '{"type":"key.revoked","id":"evt_ID","createdAt":"2026-11-26T10:00:01.000Z","data":{"keyId":"key_1","grantId":"grt_g","accountId":"acc_a","label":"label of key_1","environment":"live","expiresAt":"2026-12-06T10:00:00.000Z","revokedAt":"2026-11-26T10:00:01.000Z"}}',
+    '{"type":"rate.alert","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"subscriptionId":"whk_s","filter":{"metric":"rate","currency":"EUR","source":"parallel","side":"sell","above":"270"},"value":271.5,"observedAt":"2026-11-26T09:59:30.000Z"}}',
+    '{"type":"usage.threshold","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"grantId":"grt_g","accountId":"acc_a","period":"2026-11","threshold":80,"used":800,"monthlyRequestLimit":1000}}',
+  ]);
+});
