@@ -1,7 +1,7 @@
 /**
  * Webhook events and rate alerts (docs/decisions.md, 68; docs/webhooks.md):
- * the event types, the payload every delivery carries, and a subscription's
- * alert condition, judged on the latest rates. Pure: the store decides when
+ * the event types (their payloads: webhook-events.ts), the ids, and a
+ * subscription's alert condition, judged on the latest rates. Pure: the store decides when
  * an alert is evaluated, this module what it says.
  */
 import { randomBytes } from 'node:crypto';
@@ -22,40 +22,10 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 export const isEventType = (s: string): s is EventType => (EVENT_TYPES as readonly string[]).includes(s);
 
-/** The body of every delivery: the same bytes on every attempt (its `id` is the `webhook-id`). */
-export interface EventPayload {
-  type: EventType;
-  id: string;
-  createdAt: string;
-  data: Record<string, unknown>;
-}
-
-/** An event to write to the outbox. */
-export interface NewEvent {
-  type: EventType;
-  /** The account it concerns: delivered to subscriptions of that account and to those of none. */
-  accountId: string | null;
-  data: Record<string, unknown>;
-  /** Written once per key: a second event with the same key is dropped. */
-  dedupeKey?: string;
-  /** A rate alert goes to its own subscription only. */
-  subscriptionId?: string;
-}
-
 const random = (bytes: number) => randomBytes(bytes).toString('base64url').replace(/[-_]/g, 'x');
 /** Event ids sort by time: `evt_` + the time in base 36 + random letters. */
 export const newEventId = (at: number): string => `evt_${at.toString(36).padStart(9, '0')}${random(9)}`;
 export const newSubscriptionId = (): string => `whk_${random(12)}`;
-
-export function eventPayload(id: string, event: NewEvent, at: number): string {
-  const payload: EventPayload = {
-    type: event.type,
-    id,
-    createdAt: new Date(at).toISOString(),
-    data: event.data,
-  };
-  return JSON.stringify(payload);
-}
 
 /** The quotas' thresholds, in percent of the monthly limit. */
 export const USAGE_THRESHOLDS = [80, 100] as const;

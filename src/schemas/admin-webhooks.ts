@@ -6,6 +6,7 @@
  * schema's component in the admin OpenAPI document (docs/decisions.md 64).
  */
 import { type SchemaOptions, type Static, type TLiteral, type TSchema, Type } from '@sinclair/typebox';
+import { alertFilter } from '../domain/webhook-events.js';
 import { EVENT_TYPES } from '../domain/webhooks.js';
 import { adminAnswer, adminList, adminNoContent } from './admin.js';
 import { CursorParam, LimitParam, Timestamp } from './common.js';
@@ -34,55 +35,6 @@ const EventTypes = Type.Array(WebhookEventType, {
   errorMessage: 'must list at least one event type, each once',
 });
 
-const alertFilter = (component?: string) =>
-  Type.Object(
-    {
-      metric: literals(['rate', 'premium'] as const, {
-        description:
-          '`rate`: a source’s rate in DZD; `premium`: the parallel rate over the official one, in percent',
-        errorMessage: 'must be rate or premium',
-      }),
-      currency: Type.String({
-        minLength: 1,
-        maxLength: 20,
-        description: 'A currency of the asset directory (GET /v1/assets)',
-        examples: ['EUR'],
-      }),
-      source: Type.Optional(
-        literals(['parallel', 'official', 'transfer'] as const, {
-          description: 'The rate’s source family: required for `rate`, absent for `premium`',
-          errorMessage: 'must be parallel, official or transfer',
-        }),
-      ),
-      side: literals(['buy', 'sell'] as const, {
-        description: 'Which side of the quote',
-        errorMessage: 'must be buy or sell',
-      }),
-      above: Type.Optional(
-        Type.String({
-          minLength: 1,
-          maxLength: 24,
-          description: 'Fires when the value reaches this level or more (a decimal: DZD, or percent)',
-          examples: ['270'],
-        }),
-      ),
-      below: Type.Optional(
-        Type.String({
-          minLength: 1,
-          maxLength: 24,
-          description: 'Fires when the value falls to this level or less (a decimal: DZD, or percent)',
-          examples: ['240.5'],
-        }),
-      ),
-    },
-    {
-      ...(component ? { component } : {}),
-      additionalProperties: false,
-      description:
-        'A `rate.alert` condition, exactly one of `above` and `below`: it fires when it becomes true, once, ' +
-        'and again only after it has been false',
-    },
-  );
 export const AlertFilter = alertFilter('AlertFilter');
 /**
  * Where the filter may be null it is written out: the document's nullable

@@ -6,7 +6,8 @@
  * delivery per matching subscription, in the transaction of the change that
  * causes it.
  */
-import type { AlertFilter, EventType, NewEvent } from '../domain/webhooks.js';
+import type { NewEvent } from '../domain/webhook-events.js';
+import type { AlertFilter, EventType } from '../domain/webhooks.js';
 import type { AuditActor, KeysetPage } from './admin-records.js';
 
 export const SUBSCRIPTION_STATUSES = ['enabled', 'disabled'] as const;

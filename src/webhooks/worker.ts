@@ -21,18 +21,24 @@ import type { Logger } from 'pino';
 import { STALE_FAMILIES } from '../config.js';
 import type { RateObservation, Source } from '../domain/types.js';
 import {
+  dataImported,
+  freshnessChanged,
+  keyExpiring,
+  rateAlert,
+  usageThreshold,
+} from '../domain/webhook-builders.js';
+import type { NewEvent } from '../domain/webhook-events.js';
+import {
   type AlertFilter,
   alertHolds,
   alertValue,
   KEY_EXPIRING_NOTICE_MS,
-  type NewEvent,
   USAGE_THRESHOLDS,
 } from '../domain/webhooks.js';
 import type { Freshness } from '../runtime/freshness.js';
 import type { Store } from '../storage/store.js';
 import type { ClaimedDelivery } from '../storage/webhook-records.js';
 import { attempt } from './attempt.js';
-import { alertEvent, expiringEvent, freshnessEvent, importedEvent, thresholdEvent } from './events.js';
 import { nextAttemptAt } from './schedule.js';
 import type { WebhookSettings } from './settings.js';
 import { signatureHeaders } from './signing.js';
@@ -140,7 +146,7 @@ export class WebhookWorker {
     }
     const imports = await store.importsAfter(cursor === '' ? null : cursor, 100);
     if (imports.length === 0) return;
-    const events = imports.map(importedEvent);
+    const events = imports.map(dataImported);
     await store.emitEvents(events, now());
     await store.putSettingIf(IMPORTS_CURSOR, cursor, imports.at(-1)!.id, [], now());
     if (imports.some((i) => i.kind === 'rates')) await this.alerts();
@@ -159,7 +165,7 @@ export class WebhookWorker {
       const reading = alertValue(filter, lookup);
       const holds = reading !== null && alertHolds(filter, reading);
       if (holds === s.alertActive) continue;
-      const event = holds && reading ? alertEvent(s.id, s.accountId, filter, reading) : null;
+      const event = holds && reading ? rateAlert(s.id, s.accountId, filter, reading) : null;
       await store.setAlertActive(s.id, holds, event, now());
     }
   }
@@ -173,7 +179,7 @@ export class WebhookWorker {
         if (g.used * 100 < g.limit * threshold) continue;
         const dedupeKey = `usage.threshold:${g.grantId}:${period}:${threshold}`;
         if (this.seen.has(dedupeKey)) continue;
-        events.push(thresholdEvent(g, period, threshold, dedupeKey));
+        events.push(usageThreshold(g, period, threshold, dedupeKey));
       }
     }
     await this.emitOnce(events);
@@ -186,7 +192,7 @@ export class WebhookWorker {
     for (const k of await store.keysExpiring(at, at + KEY_EXPIRING_NOTICE_MS)) {
       const dedupeKey = `key.expiring:${k.publicId}:${k.expiresAt}`;
       if (this.seen.has(dedupeKey)) continue;
-      events.push(expiringEvent(k, dedupeKey));
+      events.push(keyExpiring(k, dedupeKey));
     }
     await this.emitOnce(events);
   }
@@ -210,7 +216,7 @@ export class WebhookWorker {
       const stored = await store.setting(name);
       if (stored !== state) {
         // First seen: recorded without an event (a turn is what is announced).
-        const events = stored === undefined ? [] : [freshnessEvent(family, f)];
+        const events = stored === undefined ? [] : [freshnessChanged(family, f)];
         await store.putSettingIf(name, stored, state, events, now());
       }
       this.states.set(name, state);

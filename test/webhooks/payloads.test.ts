@@ -5,14 +5,14 @@
  * order or their formatting fails here.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Store } from '../../src/storage/store.js';
 import {
-  alertEvent,
-  expiringEvent,
-  freshnessEvent,
-  importedEvent,
-  thresholdEvent,
-} from '../../src/webhooks/events.js';
+  dataImported,
+  freshnessChanged,
+  keyExpiring,
+  rateAlert,
+  usageThreshold,
+} from '../../src/domain/webhook-builders.js';
+import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase } from '../support/backends.js';
 
 const T = Date.UTC(2026, 10, 26, 10, 0, 0);
@@ -106,10 +106,9 @@ it('every event type is written with the same bytes as before', async () => {
   await store.rollKey('key_2', { ...key('key_3', null), createdAt: T + 3_000 }, T + 7 * DAY, T + 3_000);
   await store.emitEvents(
     [
-      importedEvent({
+      dataImported({
         id: 'imp_1',
         kind: 'rates',
-        createdAt: T,
         received: 3,
         inserted: 1,
         updated: 1,
@@ -117,10 +116,9 @@ it('every event type is written with the same bytes as before', async () => {
         sources: ['parallel', 'official'],
         newestUpdatedAt: T - 60_000,
       }),
-      importedEvent({
+      dataImported({
         id: 'imp_2',
         kind: 'gold',
-        createdAt: T,
         received: 1,
         inserted: 1,
         updated: 0,
@@ -128,30 +126,30 @@ it('every event type is written with the same bytes as before', async () => {
         sources: ['gold'],
         newestUpdatedAt: null,
       }),
-      alertEvent(
+      rateAlert(
         'whk_s',
         null,
         { metric: 'rate', currency: 'EUR', source: 'parallel', side: 'sell', above: '270' },
-        { compared: 271_500_000, value: 271.5, observedAt: T - 30_000 },
+        { value: 271.5, observedAt: T - 30_000 },
       ),
-      thresholdEvent(
+      usageThreshold(
         { grantId: 'grt_g', accountId: 'acc_a', used: 800, limit: 1000 },
         '2026-11',
         80,
         'usage.threshold:grt_g:2026-11:80',
       ),
-      expiringEvent(
+      keyExpiring(
         { publicId: 'key_1', grantId: 'grt_g', accountId: 'acc_a', expiresAt: T + 6 * DAY },
         'key.expiring:key_1',
       ),
-      freshnessEvent('parallel', {
+      freshnessChanged('parallel', {
         updatedAt: T - 7_200_000,
         ageSeconds: 7_200,
         thresholdSeconds: 3_600,
         stale: true,
       }),
-      freshnessEvent('gold', { updatedAt: null, ageSeconds: null, thresholdSeconds: 86_400, stale: true }),
-      freshnessEvent('official', {
+      freshnessChanged('gold', { updatedAt: null, ageSeconds: null, thresholdSeconds: 86_400, stale: true }),
+      freshnessChanged('official', {
         updatedAt: T - 60_000,
         ageSeconds: 60,
         thresholdSeconds: 3_600,

@@ -1,3 +1,4 @@
+import { grantUpdated, keyCreated, keyRevoked } from '../../domain/webhook-builders.js';
 import {
   type AccountPatch,
   type AccountRecord,
@@ -11,7 +12,7 @@ import {
   type NewGrant,
 } from '../admin-records.js';
 import type { Database } from '../schema.js';
-import { grantUpdated, keyEvent } from './access-events.js';
+import { grantAccount } from './access-events.js';
 import { accountFields, grantFields, keyFields, toAccount, toGrant, toKey } from './access-rows.js';
 import { appendAudit, changesOf, isUniqueViolation } from './audit.js';
 import { bump, type Db, type Runner } from './database.js';
@@ -171,7 +172,7 @@ export async function createKey(db: Db, k: KeyRecord, actor?: AuditActor): Promi
   await db.transaction().execute(async (trx) => {
     await insertKey(trx, k);
     await appendAudit(trx, actor, 'key.create', k.publicId, changesOf(null, keyFields(k)), k.createdAt);
-    await emitIn(trx, [await keyEvent(trx, 'key.created', k)], k.createdAt);
+    await emitIn(trx, [keyCreated(k, await grantAccount(trx, k.grantId))], k.createdAt);
     await bump(trx, 'access');
   });
 }
@@ -229,7 +230,7 @@ export async function revokeKey(
       .set({ status: 'revoked', revoked_at: now })
       .where('public_id', '=', publicId)
       .execute();
-    const after: KeyRecord = { ...before, status: 'revoked', revokedAt: now };
+    const after: KeyRecord & { revokedAt: number } = { ...before, status: 'revoked', revokedAt: now };
     await appendAudit(
       trx,
       actor,
@@ -238,7 +239,7 @@ export async function revokeKey(
       changesOf(keyFields(before), keyFields(after)),
       now,
     );
-    await emitIn(trx, [await keyEvent(trx, 'key.revoked', after)], now);
+    await emitIn(trx, [keyRevoked(after, await grantAccount(trx, after.grantId))], now);
     await bump(trx, 'access');
     return after;
   });

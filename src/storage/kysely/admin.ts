@@ -4,6 +4,7 @@
  * append their audit record in their own transaction, as kysely/access.ts does.
  */
 
+import { keyCreated } from '../../domain/webhook-builders.js';
 import type {
   AccountFilter,
   AccountRecord,
@@ -20,7 +21,7 @@ import type {
 } from '../admin-records.js';
 import type { Database } from '../schema.js';
 import { insertKey } from './access.js';
-import { keyEvent } from './access-events.js';
+import { grantAccount } from './access-events.js';
 import { keyFields, splitScopes, toAccount, toGrant, toKey } from './access-rows.js';
 import { appendAudit, auditInstant, changesOf } from './audit.js';
 import { bump, createdAfter, type Db } from './database.js';
@@ -97,7 +98,7 @@ export async function rollKey(
       replacedBy: { before: null, after: next.publicId },
     };
     await appendAudit(trx, actor, 'key.roll', publicId, changes, now);
-    await emitIn(trx, [await keyEvent(trx, 'key.created', next)], now);
+    await emitIn(trx, [keyCreated(next, await grantAccount(trx, next.grantId))], now);
     await bump(trx, 'access');
     return { old, next };
   });

@@ -4,7 +4,7 @@
  * their quota, keys near their expiry, and the settings that record how far
  * events were written, changed by compare-and-set with their events.
  */
-import type { NewEvent } from '../../domain/webhooks.js';
+import type { NewEvent } from '../../domain/webhook-events.js';
 import type {
   ExpiringKey,
   ImportForEvent,

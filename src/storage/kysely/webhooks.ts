@@ -5,8 +5,8 @@
  * change and its event commit or roll back together.
  */
 import { sql } from 'kysely';
-import type { NewEvent } from '../../domain/webhooks.js';
-import { eventPayload, newEventId } from '../../domain/webhooks.js';
+import { eventPayload, type NewEvent } from '../../domain/webhook-events.js';
+import { newEventId } from '../../domain/webhooks.js';
 import { SYSTEM_ACTOR } from '../admin-records.js';
 import type { WebhookDeliveriesTable } from '../schema.js';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryStatus } from '../webhook-records.js';

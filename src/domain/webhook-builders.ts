@@ -1,0 +1,140 @@
+/**
+ * The one builder of each webhook event (docs/webhooks.md, "Events"), typed
+ * by the event's schema (webhook-events.ts): a builder cannot return a
+ * `data` its schema does not allow. Storage calls the builders of the events
+ * written in the transaction of their cause (a key created or revoked, a
+ * grant updated), the webhook worker those derived from durable state.
+ */
+import type { KeyEnvironment } from './keys.js';
+import type { EventData, NewEvent } from './webhook-events.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+export function usageThreshold(
+  g: { grantId: string; accountId: string; used: number; limit: number },
+  period: string,
+  threshold: EventData<'usage.threshold'>['threshold'],
+  dedupeKey: string,
+): NewEvent {
+  return {
+    type: 'usage.threshold',
+    accountId: g.accountId,
+    dedupeKey,
+    data: {
+      grantId: g.grantId,
+      accountId: g.accountId,
+      period,
+      threshold,
+      used: g.used,
+      monthlyRequestLimit: g.limit,
+    },
+  };
+}
+
+/** A key as its events show it. */
+interface KeyShown {
+  publicId: string;
+  grantId: string;
+  label: string;
+  environment: KeyEnvironment;
+  expiresAt: number | null;
+}
+
+const keyData = (k: KeyShown, accountId: string) => ({
+  keyId: k.publicId,
+  grantId: k.grantId,
+  accountId,
+  label: k.label,
+  environment: k.environment,
+  expiresAt: isoOrNull(k.expiresAt),
+});
+
+/** `accountId`: the account of the key's grant. */
+export function keyCreated(k: KeyShown, accountId: string): NewEvent {
+  return { type: 'key.created', accountId, data: keyData(k, accountId) };
+}
+
+export function keyRevoked(k: KeyShown & { revokedAt: number }, accountId: string): NewEvent {
+  return { type: 'key.revoked', accountId, data: { ...keyData(k, accountId), revokedAt: iso(k.revokedAt) } };
+}
+
+export function keyExpiring(
+  k: { publicId: string; grantId: string; accountId: string; expiresAt: number },
+  dedupeKey: string,
+): NewEvent {
+  return {
+    type: 'key.expiring',
+    accountId: k.accountId,
+    dedupeKey,
+    data: { keyId: k.publicId, grantId: k.grantId, accountId: k.accountId, expiresAt: iso(k.expiresAt) },
+  };
+}
+
+/** `changes`: the grant's audit record of the change. */
+export function grantUpdated(
+  g: { id: string; accountId: string; status: EventData<'grant.updated'>['status'] },
+  changes: EventData<'grant.updated'>['changes'],
+): NewEvent {
+  return {
+    type: 'grant.updated',
+    accountId: g.accountId,
+    data: { grantId: g.id, accountId: g.accountId, status: g.status, changes },
+  };
+}
+
+/** An import that wrote; its record is the event's outbox entry, its id the dedupe key. */
+export function dataImported(i: {
+  id: string;
+  kind: string;
+  sources: string[];
+  received: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  newestUpdatedAt: number | null;
+}): NewEvent {
+  return {
+    type: 'data.imported',
+    accountId: null,
+    dedupeKey: `data.imported:${i.id}`,
+    data: {
+      importId: i.id,
+      kind: i.kind,
+      sources: i.sources,
+      counts: { received: i.received, inserted: i.inserted, updated: i.updated, unchanged: i.unchanged },
+      newestUpdatedAt: isoOrNull(i.newestUpdatedAt),
+    },
+  };
+}
+
+/** A family turned stale or fresh, as `/status` judges it. */
+export function freshnessChanged(
+  family: EventData<'data.stale'>['family'],
+  f: { stale: boolean; updatedAt: number | null; ageSeconds: number | null; thresholdSeconds: number },
+): NewEvent {
+  const data = {
+    family,
+    updatedAt: isoOrNull(f.updatedAt),
+    ageSeconds: f.ageSeconds,
+    thresholdSeconds: f.thresholdSeconds,
+  };
+  return f.stale
+    ? { type: 'data.stale', accountId: null, data }
+    : { type: 'data.fresh', accountId: null, data };
+}
+
+/** A rate alert turned true: to its own subscription only. */
+export function rateAlert(
+  subscriptionId: string,
+  accountId: string | null,
+  filter: EventData<'rate.alert'>['filter'],
+  reading: { value: number; observedAt: number },
+): NewEvent {
+  return {
+    type: 'rate.alert',
+    accountId,
+    subscriptionId,
+    data: { subscriptionId, filter, value: reading.value, observedAt: iso(reading.observedAt) },
+  };
+}
