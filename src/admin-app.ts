@@ -14,7 +14,7 @@ import { AdminAuthenticator, type VerifyAdminToken } from './http/admin/auth.js'
 import { adminErrors } from './http/admin/errors.js';
 import type { IdempotencyRecords } from './http/admin/idempotency.js';
 import { adminRouteList } from './http/admin/index.js';
-import { registerAdminOpenApi } from './http/admin/openapi.js';
+import { registerAdminOpenApi, withWebhooks } from './http/admin/openapi.js';
 import { adminValidator } from './http/admin/validation.js';
 import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
 import { ApiError } from './http/errors.js';
@@ -97,7 +97,7 @@ export async function buildAdminApp(
   });
   let document: string | undefined;
   app.get('/admin/openapi.json', async (_request, reply) => {
-    document ??= JSON.stringify(cleanDocument(app.swagger()));
+    document ??= JSON.stringify(cleanDocument(withWebhooks(app.swagger())));
     reply.header('content-type', JSON_TYPE);
     return document;
   });

@@ -147,14 +147,18 @@ export function eachSchema(schema: unknown, visit: (schema: Node) => void): void
   visit(schema);
 }
 
-/** Every schema position of a document outside its components: media types, parameters, headers. */
+/**
+ * Every schema position of a document outside its components, in its paths
+ * and its webhooks: media types, parameters, headers.
+ */
 export function documentSchemas(doc: Node): Node[] {
   const out: Node[] = [];
   const media = (content: unknown) => {
     if (isNode(content))
       for (const m of Object.values(content)) if (isNode(m) && isNode(m.schema)) out.push(m);
   };
-  for (const item of Object.values(isNode(doc.paths) ? doc.paths : {})) {
+  const items = [doc.paths, doc.webhooks].flatMap((map) => (isNode(map) ? Object.values(map) : []));
+  for (const item of items) {
     if (!isNode(item)) continue;
     for (const op of Object.values(item)) {
       if (!isNode(op)) continue;

@@ -2,7 +2,8 @@
  * The bytes of every webhook event type, as the outbox stores them and every
  * attempt sends them (docs/webhooks.md, "Events"): built from fixed records
  * on SQLite, each event's `id` masked. A change of a payload's fields, their
- * order or their formatting fails here.
+ * order or their formatting fails here; and each payload is one its event
+ * type's schema allows (src/domain/webhook-events.ts).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
@@ -12,8 +13,11 @@ import {
   rateAlert,
   usageThreshold,
 } from '../../src/domain/webhook-builders.js';
+import { EVENT_SCHEMAS } from '../../src/domain/webhook-events.js';
+import { EVENT_TYPES, type EventType } from '../../src/domain/webhooks.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase } from '../support/backends.js';
+import { newAjv } from '../support/openapi.js';
 
 const T = Date.UTC(2026, 10, 26, 10, 0, 0);
 const DAY = 86_400_000;
@@ -45,9 +49,13 @@ const key = (publicId: string, expiresAt: number | null) => ({
   revokedAt: null,
 });
 
+/** The payloads delivered, as stored. */
+const written: string[] = [];
+
 /** Every payload delivered, its id masked, in order of type then bytes. */
 async function delivered(): Promise<string[]> {
   const claimed = await store.claimDeliveries(T + 100 * DAY, 30_000, 100);
+  written.push(...claimed.map((d) => d.payload));
   return claimed
     .map((d) => {
       const payload = JSON.parse(d.payload) as { id: string };
@@ -173,4 +181,14 @@ it('every event type is written with the same bytes as before', async () => {
     '{"type":"rate.alert","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"subscriptionId":"whk_s","filter":{"metric":"rate","currency":"EUR","source":"parallel","side":"sell","above":"270"},"value":271.5,"observedAt":"2026-11-26T09:59:30.000Z"}}',
     '{"type":"usage.threshold","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"grantId":"grt_g","accountId":"acc_a","period":"2026-11","threshold":80,"used":800,"monthlyRequestLimit":1000}}',
   ]);
+});
+
+it('writes each event as its type’s schema allows, every type among them', () => {
+  const ajv = newAjv();
+  const payloads = written.map((p) => JSON.parse(p) as { type: EventType });
+  expect(new Set(payloads.map((p) => p.type))).toEqual(new Set(EVENT_TYPES));
+  for (const payload of payloads) {
+    const validate = ajv.compile(EVENT_SCHEMAS[payload.type]);
+    expect(validate(payload), JSON.stringify(validate.errors)).toBe(true);
+  }
 });
