@@ -91,6 +91,20 @@ describe('the schema of each webhook event type', () => {
     for (const other of EVENT_TYPES) if (other !== type) expect(byType[other](payload)).toBe(false);
   });
 
+  it('types an event by its schema: TypeScript refuses a data its type does not allow', () => {
+    const data = { grantId: 'g', accountId: 'a', period: '2026-11', threshold: 80 as const, used: 1 };
+    const events: NewEvent[] = [
+      { type: 'usage.threshold', accountId: null, data: { ...data, monthlyRequestLimit: 2 } },
+      // @ts-expect-error: a field the schema does not have
+      { type: 'usage.threshold', accountId: null, data: { ...data, monthlyRequestLimit: 2, extra: 1 } },
+      // @ts-expect-error: a field missing
+      { type: 'usage.threshold', accountId: null, data },
+      // @ts-expect-error: another type's data
+      { type: 'key.expiring', accountId: null, data: { ...data, monthlyRequestLimit: 2 } },
+    ];
+    expect(events).toHaveLength(4);
+  });
+
   it('refuses a field the service does not send, one it always sends missing, or a wrong format', () => {
     const [threshold] = payloads;
     const check = byType['usage.threshold'];

@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MdsAdminClient } from '../../../packages/client/src/admin.js';
+import { keyCreated } from '../../../src/domain/webhook-builders.js';
 import type { TargetPolicy } from '../../../src/webhooks/targets.js';
 import { type AdminHarness, startAdminHarness } from '../../support/admin.js';
 import { backends } from '../../support/backends.js';
@@ -308,13 +309,15 @@ describe.each(backends())('the webhook admin routes on $name', (backend) => {
       'not_found',
     );
 
-    await h.store.emitEvents(
-      [
-        { type: 'key.created', accountId: null, data: { n: 1 } },
-        { type: 'key.created', accountId: null, data: { n: 2 } },
-      ],
-      Date.now(),
-    );
+    // Two events of no account: delivered to every subscription of their type.
+    const keyEvent = (publicId: string) => ({
+      ...keyCreated(
+        { publicId, grantId: 'grt_x', label: 'k', environment: 'live', expiresAt: null },
+        'acc_x',
+      ),
+      accountId: null,
+    });
+    await h.store.emitEvents([keyEvent('k1'), keyEvent('k2')], Date.now());
     const listed = await call('GET', `/admin/v1/webhooks/${hook.id}/deliveries?limit=1`);
     expect(listed.statusCode).toBe(200);
     const [newest] = listed.json().data;
