@@ -178,12 +178,7 @@ const envelope = <T extends EventType>(type: T) =>
       data: EVENT_DATA[type],
     },
     { additionalProperties: false },
-  ) as TObject<{
-    type: TLiteral<T>;
-    id: ReturnType<typeof Id>;
-    createdAt: ReturnType<typeof Instant>;
-    data: (typeof EVENT_DATA)[T];
-  }>;
+  );
 
 /** Each event type's whole payload, the body of its deliveries. */
 export const EVENT_SCHEMAS = Object.fromEntries(EVENT_TYPES.map((t) => [t, envelope(t)])) as {

@@ -1,8 +1,8 @@
 /**
  * Webhook events and rate alerts (docs/decisions.md, 68; docs/webhooks.md):
  * the event types (their payloads: webhook-events.ts), the ids, and a
- * subscription's alert condition, judged on the latest rates. Pure: the store decides when
- * an alert is evaluated, this module what it says.
+ * subscription's alert condition, judged on the latest rates. Pure: the
+ * store decides when an alert is evaluated, this module what it says.
  */
 import { randomBytes } from 'node:crypto';
 import { microsToNumber, parseMicros, percentChange } from './decimal.js';
