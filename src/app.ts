@@ -3,9 +3,9 @@
  * It knows HTTP only: the process (listening, signals, TLS files) is
  * server.ts's business, and the services are assembled in runtime/assemble.ts.
  *
- * The /v1 routes are registered, not loaded: a hook the caller adds before the
- * app is ready applies to them too, and turns the raw entrance off
- * (plugins/hook-watch.ts).
+ * Every /v1 request is answered by the /v1 entrance, in front of Fastify's
+ * router (plugins/v1.ts): a hook added to this app applies to the other
+ * routes only (health, documents, pages).
  */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
@@ -16,7 +16,6 @@ import { openRoutes } from './http/routes/index.js';
 import { operations } from './http/routes/v1/index.js';
 import type { Operation } from './http/v1/operation.js';
 import { errorsPlugin, routeTable } from './plugins/errors.js';
-import { watchRequestHooks } from './plugins/hook-watch.js';
 import { observe, observers } from './plugins/observability.js';
 import { type TransportOptions, transport } from './plugins/transport.js';
 import { v1Plugin } from './plugins/v1.js';
@@ -56,10 +55,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }) as unknown as FastifyInstance;
   const observer = observers(services.metrics, options.logger || undefined, clientAddress(trust));
 
-  // The app's own request hooks, then the watch for anyone else's (plugins/hook-watch.ts).
   wire.install(app);
   observe(app, observer);
-  const hooks = watchRequestHooks(app);
   app.register(errorsPlugin, { routes });
   await registerOpenApi(app, options.contact);
   app.register(openRoutes, { services });
@@ -69,7 +66,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     transport: wire,
     observer,
     addressOf: clientAddress(trust),
-    hooks,
   });
   return app;
 }

@@ -73,6 +73,9 @@ export const notFound = (message?: string) => new ApiError(404, 'not_found', und
 export const serviceUnavailable = (retryAfter = 5) =>
   new ApiError(503, 'service_unavailable', undefined, { 'retry-after': retryAfter });
 
+/** The stopping server's 503: again at once, on a new connection (another instance). */
+export const stopping = () => serviceUnavailable(1);
+
 /**
  * Store and limiter failures surface as 503 with Retry-After, never as a 500;
  * a refusal stays what it is; anything else is not ours to classify (null).

@@ -116,14 +116,6 @@ export function refusedAt(
     : decisionAt(grant, at, minuteUsed, monthUsed, false, 'quota_exceeded', monthPeriod(at).end);
 }
 
-/** Told the outcome of `Limiter.consumeFor`, once. Neither method may throw. */
-export interface ConsumeWaiter {
-  /** The decision; an allowed one once its unit is durable. */
-  decided(decision: LimitDecision): void;
-  /** No decision: the limiter, or the store its units are committed to, is away. Nothing was counted. */
-  unavailable(err: LimiterUnavailableError): void;
-}
-
 export interface Limiter {
   readonly kind: 'memory' | 'redis' | 'store';
   /**
@@ -132,13 +124,6 @@ export interface Limiter {
    * its UTC day for `keyId` (the key's public id) too.
    */
   consume(grant: GrantLimits, now: number, keyId?: string): Promise<LimitDecision>;
-  /**
-   * As `consume`, telling `waiter` instead of returning a promise: the
-   * pipeline's way (docs/decisions.md 80). The memory limiter decides without
-   * a promise and may tell a refusal before this returns; the others tell what
-   * `consume` settles to (`tellWaiter`).
-   */
-  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void;
   /** Current values without consuming (for the headers of a 400). */
   peek(grant: GrantLimits, now: number): Promise<LimitState>;
   /**
@@ -162,14 +147,6 @@ export class LimiterUnavailableError extends Error {
     super('limiter unavailable', { cause });
     this.name = 'LimiterUnavailableError';
   }
-}
-
-/** Tells `waiter` what a limiter's `consume` settles to (the limiters whose decision is a round trip). */
-export function tellWaiter(decision: Promise<LimitDecision>, waiter: ConsumeWaiter): void {
-  decision.then(
-    (d) => waiter.decided(d),
-    (err: unknown) => waiter.unavailable(limiterFailure(err)),
-  );
 }
 
 /** `err` as a limiter reports it: a LimiterUnavailableError, wrapping it unless it is one. */

@@ -8,44 +8,16 @@ import { MINUTE_MS, minuteStart, monthPeriod, utcDay } from '../domain/dates.js'
 import type { UsageStore } from '../storage/store.js';
 import {
   allowedAt,
-  type ConsumeWaiter,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
   LimiterUnavailableError,
   type LimitState,
-  limiterFailure,
   limitState,
   refusedAt,
   rethrowLimiterFailure,
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
-import type { UnitWaiter } from './usage-tally.js';
-
-/**
- * A consumed unit waiting for its commit: answered as allowed once it is
- * durable; if the commit fails it was not counted, so it goes back to the
- * counters (to the window and month it was taken from) and the request is
- * answered 503.
- */
-class PendingUnit implements UnitWaiter {
-  constructor(
-    private readonly c: Counters,
-    private readonly after: LimitDecision,
-    private readonly waiter: ConsumeWaiter,
-  ) {}
-
-  committed(): void {
-    this.waiter.decided(this.after);
-  }
-
-  failed(err: unknown): void {
-    const { c, after } = this;
-    if (c.period === after.period) c.monthUsed--;
-    if (c.windowStart === after.window) c.minuteUsed--;
-    this.waiter.unavailable(new LimiterUnavailableError(err));
-  }
-}
 
 interface Counters {
   windowStart: number;
@@ -98,32 +70,14 @@ export class MemoryLimiter implements Limiter {
   }
 
   consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
-    return new Promise((decided, unavailable) =>
-      this.consumeFor(grant, now, keyId, { decided, unavailable }),
-    );
-  }
-
-  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
     const c = this.counters.get(grant.id);
     // Counters of this month in memory (every request but a grant's first of the month
-    // and after a restart): no await before the check, and no promise.
-    if (c && c.period === monthPeriod(now).key) {
-      this.consumeFrom(grant, c, now, keyId, waiter);
-      return;
-    }
-    this.counters_(grant.id, now).then(
-      (loaded) => this.consumeFrom(grant, loaded, now, keyId, waiter),
-      (err: unknown) => waiter.unavailable(limiterFailure(err)),
-    );
+    // and after a restart): no await before the check, one promise in all.
+    if (c && c.period === monthPeriod(now).key) return this.consumeFrom(grant, c, now, keyId);
+    return this.counters_(grant.id, now).then((loaded) => this.consumeFrom(grant, loaded, now, keyId));
   }
 
-  private consumeFrom(
-    grant: GrantLimits,
-    c: Counters,
-    now: number,
-    keyId: string,
-    waiter: ConsumeWaiter,
-  ): void {
+  private consumeFrom(grant: GrantLimits, c: Counters, now: number, keyId: string): Promise<LimitDecision> {
     // From here to the recorder call there is no await: check and consume are one step.
     const windowStart = minuteStart(now);
     if (c.windowStart !== windowStart) {
@@ -131,15 +85,23 @@ export class MemoryLimiter implements Limiter {
       c.minuteUsed = 0;
     }
     if (c.minuteUsed >= grant.requestsPerMinute || c.monthUsed >= grant.monthlyRequestLimit) {
-      waiter.decided(refusedAt(grant, now, c.minuteUsed, c.monthUsed, windowStart + MINUTE_MS));
-      return;
+      return Promise.resolve(refusedAt(grant, now, c.minuteUsed, c.monthUsed, windowStart + MINUTE_MS));
     }
     c.minuteUsed++;
     c.monthUsed++;
     // The counts after *this* request, taken before the commit: concurrent requests
     // consumed while it is pending must not show up in this one's headers.
     const after = allowedAt(grant, now, c.minuteUsed, c.monthUsed);
-    this.recorder.recordFor(grant.id, c.period, utcDay(now), keyId, new PendingUnit(c, after, waiter));
+    return this.recorder.record(grant.id, c.period, utcDay(now), keyId).then(
+      () => after,
+      (err: unknown) => {
+        // Not durable, so not counted: back to the counters (to the window and month it
+        // was taken from), and the caller answers 503.
+        if (c.period === after.period) c.monthUsed--;
+        if (c.windowStart === after.window) c.minuteUsed--;
+        throw new LimiterUnavailableError(err);
+      },
+    );
   }
 
   async peek(grant: GrantLimits, now: number): Promise<LimitState> {

@@ -28,7 +28,6 @@ import { MINUTE_MS, utcDay } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
 import {
   allowedAt,
-  type ConsumeWaiter,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
@@ -37,7 +36,6 @@ import {
   limitState,
   refusedAt,
   rethrowLimiterFailure,
-  tellWaiter,
 } from './limiter.js';
 import { MonthReconciler } from './redis-reconcile.js';
 import { type LimiterRedis, openRedis } from './redis-scripts.js';
@@ -169,10 +167,6 @@ export class RedisLimiter implements Limiter {
       const timer = setTimeout(done, READY_GRACE_MS);
       this.redis.once('ready', done);
     });
-  }
-
-  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
-    tellWaiter(this.consume(grant, now, keyId), waiter);
   }
 
   /**

@@ -21,7 +21,6 @@ import { wasNotSent } from '../storage/usage-records.js';
 import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
 import {
   allowedAt,
-  type ConsumeWaiter,
   type GrantLimits,
   type LimitDecision,
   type Limiter,
@@ -33,10 +32,11 @@ import {
 } from './limiter.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
-/** A request waiting for its batch: told once, by settle or fail (ConsumeWaiter's contract). */
+/** A request waiting for its batch: settled once. */
 interface Waiter {
   keyId: string;
-  told: ConsumeWaiter;
+  resolve: (decision: LimitDecision) => void;
+  reject: (err: LimiterUnavailableError) => void;
 }
 
 interface Group {
@@ -69,17 +69,12 @@ export class StoreLimiter implements Limiter {
     private readonly recorder: UsageRecorder,
   ) {}
 
+  /** Queues the request in its tick's batch; settles when the batch is decided. */
   consume(grant: GrantLimits, now: number, keyId = ''): Promise<LimitDecision> {
-    return new Promise((decided, unavailable) =>
-      this.consumeFor(grant, now, keyId, { decided, unavailable }),
-    );
+    return new Promise((resolve, reject) => this.enqueue(grant, now, { keyId, resolve, reject }));
   }
 
-  /**
-   * Queues the request in its tick's batch and tells `waiter` when the batch is
-   * decided: no promise per request, as in the memory limiter (docs/decisions.md 80).
-   */
-  consumeFor(grant: GrantLimits, now: number, keyId: string, waiter: ConsumeWaiter): void {
+  private enqueue(grant: GrantLimits, now: number, waiter: Waiter): void {
     let group = this.queue.get(grant.id);
     if (!group) {
       if (this.queue.size === 0) {
@@ -89,7 +84,7 @@ export class StoreLimiter implements Limiter {
       group = { grant, waiting: [] };
       this.queue.set(grant.id, group);
     }
-    group.waiting.push({ keyId, told: waiter });
+    group.waiting.push(waiter);
   }
 
   private schedule(): void {
@@ -126,7 +121,7 @@ export class StoreLimiter implements Limiter {
       (err: unknown) => {
         const fail = () => {
           const unavailable = new LimiterUnavailableError(err);
-          for (const g of groups) for (const w of g.waiting) w.told.unavailable(unavailable);
+          for (const g of groups) for (const w of g.waiting) w.reject(unavailable);
         };
         // Never sent: nothing was committed, so nothing was counted.
         if (wasNotSent(err)) return fail();
@@ -170,10 +165,10 @@ export class StoreLimiter implements Limiter {
       const at = Math.max(now, o.window);
       const mAfter = o.minuteUsed + o.allowed;
       for (let i = 0; i < o.allowed; i++)
-        waiting[i]!.told.decided(allowedAt(grant, at, o.minuteUsed + i + 1, o.monthUsed + i + 1));
+        waiting[i]!.resolve(allowedAt(grant, at, o.minuteUsed + i + 1, o.monthUsed + i + 1));
       if (o.allowed < waiting.length) {
         const refusal = refusedAt(grant, at, mAfter, o.monthUsed + o.allowed, o.window + MINUTE_MS);
-        for (let i = o.allowed; i < waiting.length; i++) waiting[i]!.told.decided(refusal);
+        for (let i = o.allowed; i < waiting.length; i++) waiting[i]!.resolve(refusal);
       }
     }
   }

@@ -18,16 +18,7 @@ import { performance } from 'node:perf_hooks';
 import type { Store, UsageIncrement, UsageStore } from '../storage/store.js';
 import { type DailyIncrement, wasNotSent } from '../storage/usage-records.js';
 import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
-import {
-  type Added,
-  add,
-  addAll,
-  type Batch,
-  byText,
-  newBatch,
-  type Tally,
-  type UnitWaiter,
-} from './usage-tally.js';
+import { type Added, add, addAll, type Batch, byText, newBatch, type Tally } from './usage-tally.js';
 
 /** Pause before a failed give-back is tried again when no other commit carries it. */
 const RETRY_MS = 1_000;
@@ -81,14 +72,6 @@ export class UsageRecorder {
    */
   record(grantId: string, period: string, day: string, keyId: string, count = 1): Promise<void> {
     return this.added(grantId, period, day, keyId, count).done;
-  }
-
-  /**
-   * As `record`, one unit, telling `waiter` instead of returning a promise:
-   * no promise per request on the embedded hot path (docs/decisions.md 80).
-   */
-  recordFor(grantId: string, period: string, day: string, keyId: string, waiter: UnitWaiter): void {
-    this.added(grantId, period, day, keyId, 1).wait(waiter);
   }
 
   private added(grantId: string, period: string, day: string, keyId: string, count: number): Batch {

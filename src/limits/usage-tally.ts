@@ -1,90 +1,29 @@
 /**
  * The usage recorder's tallies (units by grant, month, day and key) and the
- * batch a tick's requests share: usage-recorder.ts, apart for size.
+ * promise a batch's requests share: usage-recorder.ts, apart for size.
  */
 import type { UsageIncrement } from '../storage/store.js';
 import type { DailyIncrement } from '../storage/usage-records.js';
 
-/**
- * Told when the batch holding its unit is committed or has failed, without a
- * promise per unit (the memory limiter's requests: docs/decisions.md 80).
- * Neither method may throw.
- */
-export interface UnitWaiter {
-  committed(): void;
-  failed(err: unknown): void;
+/** The batch being filled: one promise shared by every unit in it. */
+export interface Batch {
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
 }
 
-/**
- * The batch being filled: its units' waiters, and one promise shared by the
- * callers that wait with a promise (made only when one asks). Settled once;
- * a second settle is a no-op, as with a promise.
- */
-export class Batch {
-  private readonly waiters: UnitWaiter[] = [];
-  private promise: Promise<void> | null = null;
-  private resolvePromise: (() => void) | null = null;
-  private rejectPromise: ((err: unknown) => void) | null = null;
-  private settled = false;
-  private failure: { err: unknown } | null = null;
-
-  /** The batch's promise: resolves when it is committed, rejects when it failed. */
-  get done(): Promise<void> {
-    if (this.promise === null) {
-      if (this.settled) {
-        this.promise = this.failure === null ? Promise.resolve() : Promise.reject(this.failure.err);
-      } else {
-        this.promise = new Promise<void>((res, rej) => {
-          this.resolvePromise = res;
-          this.rejectPromise = rej;
-        });
-      }
-      // A failed batch is reported to every caller through `done`; this keeps the
-      // promise itself from counting as an unhandled rejection.
-      this.promise.catch(() => {});
-    }
-    return this.promise;
-  }
-
-  wait(waiter: UnitWaiter): void {
-    this.waiters.push(waiter);
-  }
-
-  resolve(): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.resolvePromise?.();
-    tellEach(this.waiters, (w) => w.committed());
-  }
-
-  reject(err: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.failure = { err };
-    this.rejectPromise?.(err);
-    tellEach(this.waiters, (w) => w.failed(err));
-  }
+export function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A failed batch is reported to every caller through `done`; this keeps the
+  // promise itself from counting as an unhandled rejection.
+  done.catch(() => {});
+  return { done, resolve, reject };
 }
-
-/**
- * Tells every waiter, even after one threw, so no other request is left
- * unanswered and the recorder's own bookkeeping goes on. A waiter that throws
- * is a bug: its error is thrown on its own, as an uncaught exception, as an
- * error in a promise's reaction would have been.
- */
-function tellEach(waiters: UnitWaiter[], tell: (w: UnitWaiter) => void): void {
-  for (const w of waiters) {
-    try {
-      tell(w);
-    } catch (err) {
-      queueMicrotask(() => {
-        throw err;
-      });
-    }
-  }
-}
-
-export const newBatch = (): Batch => new Batch();
 
 /** A grant's month in a tally: its total, and the same units by day, then key. */
 export interface MonthTally {

@@ -1,8 +1,8 @@
 /**
  * Metrics on every response, and one access line when the level would print
  * it. Each route gets its own onResponse hook with its template captured, so
- * the hot path never builds request.routeOptions; the raw entrance records
- * through the same observer (http/v1/entrance.ts).
+ * that request.routeOptions is never built; the /v1 entrance records through
+ * the same observer (http/v1/entrance.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -67,28 +67,13 @@ export function observers(
 
 const onResponse =
   (observed: Observe) => (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    observed(
-      reply.statusCode,
-      reply.elapsedTime,
-      request.id,
-      request.method,
-      request.url,
-      request.access,
-      request.raw,
-    );
+    observed(reply.statusCode, reply.elapsedTime, request.id, request.method, request.url, null, request.raw);
     done();
   };
 
-/**
- * Observes every route's responses, and unmatched requests'. Added to the app
- * itself, not through a plugin, so that plugins/hook-watch.ts can start
- * watching after it. A route whose config says `observed: true` records its
- * answers itself, through the same observer (the /v1 routes, whose answers
- * the one writer writes on a hijacked reply: plugins/v1.ts).
- */
+/** Observes every route's responses, and unmatched requests'. */
 export function observe(app: FastifyInstance, observer: (route: string) => Observe): void {
   app.addHook('onRoute', (route) => {
-    if ((route.config as { observed?: boolean } | undefined)?.observed === true) return;
     route.onResponse = [
       ...asArray(route.onResponse),
       onResponse(observer(route.url)),

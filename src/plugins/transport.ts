@@ -1,9 +1,11 @@
 /**
  * The transport: the server Fastify listens on (HTTP or TLS, timeouts, header
- * limits), what Node's parser rejects before Fastify sees it (431, 408, 400,
- * CONNECT), request ids, HSTS, and the rules every request meets before a
- * route does (414, Host, GET only, answers while stopping). Raw answers carry
- * our envelope and a request id like every other.
+ * limits), with the /v1 entrance in front of Fastify's router
+ * (http/v1/entrance.ts), what Node's parser rejects before either sees it
+ * (431, 408, 400, CONNECT), request ids, HSTS, and the rules every request
+ * outside /v1 meets before a route does (414, Host, GET only, answers while
+ * stopping; the entrance applies the same to /v1). Raw answers carry our
+ * envelope and a request id like every other.
  */
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -16,11 +18,11 @@ import type {
   FastifyRequest,
   FastifyServerOptions,
 } from 'fastify';
-import { ApiError, errorBody, serviceUnavailable } from '../http/errors.js';
+import { ApiError, errorBody, stopping } from '../http/errors.js';
 import { requestIds } from '../http/request-ids.js';
 import { JSON_TYPE } from '../http/respond.js';
 import { cutStalledReaders } from '../http/stalled-readers.js';
-import type { RawEntrance } from '../http/v1/entrance.js';
+import type { V1Entrance } from '../http/v1/entrance.js';
 import type { Services } from '../runtime/services.js';
 import type { RouteTable } from './errors.js';
 
@@ -34,15 +36,13 @@ export interface TransportOptions {
   requestTimeoutMs?: number;
 }
 
-/** Retry-After of the stopping server's 503: at once, on a new connection (another instance). */
-const STOPPING_RETRY_AFTER = 1;
 /** How long a rejected connection's further input is read and discarded before it is closed. */
 const LINGER_MS = 1_000;
 /** How much of a rejected connection's further input is read and dropped before reading stops. */
 const LINGER_BYTES = 256 * 1024;
 const rejected = new WeakSet<Socket>();
 
-/** The router's query-string parser, and the raw entrance's: one parse for both. */
+/** The router's query-string parser, and the /v1 entrance's: one parse for both. */
 export const parseQuery = (query: string): Record<string, unknown> =>
   query.length === 0 ? {} : (parseQueryString(query) as Record<string, unknown>);
 
@@ -92,8 +92,8 @@ export function transport(services: Services, options: TransportOptions, routes:
   const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
   // Answers written on the raw socket, outside Fastify's hooks, need HSTS spelled out.
   const rawHeaders = hsts ? `Strict-Transport-Security: ${hsts}\r\n` : '';
-  /** Set by plugins/v1.ts once the operations are known: it may answer before the router. */
-  const front: { writer: RawEntrance | null } = { writer: null };
+  /** Set by plugins/v1.ts: it answers every /v1 request before the router. */
+  const front: { entrance: V1Entrance | null } = { entrance: null };
   // Node checks the header and request timeouts only every connectionsCheckingInterval
   // (30 s by default), which would let a slow client hold a connection far longer.
   // The same options for HTTPS: Fastify passes `http` to http.createServer only.
@@ -107,10 +107,10 @@ export function transport(services: Services, options: TransportOptions, routes:
   };
 
   const fastifyOptions: FastifyServerOptions = {
-    // The server Fastify would create, with the raw entrance (http/v1/entrance.ts) in front of its router.
+    // The server Fastify would create, with the /v1 entrance (http/v1/entrance.ts) in front of its router.
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
       const dispatch = (req: IncomingMessage, res: ServerResponse) => {
-        if (front.writer === null || !front.writer.take(req, res)) handler(req, res);
+        if (front.entrance === null || !front.entrance.take(req, res)) handler(req, res);
       };
       const server = options.tls
         ? createTlsServer({ ...options.tls, ...serverOptions, minVersion: 'TLSv1.2' }, dispatch)
@@ -160,10 +160,7 @@ export function transport(services: Services, options: TransportOptions, routes:
     ...(options.tls ? { https: true } : {}),
   } as FastifyServerOptions;
 
-  /**
-   * The transport's hooks, added to the app itself, not through a plugin: they
-   * are in place before plugins/hook-watch.ts starts watching (app.ts).
-   */
+  /** The transport's hooks, on the app itself: they apply to every route outside /v1. */
   const install = (app: FastifyInstance): void => {
     // CONNECT never reaches Fastify: without a listener Node drops the connection unanswered.
     app.server.on('connect', (_request: unknown, socket: Socket) =>
@@ -171,13 +168,12 @@ export function transport(services: Services, options: TransportOptions, routes:
     );
     const { lifecycle } = services;
     // Closing is draining too, also when app.close() is called without server.ts's
-    // drain: the raw entrance steps aside, answers close their connections, /readyz fails.
+    // drain: answers close their connections, /readyz fails.
     app.addHook('preClose', (done) => {
       lifecycle.draining = true;
       done();
     });
-    // Callback-style: on every request, a promise per hook is measurable. The raw
-    // entrance leaves to Fastify every request this hook would refuse.
+    // The /v1 entrance applies the same rules, in the same order (http/v1/entrance.ts).
     app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void) => {
       reply.header('x-request-id', request.id);
       if (hsts) reply.header('strict-transport-security', hsts);
@@ -188,7 +184,7 @@ export function transport(services: Services, options: TransportOptions, routes:
         // be sent only if the one before kept the connection open, which answers while
         // stopping do not. Refused before it consumes a unit; its client sends it again
         // on a new connection.
-        if (reply.raw.socket === null) return next(serviceUnavailable(STOPPING_RETRY_AFTER));
+        if (reply.raw.socket === null) return next(stopping());
       }
       next(
         request.url.length > maxUrlLength

@@ -1,23 +1,20 @@
 /**
- * Mounts the /v1 operations (http/routes/v1/): each is a GET route whose
- * validator is compiled from its schema and whose handler asks the pipeline
- * (http/v1/decide.ts) for the answer and has the one writer write it on the
- * hijacked reply. The same operations are handed to the raw entrance, which
- * takes the same requests before the router while no request hook of anyone
- * else's is on the app (plugins/hook-watch.ts).
+ * Puts the /v1 entrance (http/v1/entrance.ts) in front of Fastify's router,
+ * with the pipeline (http/v1/decide.ts) and the operations (http/routes/v1/).
+ *
+ * Each operation is also declared to Fastify as a GET route with its schema,
+ * for the OpenAPI document only (@fastify/swagger reads the declared routes):
+ * the entrance takes every /v1 request before the router, so the route's
+ * handler never runs.
  */
 import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { AccessContext } from '../access/authenticator.js';
-import type { Answer } from '../http/v1/answer.js';
 import { decider } from '../http/v1/decide.js';
-import { type Observe, RawEntrance } from '../http/v1/entrance.js';
+import { type Observe, V1Entrance } from '../http/v1/entrance.js';
 import type { Operation } from '../http/v1/operation.js';
-import { WRITER_HEADERS, type Writing, writeAnswer } from '../http/v1/write.js';
 import type { Services } from '../runtime/services.js';
-import { type HookWatch, routeHooks } from './hook-watch.js';
 import { parseQuery, type transport } from './transport.js';
 
 export interface V1Options {
@@ -27,39 +24,18 @@ export interface V1Options {
   observer: (route: string) => Observe;
   /** The client's address, trusted proxies applied (http/client-address.ts). */
   addressOf: (req: IncomingMessage) => string;
-  hooks: HookWatch;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The key and grant of a /v1 request, once known (the access line names them). */
-    access: AccessContext | null;
-  }
-}
-
-/** Headers a hook set on the reply before the handler, other than those the writer sets itself. */
-function hookedHeaders(reply: FastifyReply): string[] {
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (value === undefined || WRITER_HEADERS.has(name)) continue;
-    if (Array.isArray(value)) for (const v of value) out.push(name, v);
-    else out.push(name, String(value));
-  }
-  return out;
-}
+const documentOnly = (): never => {
+  throw new Error('a /v1 request is answered by the /v1 entrance, before the router');
+};
 
 export const v1Plugin = fp(
-  (
-    app: FastifyInstance,
-    { services, operations, transport, observer, addressOf, hooks }: V1Options,
-    done,
-  ) => {
-    app.decorateRequest('access', null);
+  (app: FastifyInstance, { services, operations, transport, observer, addressOf }: V1Options, done) => {
     const logError = (err: unknown, requestId: string) =>
       app.log.error({ err, requestId }, 'unhandled error');
-    const decide = decider(services, logError);
-    const raw = new RawEntrance({
-      decide,
+    const entrance = new V1Entrance({
+      decide: decider(services, logError),
       addressOf,
       limiter: services.limiter,
       nextId: transport.nextId,
@@ -68,85 +44,24 @@ export const v1Plugin = fp(
       hsts: transport.hsts,
       draining: () => services.lifecycle.draining,
       logError,
+      observer,
     });
-    const unknownRouteHooks: string[] = [];
+    for (const op of operations) entrance.add(op);
+    transport.front.entrance = entrance;
 
     app.register(
       (v1, _opts, registered) => {
-        // A /v1 route declared with hooks of its own (by anyone's onRoute) is met
-        // through Fastify too. Fastify gives each HEAD route its own onSend.
-        v1.addHook('onRoute', (route) => {
-          if (route.method !== 'HEAD') unknownRouteHooks.push(...routeHooks(route as never));
-        });
         const typed = v1.withTypeProvider<TypeBoxTypeProvider>();
         for (const op of operations) {
-          const observe = observer(`/v1${op.url}`);
+          // The operation's own validator: nothing compiled for a route that never runs.
           typed.route({
             method: 'GET',
             url: op.url,
             schema: op.schema,
-            // The operation's validator, compiled from its schema (http/v1/query.ts);
-            // a refusal is reported by the pipeline at its step (401 before 400).
             validatorCompiler: () => op.validate,
-            attachValidation: true,
-            // Observed here, as the raw entrance observes: the reply is hijacked.
-            config: { observed: true },
-            handler: (request, reply) => {
-              const query = request.validationError
-                ? { error: request.validationError as never }
-                : { value: request.query };
-              const input = {
-                headers: request.headers,
-                rawHeaders: request.raw.rawHeaders,
-                query,
-                url: request.url,
-                requestId: request.id,
-                ip: () => request.ip,
-              };
-              // The answer is written by the one writer (http/v1/write.ts), not by Fastify's reply.
-              reply.hijack();
-              const writing: Writing = {
-                requestId: request.id,
-                hsts: transport.hsts,
-                draining: services.lifecycle.draining,
-                head: request.method === 'HEAD',
-                acceptEncoding: request.headers['accept-encoding'],
-                hooked: hookedHeaders(reply),
-                limiter: services.limiter,
-                logError,
-              };
-              const written = (answer: Answer) =>
-                observe(
-                  answer.status,
-                  reply.elapsedTime,
-                  request.id,
-                  request.method,
-                  request.url,
-                  answer.access,
-                  request.raw,
-                );
-              decide(op, input, {
-                decided: (answer) => {
-                  request.access = answer.access;
-                  written(writeAnswer(reply.raw, answer, writing));
-                },
-              });
-            },
+            handler: documentOnly,
           });
-          raw.add(`/v1${op.url}`, op, observe);
         }
-        v1.addHook('onReady', (ready) => {
-          const foreign = [...hooks.foreign, ...unknownRouteHooks];
-          raw.enabled = foreign.length === 0;
-          if (!raw.enabled) {
-            app.log.info(
-              { hooks: foreign },
-              'request hooks on the app: every /v1 request goes through Fastify',
-            );
-          }
-          transport.front.writer = raw;
-          ready();
-        });
         registered();
       },
       { prefix: '/v1' },

@@ -1,7 +1,6 @@
 /**
  * The one writer of /v1 answers (src/http/v1/write.ts) over real TLS: a 200,
- * a HEAD, a 304, a 404, a 429 and a 503, through the raw entrance and through
- * Fastify's route, each carry exactly one X-Request-Id (equal to
+ * a HEAD, a 304, a 404, a 429 and a 503 each carry exactly one X-Request-Id (equal to
  * `meta.requestId` where there is a body) and Strict-Transport-Security, and
  * a draining server's answers close their connections. Deleting any line of
  * the writer that sets them fails here.
@@ -13,9 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
-import { RawEntrance } from '../../src/http/v1/entrance.js';
 import { seedSample } from '../../src/import/seed.js';
-import { type Limiter, LimiterUnavailableError } from '../../src/limits/limiter.js';
+import { LimiterUnavailableError } from '../../src/limits/limiter.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { openStore } from '../../src/storage/open.js';
@@ -24,7 +22,6 @@ import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { withinOneMinute } from '../support/wait.js';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
-const take = vi.spyOn(RawEntrance.prototype, 'take');
 /** Keep-alive: a `Connection: close` in an answer is then the server's own choice. */
 const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
 
@@ -33,8 +30,6 @@ interface Got {
   headers: Record<string, string | string[] | undefined>;
   raw: string[];
   body: string;
-  /** Which entrance answered: the raw one took it, or Fastify's route. */
-  entrance: 'raw' | 'fastify';
 }
 
 describe('the /v1 writer over TLS', () => {
@@ -43,15 +38,7 @@ describe('the /v1 writer over TLS', () => {
   let key: string;
   let limitedKey: string;
 
-  /** A request, through the raw entrance unless `via` is 'fastify' (the raw entrance then declines it). */
-  function get(
-    path: string,
-    headers: Record<string, string> = {},
-    method = 'GET',
-    via: Got['entrance'] = 'raw',
-  ): Promise<Got> {
-    take.mockClear();
-    if (via === 'fastify') take.mockImplementationOnce(() => false);
+  function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Got> {
     return new Promise((resolve, reject) => {
       const req = https.request(`${server.url}${path}`, { method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
@@ -62,7 +49,6 @@ describe('the /v1 writer over TLS', () => {
             headers: res.headers,
             raw: res.rawHeaders,
             body: Buffer.concat(chunks).toString('utf8'),
-            entrance: take.mock.results.some((r) => r.value === true) ? 'raw' : 'fastify',
           }),
         );
       });
@@ -71,10 +57,9 @@ describe('the /v1 writer over TLS', () => {
     });
   }
 
-  function expectWritten(res: Got, status: number, entrance: Got['entrance']): void {
-    const where = `${res.status} via ${res.entrance} ${JSON.stringify(res.headers)} ${res.body.slice(0, 200)}`;
+  function expectWritten(res: Got, status: number): void {
+    const where = `${res.status} ${JSON.stringify(res.headers)} ${res.body.slice(0, 200)}`;
     expect(res.status, where).toBe(status);
-    expect(res.entrance, where).toBe(entrance);
     expect(res.headers['strict-transport-security'], where).toBe(HSTS);
     const ids = res.raw.filter((_, i) => i % 2 === 0 && res.raw[i]!.toLowerCase() === 'x-request-id');
     expect(ids, where).toHaveLength(1);
@@ -126,61 +111,48 @@ describe('the /v1 writer over TLS', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const ENTRANCES = ['raw', 'fastify'] as const;
-
-  it.each(ENTRANCES)('200 and HEAD through the %s entrance', async (via) => {
-    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${key}` }, 'GET', via), 200, via);
-    expectWritten(await get('/v1/rates/latest', { 'x-api-key': key }, 'GET', via), 200, via);
-    const head = await get('/v1/rates/latest', { authorization: `Bearer ${key}` }, 'HEAD', via);
-    expectWritten(head, 200, via);
+  it('200 and HEAD', async () => {
+    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${key}` }), 200);
+    expectWritten(await get('/v1/rates/latest', { 'x-api-key': key }), 200);
+    const head = await get('/v1/rates/latest', { authorization: `Bearer ${key}` }, 'HEAD');
+    expectWritten(head, 200);
     expect(head.body).toBe('');
     expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
   });
 
-  it.each(ENTRANCES)('304 for a matching If-None-Match through the %s entrance', async (via) => {
+  it('304 for a matching If-None-Match', async () => {
     const first = await get('/v1/rates/latest', { authorization: `Bearer ${key}` });
-    const again = await get(
-      '/v1/rates/latest',
-      { authorization: `Bearer ${key}`, 'if-none-match': String(first.headers.etag) },
-      'GET',
-      via,
-    );
-    expectWritten(again, 304, via);
+    const again = await get('/v1/rates/latest', {
+      authorization: `Bearer ${key}`,
+      'if-none-match': String(first.headers.etag),
+    });
+    expectWritten(again, 304);
     expect(again.body).toBe('');
   });
 
-  it.each(ENTRANCES)('404 for an unknown currency through the %s entrance', async (via) => {
-    const res = await get('/v1/rates/history?currency=ZZZ', { authorization: `Bearer ${key}` }, 'GET', via);
-    expectWritten(res, 404, via);
+  it('404 for an unknown currency, and for an unknown path', async () => {
+    expectWritten(await get('/v1/rates/history?currency=ZZZ', { authorization: `Bearer ${key}` }), 404);
+    expectWritten(await get('/v1/nothing', { authorization: `Bearer ${key}` }), 404);
   });
 
-  it('429 past the per-minute limit, through both entrances', async () => {
+  it('429 past the per-minute limit', async () => {
     await withinOneMinute();
-    expectWritten(await get('/v1/me', { authorization: `Bearer ${limitedKey}` }), 200, 'raw');
-    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${limitedKey}` }), 429, 'raw');
-    expectWritten(
-      await get('/v1/rates/latest', { 'x-api-key': limitedKey }, 'GET', 'fastify'),
-      429,
-      'fastify',
-    );
+    expectWritten(await get('/v1/me', { authorization: `Bearer ${limitedKey}` }), 200);
+    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${limitedKey}` }), 429);
+    expectWritten(await get('/v1/rates/latest', { 'x-api-key': limitedKey }), 429);
   });
 
-  it('503 while the limiter is away, through both entrances', async () => {
+  it('503 while the limiter is away', async () => {
     const { limiter } = server.runtime.services;
     const away = new LimiterUnavailableError(new Error('away'));
-    // Both ways a limiter is asked: the promise, and the waiter (the memory limiter's, docs/decisions.md 80).
     const consume = vi.spyOn(limiter, 'consume').mockRejectedValue(away);
-    const consumeFor = vi
-      .spyOn(limiter as Required<Limiter>, 'consumeFor')
-      .mockImplementation((_grant, _now, _keyId, waiter) => waiter.unavailable(away));
     try {
-      const raw = await get('/v1/rates/latest', { authorization: `Bearer ${key}` });
-      expectWritten(raw, 503, 'raw');
-      expect(raw.headers['retry-after']).toBeDefined();
-      expectWritten(await get('/v1/rates/latest', { 'x-api-key': key }, 'GET', 'fastify'), 503, 'fastify');
+      const res = await get('/v1/rates/latest', { authorization: `Bearer ${key}` });
+      expectWritten(res, 503);
+      expect(res.headers['retry-after']).toBeDefined();
+      expectWritten(await get('/v1/rates/latest', { 'x-api-key': key }), 503);
     } finally {
       consume.mockRestore();
-      consumeFor.mockRestore();
     }
   });
 
@@ -194,21 +166,21 @@ describe('the /v1 writer over TLS', () => {
     } as never);
     try {
       const auth = { authorization: `Bearer ${key}` };
-      expectWritten(await get('/v1/market/premium/history?limit=x', auth), 400, 'raw');
-      expectWritten(await get('/v1/gold/history?limit=x', auth, 'GET', 'fastify'), 400, 'fastify');
+      expectWritten(await get('/v1/market/premium/history?limit=x', auth), 400);
+      expectWritten(await get('/v1/gold/history?limit=x', auth), 400);
       expect(tallies).toHaveBeenCalledTimes(2);
     } finally {
       tallies.mockRestore();
     }
     // The connections were kept, not cut by a second answer.
-    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${key}` }), 200, 'raw');
+    expectWritten(await get('/v1/rates/latest', { authorization: `Bearer ${key}` }), 200);
   });
 
   it('while draining, an answer closes its connection', async () => {
     server.runtime.services.lifecycle.draining = true;
     try {
       const res = await get('/v1/rates/latest', { authorization: `Bearer ${key}` });
-      expectWritten(res, 200, 'fastify');
+      expectWritten(res, 200);
       expect(res.headers.connection).toBe('close');
       // Not draining: the same request keeps its connection.
       server.runtime.services.lifecycle.draining = false;

@@ -4,19 +4,14 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ConsumeWaiter,
-  type LimitDecision,
-  type Limiter,
-  LimiterUnavailableError,
-} from '../../src/limits/limiter.js';
+import { type Limiter, LimiterUnavailableError } from '../../src/limits/limiter.js';
 import { MemoryLimiter } from '../../src/limits/memory.js';
 import { RedisLimiter } from '../../src/limits/redis.js';
 import { StoreLimiter } from '../../src/limits/store-limiter.js';
 import { UsageRecorder } from '../../src/limits/usage-recorder.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
-import { waitFor, withinOneMinute } from '../support/wait.js';
+import { withinOneMinute } from '../support/wait.js';
 
 interface Variant {
   name: string;
@@ -190,30 +185,13 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     expect(await store.getUsage(g.id, '2026-11')).toBe(3);
   });
 
-  it('consumeFor tells what consume resolves: an allowed unit once durable, a refusal (at once in memory)', async () => {
+  it('consume resolves an allowed unit once it is durable, and a refusal having counted nothing', async () => {
     const limiter: Limiter = make();
     const g = await grant(1, 1000);
-    const told: Array<{ decision?: LimitDecision; err?: unknown; durable?: number }> = [];
-    const waiter = (): ConsumeWaiter => ({
-      decided: (decision) => {
-        const entry: (typeof told)[number] = { decision };
-        told.push(entry);
-        // Counted in the store by the time an allowed unit is told.
-        void store.getUsage(g.id, '2026-11').then((n) => {
-          entry.durable = n;
-        });
-      },
-      unavailable: (err) => told.push({ err }),
-    });
-    limiter.consumeFor(g, NOW, 'key', waiter());
-    expect(told).toHaveLength(0); // not before its commit
-    await waitFor(() => told[0]?.durable !== undefined, { what: 'the allowed unit told' });
-    expect(told[0]).toMatchObject({ decision: { allowed: true, minuteRemaining: 0 }, durable: 1 });
-    limiter.consumeFor(g, NOW, 'key', waiter());
-    // The window is full: refused, nothing counted; the memory limiter before consumeFor returns.
-    if (limiter.kind !== 'memory') await waitFor(() => told[1], { what: 'the refusal told' });
-    expect(told[1]?.decision).toMatchObject({ allowed: false, reason: 'rate_limited' });
-    expect(await limiter.consume(g, NOW)).toMatchObject({ allowed: false, reason: 'rate_limited' });
+    expect(await limiter.consume(g, NOW, 'key')).toMatchObject({ allowed: true, minuteRemaining: 0 });
+    // Counted in the store by the time the allowed unit is resolved.
+    expect(await store.getUsage(g.id, '2026-11')).toBe(1);
+    expect(await limiter.consume(g, NOW, 'key')).toMatchObject({ allowed: false, reason: 'rate_limited' });
     expect(await store.getUsage(g.id, '2026-11')).toBe(1);
   });
 

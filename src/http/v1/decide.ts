@@ -1,9 +1,9 @@
 /**
  * THE pipeline of every /v1 request (decisions §1): one function decides the
  * answer, `(operation, request) → { status, headers, body }`, and one writer
- * writes it (write.ts), whichever entrance the request came through.
+ * writes it (write.ts).
  *
- *   1. route and method                 the router's (404, 405: plugins/errors.ts)
+ *   1. route and method                 the entrance's (404, 405: entrance.ts)
  *   2. authenticate the key             401 (429 for an address that keeps guessing)
  *   3. check the grant                  403 grant_inactive
  *   4. validate the query               400 (quota headers, nothing consumed)
@@ -12,18 +12,14 @@
  *   7. the operation's answer           200 / 304 / 404 (the unit stays consumed)
  *
  * The query is validated by the operation's own validator before the pipeline
- * runs (Fastify runs it as the route's validator; the raw entrance calls it), and
- * its result is reported here at step 4: validation is pure, so when it runs
- * does not matter, only where its refusal ranks.
- *
- * Every request gets an answer, whichever entrance it came through: the
- * entrances differ only in how the request reached the pipeline, never in
- * what it decides.
+ * runs (the entrance calls it), and its result is reported here at step 4:
+ * validation is pure, so when it runs does not matter, only where its refusal
+ * ranks. Every request gets an answer.
  */
 import type { AccessContext } from '../../access/authenticator.js';
 import { REPEATED_CREDENTIAL, repeatedCredential } from '../../access/credential-headers.js';
 import { secondsUntil } from '../../domain/dates.js';
-import type { ConsumeWaiter, LimitDecision, LimiterUnavailableError } from '../../limits/limiter.js';
+import { type LimitDecision, type LimiterUnavailableError, limiterFailure } from '../../limits/limiter.js';
 import type { Tally } from '../../observability/metrics.js';
 import type { Services } from '../../runtime/services.js';
 import { prefersCsv } from '../accept.js';
@@ -38,10 +34,9 @@ export interface Decided {
 }
 
 /**
- * Decides the answer to `request` and tells `done`: before returning when
- * every step could be taken at once (a cached key, a limiter that decides in
- * memory, a prepared answer), else once the step that waits is done. No
- * promise per request on that path (docs/decisions.md 80).
+ * Decides the answer to `request` and tells `done`, at once for a refusal
+ * that needs no I/O, else once the step that waits (the key's check, the
+ * limiter, the operation's answer) is done.
  */
 export type Decide = (op: Operation, request: V1Request, done: Decided) => void;
 
@@ -53,28 +48,17 @@ export function decider(services: Services, logFailure: LogFailure): Decide {
   return (op, request, done) => pipeline.decide(op, request, done);
 }
 
-/** The steps' continuation once the limiter has decided (step 6 to step 7). */
-class Consuming implements ConsumeWaiter {
-  constructor(
-    private readonly p: Pipeline,
-    readonly op: Operation,
-    readonly request: V1Request,
-    readonly access: AccessContext,
-    readonly now: number,
-    readonly query: unknown,
-    readonly csv: boolean,
-    /** A prepared answer (the hot path), else the operation is asked after the consume. */
-    readonly ready: Outcome | undefined,
-    readonly done: Decided,
-  ) {}
-
-  decided(decision: LimitDecision): void {
-    this.p.consumed(this, decision);
-  }
-
-  unavailable(err: LimiterUnavailableError): void {
-    this.p.unavailable(this, err);
-  }
+/** What steps 6 and 7 carry from the steps before. */
+interface Consuming {
+  op: Operation;
+  request: V1Request;
+  access: AccessContext;
+  now: number;
+  query: unknown;
+  csv: boolean;
+  /** A prepared answer (the hot path), else the operation is asked after the consume. */
+  ready: Outcome | undefined;
+  done: Decided;
 }
 
 class Pipeline {
@@ -207,8 +191,11 @@ class Pipeline {
     const csv = op.csv === true && prefersCsv(request.headers.accept);
     // A CSV request gets the CSV page or waits for it: never the JSON one.
     const ready = op.ready?.(query, csv);
-    const consuming = new Consuming(this, op, request, access, now, query, csv, ready, done);
-    limiter.consumeFor(access.grant, now, access.key.publicId, consuming);
+    const c: Consuming = { op, request, access, now, query, csv, ready, done };
+    limiter.consume(access.grant, now, access.key.publicId).then(
+      (decision) => this.consumed(c, decision),
+      (err: unknown) => this.unavailable(c, limiterFailure(err)),
+    );
     return undefined;
   }
 

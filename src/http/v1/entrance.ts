@@ -1,28 +1,30 @@
 /**
- * The raw entrance: a shortcut past Fastify's router to the same decide and
- * the same writer (write.ts), for every GET and HEAD to a /v1 operation,
- * whatever its headers: a key seen for the first time, a conditional request,
- * a refusal. It routes and nothing else; the answer is the pipeline's
- * (decide.ts), written by writeAnswer, exactly as Fastify's route
- * (plugins/v1.ts) would have it written.
+ * The /v1 entrance: every request whose path is under /v1 is answered here,
+ * before Fastify's router, which serves only the paths outside /v1 (health,
+ * documents, pages). It routes, applies the transport's rules in the order
+ * Fastify applies them to its own routes (a target it cannot decode, 503 to a
+ * request pipelined behind a closing answer, 414, a missing Host, 405/404 for
+ * another method, 404 for an unknown path), and hands the rest to the
+ * pipeline (decide.ts); every answer is written by writeAnswer (write.ts).
  *
- * Why it exists (docs/performance-notes.md): profiles of /v1/rates/latest put
- * about half of the request's time in Fastify's request and reply objects,
- * hook runners, header map and onSend, for a body that is already bytes.
+ * Why not Fastify's route (docs/performance-notes.md): profiles of
+ * /v1/rates/latest put about half of the request's time in Fastify's request
+ * and reply objects, hook runners, header map and onSend, for a body that is
+ * already bytes. A hook added to the Fastify app therefore never runs on a
+ * /v1 answer.
  *
- * What it leaves to Fastify: what the transport refuses before any route (a
- * URL past the length limit, an HTTP/1.1 request without Host, a fragment in
- * the target), every request while the server drains (the transport's rule for
- * a request pipelined behind a closing answer), and everything while a request
- * hook of someone else's is on the app (plugins/hook-watch.ts): that hook then
- * runs on every /v1 answer.
+ * The path is read as find-my-way, Fastify's router, reads it (so that a
+ * target names the same route either side of /v1): an absolute-form target
+ * (`http://host/v1/…`) by its path, the path ends at the first `?` or `#`,
+ * and percent-escapes are decoded except those of reserved characters.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // The global `performance` is a getter: about 10 ns more a call (docs/performance-notes.md).
 import { performance } from 'node:perf_hooks';
 import type { AccessContext } from '../../access/authenticator.js';
 import type { Limiter } from '../../limits/limiter.js';
-import type { Answer, V1Request } from './answer.js';
+import { ApiError, stopping } from '../errors.js';
+import { type Answer, errorAnswer, type V1Request } from './answer.js';
 import type { Decide, Decided } from './decide.js';
 import type { Operation } from './operation.js';
 import type { QueryResult } from './query.js';
@@ -43,22 +45,27 @@ export type Observe = (
   raw: IncomingMessage,
 ) => void;
 
-export interface RawEntranceOptions {
+export interface V1EntranceOptions {
   decide: Decide;
   /** The client's address (trusted proxies applied), for the failed-attempt throttle. */
   addressOf: (req: IncomingMessage) => string;
   limiter: Limiter;
   nextId: () => string;
   parseQuery: (query: string) => Record<string, unknown>;
-  /** URLs longer than this are Fastify's to refuse (414). */
+  /** URLs longer than this get 414 (decisions §10). */
   maxUrlLength: number;
   /** The Strict-Transport-Security value when serving TLS. */
   hsts: string | null;
-  /** While stopping, every answer closes its connection: Fastify's hook does that. */
+  /** While stopping, every answer closes its connection (docs/decisions.md 20). */
   draining: () => boolean;
   /** Unexpected failures are logged, as the Fastify error handler logs them. */
   logError: (err: unknown, requestId: string) => void;
+  /** The observer of a route template (plugins/observability.ts); `unmatched` for the rest. */
+  observer: (route: string) => Observe;
 }
+
+/** A request the pipeline does not see has no query of its own. */
+const NO_QUERY: QueryResult<unknown> = Object.freeze({ value: Object.freeze({}) });
 
 /**
  * A request as the pipeline reads it, what the writer needs to answer it, and
@@ -66,25 +73,25 @@ export interface RawEntranceOptions {
  * address is a method, not a closure made per request: it is needed only when
  * a key is checked against the store (the failed-attempt throttle).
  */
-class RawRequest implements V1Request, Writing, Decided {
+class V1Call implements V1Request, Writing, Decided {
   readonly headers: IncomingMessage['headers'];
   readonly rawHeaders: readonly string[];
   readonly hsts: string | null;
-  readonly draining = false;
   readonly head: boolean;
   readonly acceptEncoding: string | undefined;
   readonly limiter: Limiter;
   readonly logError: (err: unknown, requestId: string) => void;
+  query = NO_QUERY;
 
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    private readonly route: RawRoute,
-    readonly query: QueryResult<unknown>,
+    private readonly observe: Observe,
     readonly url: string,
     readonly requestId: string,
+    readonly draining: boolean,
     private readonly started: number,
-    private readonly o: RawEntranceOptions,
+    private readonly o: V1EntranceOptions,
   ) {
     this.headers = req.headers;
     this.rawHeaders = req.rawHeaders;
@@ -99,11 +106,11 @@ class RawRequest implements V1Request, Writing, Decided {
     return this.o.addressOf(this.req);
   }
 
-  /** The pipeline's answer (told once), written by the one writer, which answers its own failures, then observed. */
+  /** The answer (told once), written by the one writer, which answers its own failures, then observed. */
   decided(answer: Answer): void {
     const written = writeAnswer(this.res, answer, this);
     const { req } = this;
-    this.route.observe(
+    this.observe(
       written.status,
       performance.now() - this.started,
       this.requestId,
@@ -115,52 +122,155 @@ class RawRequest implements V1Request, Writing, Decided {
   }
 }
 
-interface RawRoute {
+interface V1Route {
   op: Operation;
   observe: Observe;
 }
 
-export class RawEntrance {
-  private readonly routes = new Map<string, RawRoute>();
-  private lastPath: string | undefined;
-  private lastRoute: RawRoute | undefined;
-  /** Off while a request hook of someone else's is on the app (plugins/hook-watch.ts). */
-  enabled = true;
+/** A /v1 target: its decoded path and its query string (null without `?` or `#`), or undecodable. */
+type Target = { path: string; query: string | null } | 'undecodable';
 
-  constructor(private readonly o: RawEntranceOptions) {}
+export class V1Entrance {
+  private readonly routes = new Map<string, V1Route>();
+  private readonly unmatched: Observe;
+  private lastPath: string | undefined;
+  private lastRoute: V1Route | undefined;
+
+  constructor(private readonly o: V1EntranceOptions) {
+    this.unmatched = o.observer('unmatched');
+  }
 
   /** Called for each /v1 operation. */
-  add(path: string, op: Operation, observe: Observe): void {
-    this.routes.set(path, { op, observe });
+  add(op: Operation): void {
+    const path = `/v1${op.url}`;
+    this.routes.set(path, { op, observe: this.o.observer(path) });
     this.lastPath = undefined;
     this.lastRoute = undefined;
   }
 
-  /** Answers the request and returns true, or returns false having done nothing. */
+  /** Answers the request and returns true when its path is under /v1; else returns false having done nothing. */
   take(req: IncomingMessage, res: ServerResponse): boolean {
-    if (!this.enabled) return false;
     const url = req.url ?? '';
-    const method = req.method;
-    if ((method !== 'GET' && method !== 'HEAD') || url.length > this.o.maxUrlLength) return false;
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    // A client asks the same path again: compared, not hashed for the map (as the authenticator's last key).
-    let route = this.lastRoute;
-    if (route === undefined || path !== this.lastPath) {
-      route = this.routes.get(path);
-      if (route === undefined) return false;
-      this.lastPath = path;
-      this.lastRoute = route;
-    }
-    const h = req.headers;
-    // The transport's own refusals and its rule while draining are Fastify's (plugins/transport.ts).
-    if ((h.host === undefined && req.httpVersion === '1.1') || this.o.draining()) return false;
-    if (url.includes('#')) return false;
+    const target = v1Target(url);
+    if (target === undefined) return false;
     const started = performance.now();
     const requestId = this.o.nextId();
-    const query = route.op.validate(q === -1 ? null : this.o.parseQuery(url.slice(q + 1)));
-    const request = new RawRequest(req, res, route, query, url, requestId, started, this.o);
-    this.o.decide(route.op, request, request);
+    let route: V1Route | undefined;
+    if (target !== 'undecodable') {
+      // A client asks the same path again: compared, not hashed for the map (as the authenticator's last key).
+      route = this.lastRoute;
+      if (route === undefined || target.path !== this.lastPath) {
+        route = this.routes.get(target.path);
+        if (route !== undefined) {
+          this.lastPath = target.path;
+          this.lastRoute = route;
+        }
+      }
+    }
+    const draining = this.o.draining();
+    const call = new V1Call(
+      req,
+      res,
+      route?.observe ?? this.unmatched,
+      url,
+      requestId,
+      draining,
+      started,
+      this.o,
+    );
+    const refusal = this.refusal(req, res, url, target, route, draining);
+    if (refusal !== undefined) {
+      call.decided(errorAnswer(refusal, requestId));
+      return true;
+    }
+    const { op } = route!;
+    const { query } = target as { query: string | null };
+    call.query = op.validate(query === null ? null : this.o.parseQuery(query));
+    this.o.decide(op, call, call);
     return true;
   }
+
+  /** The transport's refusals and the router's, in the order Fastify gives them on its own routes. */
+  private refusal(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    target: Target,
+    route: V1Route | undefined,
+    draining: boolean,
+  ): ApiError | undefined {
+    if (target === 'undecodable') return new ApiError(400, 'bad_request');
+    // While stopping, a request pipelined behind one still being answered: its answer would
+    // be sent only if the one before kept the connection open, which answers while
+    // stopping do not. Refused before it consumes a unit; its client sends it again
+    // on a new connection.
+    if (draining && res.socket === null) return stopping();
+    if (url.length > this.o.maxUrlLength) return new ApiError(414, 'uri_too_long');
+    // HTTP/1.1 requires Host (RFC 9112 §3.2).
+    if (req.headers.host === undefined && req.httpVersion === '1.1') return new ApiError(400, 'bad_request');
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') {
+      // Another method on an operation's path, as written before any `?`: 405.
+      const q = url.indexOf('?');
+      return this.routes.has(q === -1 ? url : url.slice(0, q))
+        ? new ApiError(405, 'method_not_allowed', undefined, { allow: 'GET, HEAD' })
+        : new ApiError(404, 'route_not_found');
+    }
+    if (route === undefined) return new ApiError(404, 'route_not_found');
+    return undefined;
+  }
+}
+
+/** The target of a request under /v1, read as find-my-way reads it; undefined for any other path. */
+export function v1Target(url: string): Target | undefined {
+  let target = url;
+  // 47: '/'. An absolute-form target (RFC 9112 §3.2.2) routes by its path.
+  if (target.charCodeAt(0) !== 47) {
+    const path = absolutePath(url);
+    if (path === undefined) return undefined;
+    target = path;
+  }
+  if (!target.startsWith('/v1/')) {
+    // A percent-escape may spell /v1 itself (`/%761/…`).
+    if (!target.includes('%')) return undefined;
+  }
+  let end = target.indexOf('?');
+  const hash = target.indexOf('#');
+  if (hash !== -1 && (end === -1 || hash < end)) end = hash;
+  let path = end === -1 ? target : target.slice(0, end);
+  if (path.includes('%')) {
+    try {
+      // decodeURI keeps the escapes of reserved characters (`%2F` stays); `%25` stays too.
+      path = decodeURI(path.replaceAll('%25', '%2525'));
+    } catch {
+      return path.startsWith('/v1/') ? 'undecodable' : undefined;
+    }
+  }
+  if (!path.startsWith('/v1/')) return undefined;
+  return { path, query: end === -1 ? null : target.slice(end + 1) };
+}
+
+/**
+ * The path of an absolute-form target (`http://host/path?query`), undefined
+ * when the router would not route it (another scheme, no host, a fragment, a
+ * URL that does not parse) or it is not under /v1.
+ */
+function absolutePath(url: string): string | undefined {
+  const schemeEnd = url.indexOf('://');
+  if (schemeEnd === -1 || !url.includes('/v1/')) return undefined;
+  const scheme = url.slice(0, schemeEnd).toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return undefined;
+  const start = schemeEnd + 3;
+  const pathStart = url.indexOf('/', start);
+  const queryStart = url.indexOf('?', start);
+  if (pathStart === -1 || (queryStart !== -1 && queryStart < pathStart)) return undefined;
+  if (pathStart === start || url.includes('#', start)) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== `${scheme}:` || parsed.host.length === 0) return undefined;
+  return url.slice(pathStart);
 }

@@ -1,10 +1,7 @@
 /**
- * The one writer of every /v1 answer (docs/architecture.md, "One pipeline, one
- * writer"): whichever entrance a request came through, the router's shortcut
- * (entrance.ts) or Fastify's route (plugins/v1.ts, on a hijacked reply), its
- * answer is written here, on Node's response: X-Request-Id first, then HSTS
- * when serving TLS, `Connection: close` while the server drains
- * (docs/decisions.md 20), the headers a hook added on Fastify's reply, the
+ * The one writer of every /v1 answer (docs/architecture.md, "A request's
+ * path"), on Node's response: X-Request-Id first, then HSTS when serving TLS,
+ * `Connection: close` while the server drains (docs/decisions.md 20), the
  * pipeline's own headers, then the coding the client asked for and
  * Content-Length. A HEAD answer carries the same headers and no body. When the
  * answer cannot be written, the unit it consumed is given back.
@@ -26,21 +23,10 @@ export interface Writing {
   /** A HEAD request: the GET's headers, Content-Length included, and no body. */
   head?: boolean;
   acceptEncoding: string | undefined;
-  /** Flat [name, value, …] set by a hook on Fastify's reply: kept, after the writer's own. */
-  hooked?: string[];
   limiter: Limiter;
   /** Unexpected failures are logged, as the Fastify error handler logs them. */
   logError: (err: unknown, requestId: string) => void;
 }
-
-/** The headers the writer itself sets on every answer: a hook's value for them is not kept. */
-export const WRITER_HEADERS: ReadonlySet<string> = new Set([
-  'x-request-id',
-  'strict-transport-security',
-  'connection',
-  'content-length',
-  'content-encoding',
-]);
 
 /** Writes `answer` and returns what went out (a 500 when writing it failed). */
 export function writeAnswer(res: ServerResponse, answer: Answer, w: Writing): Answer {
@@ -48,8 +34,7 @@ export function writeAnswer(res: ServerResponse, answer: Answer, w: Writing): An
     // The answer is this request's own: its list takes the writer's headers, not a copy.
     const { headers, body, status } = answer;
     const { requestId } = w;
-    // In front, last first: the id, HSTS, Connection, then a hook's headers (no list built per request).
-    if (w.hooked !== undefined && w.hooked.length > 0) headers.unshift(...w.hooked);
+    // In front, last first: the id, HSTS, Connection (no list built per request).
     if (w.draining) headers.unshift('connection', 'close');
     if (w.hsts) headers.unshift('x-request-id', requestId, 'strict-transport-security', w.hsts);
     else headers.unshift('x-request-id', requestId);
