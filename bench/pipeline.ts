@@ -9,7 +9,7 @@
  * pipeline cannot be judged from it. Here `mds serve`'s own server is started
  * in a process pinned to the server's core, with the service's V8 flags, and
  * its request listener is called with stand-ins for Node's request and
- * response: the raw entrance, the decision, the limiter, the usage commit of
+ * response: the /v1 entrance, the decision, the limiter, the usage commit of
  * each tick and the writer all run as they do under load, Node's parser and
  * sockets do not. Each tick takes as many requests as wrk has connections
  * (50), then waits until all are answered; CPU time (`process.cpuUsage`) over

@@ -184,7 +184,7 @@ export class Authenticator {
    * The access of a key verified since the last access change, when it passes
    * every check now; undefined otherwise (absent, malformed, unknown, refused),
    * leaving the verdict to `authenticate`. Synchronous, for the
-   * raw entrance: `Bearer <key>` exactly, the form clients send.
+   * pipeline's hot path: `Bearer <key>` exactly, the form clients send.
    */
   cached(
     authorization: string | undefined,

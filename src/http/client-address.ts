@@ -3,8 +3,8 @@
  * proxy"): the peer of the connection, or, with MDS_TRUST_PROXY, the address
  * the trusted proxies forwarded in X-Forwarded-For.
  *
- * One trust function is built here and given to Fastify (its request.ip, which
- * the pipeline's throttle reads) and to the access log and the raw entrance, which
+ * One trust function is built here and given to Fastify (its request.ip), to
+ * the /v1 entrance (the pipeline's throttle) and to the access log, which
  * compute the address with @fastify/proxy-addr, the package Fastify computes
  * request.ip with: the throttle and the log cannot disagree on an address.
  */

@@ -6,7 +6,7 @@
  *
  * A CSV page is made from its JSON page, once per data version, so the two
  * always hold the same records; it is cached beside it (PageCache) and served
- * like it, the raw entrance included.
+ * like it.
  */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { bodyFor, etagOf, type Prepared } from './respond.js';

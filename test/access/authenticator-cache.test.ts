@@ -1,6 +1,6 @@
 /**
  * The synchronous look-up of a verified key (Authenticator.cached), which the
- * raw entrance takes on every request: a header seen last time is recognised
+ * pipeline takes on every request: a header seen last time is recognised
  * without the map, and nothing it remembers outlives an access change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

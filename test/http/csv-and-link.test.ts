@@ -208,7 +208,7 @@ describe.each(backends())('CSV and Link on the history pages on $name', (backend
           expect(json.statusCode, json.body).toBe(200);
           const csv = await call(target, key, CSV);
           expectCsvOf(csv, json, path.startsWith('/v1/gold') ? GOLD_COLUMNS : RATE_COLUMNS);
-          // Twice, so that the second is served by the raw entrance.
+          // Twice, so that the second is served from the page cache.
           const fast = await h.get(target, key);
           const body = json.json();
           all.push(...body.data);

@@ -147,7 +147,7 @@ describe('SIGTERM under load', () => {
 
       const server = await spawnServer({ db, env: drainMs === undefined ? {} : { MDS_DRAIN_MS: drainMs } });
       const port = Number(new URL(server.url).port);
-      // A verified key: from now on its Bearer requests take the raw entrance.
+      // A verified key: from now on its Bearer requests are answered from the key cache.
       expect(
         (await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${ownKey}` } })).status,
       ).toBe(200);
@@ -187,9 +187,9 @@ describe.each(backends())('app.close() in process on $name', (backend) => {
   });
   afterAll(async () => h?.close());
 
-  it('answers requests on open connections as ours, raw entrance included, and closes them', async () => {
+  it('answers requests on open connections as ours, verified keys included, and closes them', async () => {
     const { key } = await h.newKey();
-    expect((await h.get('/v1/me', key)).statusCode).toBe(200); // verifies the key for the raw entrance
+    expect((await h.get('/v1/me', key)).statusCode).toBe(200); // verifies the key (cached)
     await h.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (h.app.server.address() as AddressInfo).port;
     const traffic = load(port, key, '/v1/rates/history?currency=EUR&limit=1000');

@@ -48,7 +48,7 @@ export interface Harness {
    * Resolves once the data watcher itself has completed a poll that began
    * after this call: every change written before it has been seen, and the
    * watcher will not drop the caches for it later. For tests that need the
-   * watcher's own state settled (the raw entrance serves only cached keys), not
+   * watcher's own state settled (the pipeline's cache of verified keys), not
    * merely the change applied (`refresh`).
    */
   watcherCaughtUp(): Promise<void>;

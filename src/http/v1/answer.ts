@@ -1,5 +1,5 @@
 /**
- * What the pipeline reads (a request, from either entrance) and what it
+ * What the pipeline reads (a request, from the entrance) and what it
  * decides (decide.ts) for the one writer to write (write.ts): an answer, made
  * from a refusal or from an operation's outcome.
  */

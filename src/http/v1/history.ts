@@ -64,7 +64,7 @@ export function pageKey(scope: string, q: { from?: string; to?: string; limit: n
 /** Where a page's CSV is cached, beside its JSON page. */
 const csvKey = (key: string): string => `${key}|csv`;
 
-/** A page this version of the data has already served, JSON or CSV: the raw entrance's answer. */
+/** A page this version of the data has already served, JSON or CSV: the operation's `ready` answer. */
 export function cachedPage(pages: PageCache, key: string, csv: boolean): PreparedAnswer | undefined {
   const body = pages.get(csv ? csvKey(key) : key);
   return body && { body, maxAge: MAX_AGE.history };
@@ -124,7 +124,7 @@ export interface HistorySpec<S extends EnvelopeSchema, Q> {
 /**
  * The parts every history operation (rates, premium, gold) is made of, from
  * its schemas: its serializer, its documented answers (JSON and CSV), its
- * window refinement, its cached page for the raw entrance (`ready`), and the
+ * window refinement, its cached page (`ready`), and the
  * page made or kept in this data version's cache (`page`). A route adds its
  * URL, its texts, its entitlement and how a page's records are read.
  */

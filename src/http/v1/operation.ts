@@ -47,7 +47,7 @@ export interface OperationSpec<S extends TObject, Q> {
   /**
    * The answer when it is already prepared (it depends only on the data
    * snapshot and the validated query), without I/O; undefined when `answer`
-   * has work to do. The raw entrance serves only such answers (entrance.ts).
+   * has work to do: the pipeline then asks nothing of the store (decide.ts).
    */
   ready?: (query: Q, csv: boolean) => PreparedAnswer | undefined;
   answer: (query: Q, context: AnswerContext) => Outcome | Promise<Outcome>;
@@ -168,8 +168,8 @@ function withAliasHeaders(
 /**
  * The same operation under another path, deprecated: RFC 9745's `Deprecation`,
  * RFC 8594's `Sunset` and a `successor-version` link on every answer, beside a
- * next-page link if there is one (docs/decisions.md 37, 39, 63). Left to the
- * Fastify's route (no `ready`): old clients only.
+ * next-page link if there is one (docs/decisions.md 37, 39, 63). No `ready`:
+ * old clients only.
  */
 export function deprecatedAlias<Q>(op: Operation<Q>, alias: AliasSpec): Operation<Q> {
   const deprecation = `@${alias.since / 1000}`;
