@@ -202,10 +202,6 @@ function limiterAway(limiter: Limiter): () => void {
   };
   replace('consume', () => Promise.reject(away));
   replace('ping', () => Promise.reject(away));
-  // The callback form some limiters offer beside the promise (docs/decisions.md 80).
-  replace('consumeFor', (...args: never[]) =>
-    (args[3] as unknown as { unavailable(e: Error): void }).unavailable(away),
-  );
   return () => {
     for (const [name, fn] of saved) target[name] = fn;
   };
