@@ -222,7 +222,7 @@ export class V1Entrance {
 }
 
 /** The target of a request under /v1, read as find-my-way reads it; undefined for any other path. */
-export function v1Target(url: string): Target | undefined {
+function v1Target(url: string): Target | undefined {
   let target = url;
   // 47: '/'. An absolute-form target (RFC 9112 §3.2.2) routes by its path.
   if (target.charCodeAt(0) !== 47) {
