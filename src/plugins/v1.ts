@@ -53,12 +53,13 @@ export const v1Plugin = fp(
       (v1, _opts, registered) => {
         const typed = v1.withTypeProvider<TypeBoxTypeProvider>();
         for (const op of operations) {
-          // The operation's own validator: nothing compiled for a route that never runs.
+          // Nothing compiled for a route that never runs: no validator, no serializers.
           typed.route({
             method: 'GET',
             url: op.url,
             schema: op.schema,
             validatorCompiler: () => op.validate,
+            serializerCompiler: () => JSON.stringify,
             handler: documentOnly,
           });
         }
