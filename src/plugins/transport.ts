@@ -18,8 +18,9 @@ import type {
   FastifyRequest,
   FastifyServerOptions,
 } from 'fastify';
-import { ApiError, errorBody, stopping } from '../http/errors.js';
+import { ApiError, errorBody } from '../http/errors.js';
 import { requestIds } from '../http/request-ids.js';
+import { requestRefusal } from '../http/request-rules.js';
 import { JSON_TYPE } from '../http/respond.js';
 import { cutStalledReaders } from '../http/stalled-readers.js';
 import type { V1Entrance } from '../http/v1/entrance.js';
@@ -173,28 +174,13 @@ export function transport(services: Services, options: TransportOptions, routes:
       lifecycle.draining = true;
       done();
     });
-    // The /v1 entrance applies the same rules, in the same order (http/v1/entrance.ts).
+    // The rules of http/request-rules.ts, as the /v1 entrance applies them.
     app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, next: (err?: Error) => void) => {
       reply.header('x-request-id', request.id);
       if (hsts) reply.header('strict-transport-security', hsts);
-      if (lifecycle.draining) {
-        // Served as usual, closing the connection (docs/decisions.md 20)...
-        reply.header('connection', 'close');
-        // ...except a request pipelined behind one still being answered: its answer would
-        // be sent only if the one before kept the connection open, which answers while
-        // stopping do not. Refused before it consumes a unit; its client sends it again
-        // on a new connection.
-        if (reply.raw.socket === null) return next(stopping());
-      }
-      next(
-        request.url.length > maxUrlLength
-          ? new ApiError(414, 'uri_too_long')
-          : request.headers.host === undefined && request.raw.httpVersion === '1.1'
-            ? new ApiError(400, 'bad_request') // HTTP/1.1 requires Host (RFC 9112 §3.2)
-            : request.method !== 'GET' && request.method !== 'HEAD'
-              ? routes.refusal(request.url) // every route is GET: refused before any body is parsed
-              : undefined,
-      );
+      // Served as usual while stopping, closing the connection (docs/decisions.md 20).
+      if (lifecycle.draining) reply.header('connection', 'close');
+      next(requestRefusal(request.raw, reply.raw, maxUrlLength, lifecycle.draining, routes.refusal));
     });
   };
 

@@ -23,7 +23,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AccessContext } from '../../access/authenticator.js';
 import type { Limiter } from '../../limits/limiter.js';
-import { ApiError, stopping } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { requestRefusal } from '../request-rules.js';
 import { type Answer, errorAnswer, type V1Request } from './answer.js';
 import type { Decide, Decided } from './decide.js';
 import type { Operation } from './operation.js';
@@ -178,7 +179,7 @@ export class V1Entrance {
       started,
       this.o,
     );
-    const refusal = this.refusal(req, res, url, target, route, draining);
+    const refusal = this.refusal(req, res, target, route, draining);
     if (refusal !== undefined) {
       call.decided(errorAnswer(refusal, requestId));
       return true;
@@ -194,31 +195,24 @@ export class V1Entrance {
   private refusal(
     req: IncomingMessage,
     res: ServerResponse,
-    url: string,
     target: Target,
     route: V1Route | undefined,
     draining: boolean,
   ): ApiError | undefined {
     if (target === 'undecodable') return new ApiError(400, 'bad_request');
-    // While stopping, a request pipelined behind one still being answered: its answer would
-    // be sent only if the one before kept the connection open, which answers while
-    // stopping do not. Refused before it consumes a unit; its client sends it again
-    // on a new connection.
-    if (draining && res.socket === null) return stopping();
-    if (url.length > this.o.maxUrlLength) return new ApiError(414, 'uri_too_long');
-    // HTTP/1.1 requires Host (RFC 9112 §3.2).
-    if (req.headers.host === undefined && req.httpVersion === '1.1') return new ApiError(400, 'bad_request');
-    const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD') {
-      // Another method on an operation's path, as written before any `?`: 405.
-      const q = url.indexOf('?');
-      return this.routes.has(q === -1 ? url : url.slice(0, q))
-        ? new ApiError(405, 'method_not_allowed', undefined, { allow: 'GET, HEAD' })
-        : new ApiError(404, 'route_not_found');
-    }
+    const refused = requestRefusal(req, res, this.o.maxUrlLength, draining, this.otherMethod);
+    if (refused !== undefined) return refused;
     if (route === undefined) return new ApiError(404, 'route_not_found');
     return undefined;
   }
+
+  /** Another method than GET and HEAD on an operation's path, as written before any `?`: 405. */
+  private readonly otherMethod = (url: string): ApiError => {
+    const q = url.indexOf('?');
+    return this.routes.has(q === -1 ? url : url.slice(0, q))
+      ? new ApiError(405, 'method_not_allowed', undefined, { allow: 'GET, HEAD' })
+      : new ApiError(404, 'route_not_found');
+  };
 }
 
 /** The target of a request under /v1, read as find-my-way reads it; undefined for any other path. */
