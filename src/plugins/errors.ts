@@ -1,8 +1,8 @@
 /**
- * How requests that no operation answers are answered: 404 and 405 from the
- * router, framework errors (a malformed request Fastify refuses), and failures
- * while a reply is sent. The /v1 pipeline answers its own refusals
- * (http/v1/decide.ts); this is the rest, in the same envelope.
+ * How Fastify answers what its routes (every path outside /v1) do not: 404
+ * and 405 from the router, framework errors (a malformed request Fastify
+ * refuses), and failures while a reply is sent. The /v1 entrance answers
+ * every /v1 request itself (http/v1/entrance.ts), in the same envelope.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
