@@ -1,23 +1,12 @@
 /**
- * What an answer costs on a scale-out topology with no pipeline at all: a
- * node:http server sending the service's bytes and headers (as the
- * same-headers reference does), but only after the round trips every such
- * answer has, per tick, with the service's own statements:
- *
- * - with Redis, the limiter's check-and-consume script (redis-scripts.ts,
- *   `mdsConsumeBatch`), then the usage commit (postgres-usage.ts,
- *   `addUsageStatement`: the month, the day by key and the batch id, the expired
- *   ids pruned every PRUNE_EVERY-th commit), at most two commits in flight,
- *   as the usage recorder sends them;
- * - without Redis, the store limiter's one call (`consumeStatement`), at most two
- *   in flight.
- *
- * It writes the usage of a grant of its own (bench/setup.ts). The service
- * cannot be faster than this on the same machine; the bench states its
- * distance from it (docs/decisions.md 73). An earlier version sent a one-row
- * upsert and a one-command script instead: those took about 0.3 ms and
- * 0.15 ms less per tick under load than the statements the contract's usage
- * needs, so that reference was not the limit (docs/performance-notes.md).
+ * The limit of a scale-out topology: a node:http server sending the service's
+ * bytes and headers (as the same-headers reference), but only after the round
+ * trips every answer of that topology waits for, per tick, with the service's
+ * own statements (docs/decisions.md 73): with Redis the limiter's script
+ * (`mdsConsumeBatch`), then the usage commit (`addUsageStatement`: month, day
+ * by key, batch id, expired ids pruned every PRUNE_EVERY-th commit); without
+ * Redis the store limiter's call (`consumeStatement`); two commits at most in
+ * flight, as the usage recorder sends them. It writes a grant of its own.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import pg from 'pg';
@@ -31,18 +20,15 @@ import {
   PRUNE_EVERY,
   type UsageStatement,
 } from '../src/storage/postgres-usage.js';
-import { answerFor, answersOf, type ReferenceAnswer, readConfig } from './reference-config.js';
-import { UNREACHABLE_LIMIT } from './setup.js';
+import { answerOf, isRoute, readConfig, UNREACHABLE_LIMIT } from './reference-config.js';
 
 const config = readConfig(process.argv[2]);
-// Holds a tick object as `mds serve` does (src/runtime/heap.ts), so this reference and the service differ only in how they answer.
+// Holds a tick object as `mds serve` does (src/runtime/heap.ts): the two then differ only in how they answer.
 holdTickShape();
 const tick = config.tick;
-if (!tick)
-  throw new Error('reference-tick: the config has no `tick` (postgresUrl, redisUrl, prefix, grantId, keyId)');
+if (!tick) throw new Error('reference-tick: the config has no `tick`');
 const { grantId, keyId } = tick;
-
-const answers = answersOf(config, true);
+const send = answerOf(config.route, true);
 
 const clients = [new pg.Client(tick.postgresUrl), new pg.Client(tick.postgresUrl)];
 for (const c of clients) await c.connect();
@@ -56,45 +42,31 @@ if (redis) {
   await redis.mdsSeed(monthKey, monthPeriod(Date.now()).key, 0, MONTH_TTL_MS);
 }
 
-type Waiting = [ServerResponse, ReferenceAnswer];
-let arriving: Waiting[] = [];
-let counted: Waiting[] = [];
+let arriving: ServerResponse[] = [];
+let counted: ServerResponse[] = [];
 let tickScheduled = false;
 let commitScheduled = false;
 let seq = 0;
 const batchPrefix = `reference-${process.pid}`;
 
-const refuse = (batch: Waiting[]) => () => {
-  for (const [res] of batch) {
-    res.writeHead(503);
-    res.end();
-  }
+const refuse = (batch: ServerResponse[]) => () => {
+  for (const res of batch) res.writeHead(503).end();
 };
 
 function endTick(): void {
   tickScheduled = false;
   const batch = arriving;
   arriving = [];
-  if (redis === null) {
-    count(batch);
-    return;
-  }
-  redis
-    .mdsConsumeBatch(
-      2,
-      minuteKey,
-      monthKey,
-      '',
-      MINUTE_TTL_MS,
-      UNREACHABLE_LIMIT,
-      UNREACHABLE_LIMIT,
-      batch.length,
-    )
-    .then(() => count(batch), refuse(batch));
+  const limit = UNREACHABLE_LIMIT;
+  if (redis === null) count(batch);
+  else
+    redis
+      .mdsConsumeBatch(2, minuteKey, monthKey, '', MINUTE_TTL_MS, limit, limit, batch.length)
+      .then(() => count(batch), refuse(batch));
 }
 
-function count(batch: Waiting[]): void {
-  for (const w of batch) counted.push(w);
+function count(batch: ServerResponse[]): void {
+  counted.push(...batch);
   scheduleCommit();
 }
 
@@ -110,23 +82,12 @@ function statement(n: number): UsageStatement {
   const period = monthPeriod(now).key;
   const batchId = `${batchPrefix}.${++seq}`;
   if (redis === null) {
-    const request = {
-      grantId,
-      period,
-      window: minuteStart(now),
-      count: n,
-      requestsPerMinute: UNREACHABLE_LIMIT,
-      monthlyRequestLimit: UNREACHABLE_LIMIT,
-      keyIds: Array.from({ length: n }, () => keyId),
-    };
-    return consumeStatement([request], now, batchId);
+    const limits = { requestsPerMinute: UNREACHABLE_LIMIT, monthlyRequestLimit: UNREACHABLE_LIMIT };
+    const request = { grantId, period, window: minuteStart(now), count: n, ...limits };
+    return consumeStatement([{ ...request, keyIds: Array.from({ length: n }, () => keyId) }], now, batchId);
   }
-  return addUsageStatement(
-    [{ grantId, period, count: n }],
-    now,
-    { batchId, daily: [{ grantId, day: utcDay(now), keyId, count: n }] },
-    seq % PRUNE_EVERY === 0,
-  );
+  const daily = [{ grantId, day: utcDay(now), keyId, count: n }];
+  return addUsageStatement([{ grantId, period, count: n }], now, { batchId, daily }, seq % PRUNE_EVERY === 0);
 }
 
 function commit(): void {
@@ -135,27 +96,25 @@ function commit(): void {
   if (client === undefined) return;
   const batch = counted;
   counted = [];
-  const done = () => {
-    idle.push(client);
-    scheduleCommit();
+  const sent = () => {
+    for (const res of batch) send(res);
   };
-  client.query(statement(batch.length)).then(
-    () => {
-      for (const [res, a] of batch) a.send(res);
-      done();
-    },
-    (err: unknown) => {
-      refuse(batch)();
-      done();
-      console.error(err);
-    },
-  );
+  const failed = (err: unknown) => {
+    refuse(batch)();
+    console.error(err);
+  };
+  client
+    .query(statement(batch.length))
+    .then(sent, failed)
+    .finally(() => {
+      idle.push(client);
+      scheduleCommit();
+    });
 }
 
 createServer((req, res) => {
-  const answer = answerFor(answers, req, res);
-  if (answer === undefined) return;
-  arriving.push([res, answer]);
+  if (!isRoute(config.route, req, res)) return;
+  arriving.push(res);
   if (!tickScheduled) {
     tickScheduled = true;
     setImmediate(endTick);

@@ -1,10 +1,10 @@
 /**
- * Stores for the bench: a temp SQLite file and, when PostgreSQL and Redis
- * answer, a fresh PostgreSQL schema; both hold the two-year sample and one key
- * whose limits the load can never reach.
+ * Stores for the bench: a temp SQLite file or a fresh PostgreSQL schema,
+ * holding the two-year sample and keys whose limits the load never reaches,
+ * provisioned through the operator's own use-cases (src/operations), as
+ * `mds accounts create`, `mds grants create` and `mds keys create` do.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ENTITLEMENTS } from '../src/domain/scopes.js';
@@ -13,218 +13,118 @@ import { createAccount } from '../src/operations/accounts.js';
 import type { Result } from '../src/operations/contract.js';
 import { createGrant } from '../src/operations/grants.js';
 import { createKey } from '../src/operations/keys.js';
-import type { generateSample } from '../src/sample/generate.js';
+import type { SampleData } from '../src/sample/generate.js';
 import { SYSTEM_ACTOR } from '../src/storage/admin-records.js';
 import { openStore } from '../src/storage/open.js';
 import type { Store } from '../src/storage/store.js';
+import { defer } from './proc.js';
+import { UNREACHABLE_LIMIT } from './reference-config.js';
 
-/** Per-minute and monthly limits in the billions: the load must never meet a 429. */
-export const UNREACHABLE_LIMIT = 5_000_000_000;
-const DAY = 86_400_000;
-
-function value<T>(result: Result<T>): T {
-  if (result.ok) return result.value;
-  throw new Error(`provisioning refused: ${JSON.stringify(result.error)}`);
+function value<T>(r: Result<T>): T {
+  if (!r.ok) throw new Error(`bench: provisioning refused: ${r.error.message}`);
+  return r.value;
 }
 
-/**
- * A grant (limits out of reach, every entitlement) and a key on it: the key's
- * text and both ids, made by the admin use-cases the CLI calls, as `system`.
- */
-export async function provisionGrant(store: Store): Promise<{ key: string; grantId: string; keyId: string }> {
-  const now = { now: Date.now() };
-  const account = value(await createAccount(store, SYSTEM_ACTOR, { name: 'Benchmark' }, now));
+/** A grant (every entitlement, limits out of reach) and a key on it: the key's text and both ids. */
+async function provisionGrant(store: Store): Promise<{ key: string; grantId: string; keyId: string }> {
+  const account = value(await createAccount(store, SYSTEM_ACTOR, { name: 'Benchmark' }));
   const grant = value(
-    await createGrant(
-      store,
-      SYSTEM_ACTOR,
-      {
-        accountId: account.id,
-        plan: 'benchmark',
-        scopes: [...ENTITLEMENTS],
-        monthlyRequestLimit: UNREACHABLE_LIMIT,
-        requestsPerMinute: UNREACHABLE_LIMIT,
-        validFrom: new Date(now.now - DAY).toISOString(),
-      },
-      now,
-    ),
+    await createGrant(store, SYSTEM_ACTOR, {
+      accountId: account.id,
+      plan: 'benchmark',
+      scopes: [...ENTITLEMENTS],
+      monthlyRequestLimit: UNREACHABLE_LIMIT,
+      requestsPerMinute: UNREACHABLE_LIMIT,
+      validFrom: new Date(Date.now() - 86_400_000).toISOString(),
+    }),
   );
-  const key = value(await createKey(store, SYSTEM_ACTOR, { grantId: grant.id, label: 'bench' }, now));
+  const key = value(await createKey(store, SYSTEM_ACTOR, { grantId: grant.id, label: 'bench' }));
   return { key: key.key, grantId: grant.id, keyId: key.publicId };
-}
-
-export async function provisionKey(store: Store): Promise<string> {
-  return (await provisionGrant(store)).key;
 }
 
 export interface Prepared {
   url: string;
+  /** The service's key. */
   key: string;
-  seconds: number;
-  /**
-   * A second grant and key of the same limits, whose usage rows the tick
-   * reference (bench/reference-tick.ts) writes, apart from the service's.
-   */
+  /** A second grant and key, whose usage the tick reference writes (bench/reference-tick.ts). */
   reference: { grantId: string; keyId: string };
 }
 
-async function prepare(url: string, sample: ReturnType<typeof generateSample>): Promise<Prepared> {
-  const started = performance.now();
+/** Migrates `url`, seeds the sample, runs `more` (not timed), and provisions the two grants. */
+export async function prepare(
+  url: string,
+  sample: SampleData,
+  more?: (store: Store) => Promise<unknown>,
+): Promise<Prepared> {
   const store = openStore(url);
   try {
     await store.migrate();
     await seedSample(store, sample);
-    const key = await provisionKey(store);
+    await more?.(store);
+    const { key } = await provisionGrant(store);
     const { grantId, keyId } = await provisionGrant(store);
-    return { url, key, seconds: (performance.now() - started) / 1000, reference: { grantId, keyId } };
+    return { url, key, reference: { grantId, keyId } };
   } finally {
     await store.close();
   }
 }
 
-export function prepareSqlite(dir: string, sample: ReturnType<typeof generateSample>): Promise<Prepared> {
-  return prepare(join(dir, 'bench.sqlite'), sample);
-}
-
-export interface PgSchema {
-  url: string;
-  schema: string;
-  drop(): Promise<void>;
-}
-
-/** A new schema, selected through the URL's search_path (as test/support/backends.ts does). */
-export async function freshSchema(baseUrl: string, label: string): Promise<PgSchema> {
-  const schema = `mds_bench_${label}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
+/** Runs `sql` on its own connection to `url`. */
+async function query(url: string, sql: string) {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
   try {
-    await admin.query(`create schema ${schema}`);
+    await c.connect();
+    return (await c.query(sql)).rows;
   } finally {
-    await admin.end();
+    await c.end().catch(() => {});
   }
+}
+
+/** A new schema, selected through the URL's search_path, dropped at the end of the run. */
+export async function freshSchema(baseUrl: string, label: string): Promise<string> {
+  const schema = `mds_bench_${label}_${randomBytes(4).toString('hex')}`;
+  await query(baseUrl, `create schema ${schema}`);
+  defer(() => query(baseUrl, `drop schema if exists ${schema} cascade`).then(() => {}));
   const u = new URL(baseUrl);
   u.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: u.toString(),
-    schema,
-    async drop() {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      try {
-        await c.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
+  return u.toString();
 }
 
-export async function preparePostgres(
-  baseUrl: string,
-  sample: ReturnType<typeof generateSample>,
-): Promise<Prepared & { drop(): Promise<void> }> {
-  const s = await freshSchema(baseUrl, 'load');
-  try {
-    return { ...(await prepare(s.url, sample)), drop: s.drop };
-  } catch (err) {
-    await s.drop();
-    throw err;
-  }
-}
-
-export interface ScaleOut {
+export type ScaleOut = {
   postgresUrl: string;
   redisUrl: string;
   postgresVersion: string;
   redisVersion: string;
-}
+};
 
-const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/test';
-const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
-
-/** PostgreSQL + Redis from the environment, or the local defaults when they answer. */
+/** PostgreSQL + Redis from the environment, or the local defaults, when they answer. */
 export async function detectScaleOut(): Promise<ScaleOut | { reason: string }> {
-  const postgresUrl = process.env.MDS_BENCH_POSTGRES_URL || process.env.MDS_TEST_POSTGRES_URL || DEFAULT_PG;
-  const redisUrl = process.env.MDS_BENCH_REDIS_URL || process.env.MDS_TEST_REDIS_URL || DEFAULT_REDIS;
-  let postgresVersion: string;
-  try {
-    const c = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 2_000 });
-    await c.connect();
-    try {
-      postgresVersion = String((await c.query('show server_version')).rows[0]?.server_version ?? '?');
-    } finally {
-      await c.end();
-    }
-  } catch (err) {
-    return { reason: `PostgreSQL at ${redact(postgresUrl)} does not answer (${(err as Error).message})` };
-  }
+  const env = process.env;
+  const postgresUrl =
+    env.MDS_BENCH_POSTGRES_URL || env.MDS_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  const redisUrl = env.MDS_BENCH_REDIS_URL || env.MDS_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
   const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0 });
   redis.on('error', () => {});
   try {
+    const [row] = await query(postgresUrl, 'show server_version');
     await redis.connect();
-    const info = await redis.info('server');
-    const redisVersion = /redis_version:(\S+)/.exec(info)?.[1] ?? '?';
-    return { postgresUrl, redisUrl, postgresVersion, redisVersion };
+    const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? '?';
+    return { postgresUrl, redisUrl, postgresVersion: String(row?.server_version), redisVersion };
   } catch (err) {
-    return { reason: `Redis at ${redact(redisUrl)} does not answer (${(err as Error).message})` };
+    return { reason: `PostgreSQL or Redis does not answer (${(err as Error).message})` };
   } finally {
     redis.disconnect();
   }
 }
 
-export interface CommitLatency {
-  count: number;
-  medianMs: number;
-  p90Ms: number;
-}
-
-/**
- * The latency of a PostgreSQL commit like the usage group commit's: a one-row
- * upsert, committed with its WAL flush, one after the other on one connection,
- * in a table of the bench's schema (a temporary table would skip the WAL).
- * Every request of the scale-out scenario waits for such a commit, so with C
- * connections the service can answer at most C per commit latency: the
- * machine's disk, not the service, then sets the figure.
- */
-export async function measureCommits(url: string, count = 300): Promise<CommitLatency> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query('create table if not exists bench_commit (k int primary key, n bigint not null)');
-    const times: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const started = performance.now();
-      await c.query({
-        name: 'bench_commit',
-        text: 'insert into bench_commit values (1, 1) on conflict (k) do update set n = bench_commit.n + 1',
-      });
-      times.push(performance.now() - started);
-    }
-    await c.query('drop table bench_commit');
-    times.sort((a, b) => a - b);
-    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
-    return { count, medianMs: at(0.5), p90Ms: at(0.9) };
-  } finally {
-    await c.end();
-  }
-}
-
-/** Deletes every Redis key under `prefix` (the bench's own limiter counters). */
-export async function dropRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
+/** A Redis key prefix of the bench's own, its keys deleted at the end of the run. */
+export function redisPrefix(redisUrl: string): string {
+  const prefix = `mdsbench:${randomBytes(4).toString('hex')}:`;
+  defer(async () => {
+    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
     redis.disconnect();
-  }
-}
-
-export function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  });
+  return prefix;
 }
