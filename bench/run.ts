@@ -56,7 +56,8 @@ async function scenario(
   const served = await answer(service.origin, URL_PATH, store.key);
   const bare = await startReference(served.route, run.cpus.server);
   const ref = await startReference(served.route, run.cpus.server, limit);
-  run.checks.push(...(await checkReferences(served, bare.origin, limit.tick ? undefined : ref.origin)));
+  const checks = await checkReferences(served, bare.origin, limit.tick ? undefined : ref.origin);
+  run.checks.push(...checks.map((c) => ({ ...c, name: `${label}: ${c.name}` })));
   const targets: Target[] = [
     { name: 'service', ...service },
     { name: 'node:http', ...bare },
