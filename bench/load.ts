@@ -5,7 +5,7 @@
  * target always follows the same neighbour. Each run records the target's own
  * CPU per answer (/proc): what an answer costs the server, which the other
  * processes of a shared machine change far less than requests per second
- * (decisions §14 as amended judges the hot path on it).
+ * (docs/decisions.md 73 judges the hot path on it).
  */
 import { cpuSeconds, peakRssKb, type Spawned } from './proc.js';
 import { runWrk, type WrkResult } from './wrk.js';

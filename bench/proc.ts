@@ -24,7 +24,7 @@ export async function cleanUp(): Promise<void> {
   }
 }
 
-/** taskset lists: the servers (and the import) on CPU 1, wrk on CPU 0 (decisions §14); none on one CPU. */
+/** taskset lists: the servers (and the import) on CPU 1, wrk on CPU 0 (docs/decisions.md 73); none on one CPU. */
 export type CpuPlan = { server?: string; generator?: string; note: string };
 
 export const cpuPlan = (cpus: number): CpuPlan =>

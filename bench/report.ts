@@ -1,3 +1,8 @@
+/**
+ * A run's result: every target judged from the figures this run measured (never
+ * assumed), written as bench/results/latest.json and docs/performance.md with
+ * the commit measured; nothing hand-written (docs/decisions.md 73 and 78).
+ */
 import type { ImportReport, ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport } from './import-beside-serving.js';
 import { type Check, median, TARGETS, type TargetName, type TargetSummary } from './load.js';
@@ -13,12 +18,7 @@ export interface Scenario {
 /** HEAD at the start of the run; `dirty` when the work tree differed, the figures then belong to no commit. */
 type MeasuredCommit = { sha: string; dirty: boolean; changes?: string[] };
 
-interface TargetLine {
-  target: string;
-  required: string;
-  measured: string;
-  verdict: 'PASS' | 'FAIL' | 'SKIP';
-}
+type TargetLine = { target: string; required: string; measured: string; verdict: 'PASS' | 'FAIL' | 'SKIP' };
 
 export interface BenchReport {
   date: string;
@@ -45,7 +45,7 @@ export interface BenchReport {
 }
 
 const RSS_LIMIT_MB = 150;
-/** The hot path's target, decisions §14 as amended: CPU per answer against the same-headers server. */
+/** The hot path's target (docs/decisions.md 73): CPU per answer against the same-headers server. */
 const HOT_PATH_MIN = 0.7;
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en') : '–');
@@ -267,8 +267,7 @@ export function markdownReport(r: BenchReport): string {
   return `# Performance
 
 Written by \`${r.command}\` (bench/run.ts); do not edit by hand. It holds only what that run
-measured; the same figures are in \`bench/results/latest.json\`. Targets: docs/decisions.md 73 and 78,
-and decisions §14 as amended for the hot path.
+measured; the same figures are in \`bench/results/latest.json\`. Targets: docs/decisions.md 73 and 78.
 
 - Commit: ${r.commit.sha}${r.commit.dirty ? ` with uncommitted changes (${r.commit.changes?.join(', ')})` : ''}
 - Date: ${r.date} (${r.mode} run${r.only ? `, only ${r.only.join(', ')}` : ''}, ${r.wallSeconds.toFixed(0)} s)
