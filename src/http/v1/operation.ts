@@ -88,7 +88,7 @@ export function operation<S extends TObject, Extra = unknown>(
   // has answered. Spread from each route's spec, they had one class per set of
   // optional properties, and a server that had answered the other operations
   // spent about 15 % more CPU in the pipeline per /v1/rates/latest answer
-  // (`npm run bench:pipeline`, docs/performance-notes.md).
+  // (measured when the choice was made, docs/performance-notes.md).
   const op: Operation<QueryOf<S> & Extra> = {
     url: spec.url,
     schema: spec.schema,
