@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -14,6 +15,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time even on two cores (Vitest's default there is one):
+    // most files spend their time waiting on child processes, PostgreSQL and
+    // Redis. Files are isolated from each other: temporary directories, a
+    // PostgreSQL schema and a Redis prefix per file (test/support/backends.ts),
+    // servers and Redis Cluster nodes on free ports.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    minWorkers: 1,
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default'],
   },
