@@ -5,7 +5,7 @@
  * PostgreSQL schema and Redis key prefix, so parallel runs cannot collide.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -36,17 +36,34 @@ export function backends(): Backend[] {
   return list;
 }
 
+/**
+ * SQLite alone, for the suites of the HTTP surface that test nothing of the
+ * store or the limiter behind it (formats, headers, validation, negotiation,
+ * the document, the raw entrance). What the store and the limiter do is tested
+ * on every backend by their contract suites (test/storage, test/limits) and by
+ * the HTTP suites that read through the store's queries (rates-latest,
+ * rates-history, gold-history, premium-history, status, usage, the admin API),
+ * which keep `backends()`.
+ */
+export function sqliteOnly(): Backend[] {
+  return [{ name: 'sqlite' }];
+}
+
 export interface Database {
   url: string;
   open(): Store;
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database for one test file: a temp SQLite file or a new PostgreSQL schema. */
-export async function freshDatabase(name: BackendName): Promise<Database> {
+/**
+ * A fresh, empty database for one test file: a temp SQLite file or a new
+ * PostgreSQL schema; for SQLite, a copy of `copyOf` when given.
+ */
+export async function freshDatabase(name: BackendName, copyOf?: string): Promise<Database> {
   if (name === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'mds-test-'));
     const url = join(dir, 'mds.sqlite');
+    if (copyOf) copyFileSync(copyOf, url);
     return {
       url,
       open: () => openStore(url),

@@ -7,7 +7,9 @@
  * (openapi.ts, `validateResponses`): a test fails on an undocumented status,
  * header or body, whatever else it asserts.
  */
+import { existsSync } from 'node:fs';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { inject } from 'vitest';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { seedSample } from '../../src/import/seed.js';
@@ -80,14 +82,27 @@ export async function servedOpenApi(): Promise<OpenApiDocument> {
   }
 }
 
+/** The run's seeded SQLite file (sample-template.ts) when its sample ends on SAMPLE_END: not when the day turned since. */
+function sampleTemplate(): string | undefined {
+  let template: { path: string; endDate: string } | undefined;
+  try {
+    template = inject('sampleTemplate');
+  } catch {
+    return undefined; // outside a vitest run
+  }
+  return template?.endDate === SAMPLE_END && existsSync(template.path) ? template.path : undefined;
+}
+
 export async function startHarness(
   backend: Backend,
   options: { seed?: boolean; now?: () => number; operations?: AppOptions['operations'] } = {},
 ): Promise<Harness> {
-  const db = await freshDatabase(backend.name);
+  // On SQLite, a copy of the run's seeded file (sample-template.ts) rather than seeding again.
+  const template = options.seed !== false && backend.name === 'sqlite' ? sampleTemplate() : undefined;
+  const db = await freshDatabase(backend.name, template);
   const store = db.open();
   await store.migrate();
-  if (options.seed !== false) await seedSample(store, generateSample({ endDate: SAMPLE_END }));
+  if (options.seed !== false && !template) await seedSample(store, generateSample({ endDate: SAMPLE_END }));
   // The watcher reads the change counters once per poll, and nothing else on
   // this store calls versions() once it runs (`refresh` below uses the
   // original): counting the calls counts the watcher's polls.
