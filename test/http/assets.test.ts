@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleAssets } from '../../src/sample/generate.js';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody } from '../support/openapi.js';
 
 const byCode = (a: { code: string }, b: { code: string }) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
 
-describe.each(backends())('/v1/assets on $name', (backend) => {
+describe.each(sqliteOnly())('/v1/assets on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;

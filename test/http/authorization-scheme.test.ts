@@ -8,13 +8,13 @@
  * Sent over a real connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { sendLines } from '../support/raw-http.js';
 
 const FIX = /send Authorization: Bearer <key>/;
 
-describe.each(backends())('an Authorization header without the Bearer scheme on $name', (backend) => {
+describe.each(sqliteOnly())('an Authorization header without the Bearer scheme on $name', (backend) => {
   let h: Harness;
   let key: string;
   let publicId: string;

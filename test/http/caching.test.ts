@@ -5,7 +5,7 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 
 const DATA_ROUTES: Array<[string, number]> = [
@@ -18,7 +18,7 @@ const DATA_ROUTES: Array<[string, number]> = [
   ['/v1/gold/history', 300],
 ];
 
-describe.each(backends())('caching and compression on $name', (backend) => {
+describe.each(sqliteOnly())('caching and compression on $name', (backend) => {
   let h: Harness;
   let key: string;
   beforeAll(async () => {

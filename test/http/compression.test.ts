@@ -7,7 +7,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { negotiate } from '../../src/http/compression.js';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
 describe('negotiate(Accept-Encoding)', () => {
@@ -103,7 +103,7 @@ function decoded(res: LightMyRequestResponse): unknown {
   return JSON.parse(text.toString('utf8')).data;
 }
 
-describe.each(backends())('Content-Encoding over HTTP on $name', (backend) => {
+describe.each(sqliteOnly())('Content-Encoding over HTTP on $name', (backend) => {
   let h: Harness;
   let key: string;
   let plain: unknown;

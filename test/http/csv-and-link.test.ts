@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { CSV_CONTENT_TYPE, csvRows, expectCsvOf } from '../support/csv.js';
 import { DAY, type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, expectQuotaHeaders } from '../support/openapi.js';
@@ -22,7 +22,7 @@ const RATES = `/v1/rates/history?currency=EUR&source=official&from=${FROM}&to=${
 const ALIAS = `/v1/rates/historical?currency=EUR&source=official&from=${FROM}&to=${SAMPLE_END}`;
 const GOLD = `/v1/gold/history?from=${FROM}&to=${SAMPLE_END}`;
 
-describe.each(backends())('CSV and Link on the history pages on $name', (backend) => {
+describe.each(sqliteOnly())('CSV and Link on the history pages on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;

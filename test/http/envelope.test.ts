@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
-describe.each(backends())('envelope on $name', (backend) => {
+describe.each(sqliteOnly())('envelope on $name', (backend) => {
   let h: Harness;
   let key: string;
   beforeAll(async () => {

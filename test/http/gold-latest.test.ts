@@ -1,11 +1,11 @@
 /** GET /v1/gold/latest (the history is in gold-history.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, keyedHarness } from '../support/openapi.js';
 import { expectedGold } from '../support/sample-records.js';
 
-describe.each(backends())('/v1/gold/latest on $name', (backend) => {
+describe.each(sqliteOnly())('/v1/gold/latest on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
@@ -44,7 +44,7 @@ describe.each(backends())('/v1/gold/latest on $name', (backend) => {
   });
 });
 
-describe.each(backends())('/v1/gold/latest with an empty store on $name', (backend) => {
+describe.each(sqliteOnly())('/v1/gold/latest with an empty store on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;

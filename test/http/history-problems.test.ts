@@ -7,7 +7,7 @@
  * problem (docs/decisions.md 11b).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { DAY, type Harness, SAMPLE_END } from '../support/harness.js';
 import { type Call, expectErrorBody, keyedHarness, problemParameters } from '../support/openapi.js';
 
@@ -26,7 +26,7 @@ const TOO_LONG = `from=${addDays(SAMPLE_END, -400)}&to=${SAMPLE_END}`;
 const AFTER_TO = { parameter: 'from', message: 'must not be after `to`' };
 const BAD_CURSOR = { parameter: 'cursor', message: expect.any(String) };
 
-describe.each(backends())('every problem reported together on $name', (backend) => {
+describe.each(sqliteOnly())('every problem reported together on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;

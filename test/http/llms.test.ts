@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { SOURCES } from '../../src/domain/types.js';
 import { type Document, entitlementOf, llmsText, type Operation } from '../../src/http/routes/llms.js';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
 const QUOTA_HEADERS = [
@@ -32,7 +32,7 @@ function v1Operations(doc: Document): Array<{ path: string; method: string; op: 
     .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
 }
 
-describe.each(backends())('/llms.txt on $name', (backend) => {
+describe.each(sqliteOnly())('/llms.txt on $name', (backend) => {
   let h: Harness;
   let doc: Document;
   let text: string;

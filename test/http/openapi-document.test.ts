@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/schemas/errors.js';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import {
   expectConforms,
@@ -43,7 +43,7 @@ const OPERATION_IDS = {
   '/v1/usage/daily': 'getDailyUsage',
 };
 
-describe.each(backends())('OpenAPI document on $name', (backend) => {
+describe.each(sqliteOnly())('OpenAPI document on $name', (backend) => {
   let h: Harness;
   let doc: OpenApiDocument;
   beforeAll(async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Asset, RateObservation, Source } from '../../src/domain/types.js';
 import { generateSample, sampleAssets } from '../../src/sample/generate.js';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, problemParameters } from '../support/openapi.js';
 
 const DEFAULT = ['EUR', 'USD', 'GBP', 'CAD'];
 
-describe.each(backends())('/v1/market/premium with the sample data on $name', (backend) => {
+describe.each(sqliteOnly())('/v1/market/premium with the sample data on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
@@ -122,7 +122,7 @@ describe.each(backends())('/v1/market/premium with the sample data on $name', (b
   });
 });
 
-describe.each(backends())('/v1/market/premium arithmetic on $name', (backend) => {
+describe.each(sqliteOnly())('/v1/market/premium arithmetic on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;

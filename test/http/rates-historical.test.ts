@@ -1,6 +1,6 @@
 /** GET /v1/rates/historical, the deprecated alias of /v1/rates/history (rates-history.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, SAMPLE_END } from '../support/harness.js';
 import { type Call, expectErrorBody, keyedHarness } from '../support/openapi.js';
 import { addDays, expectedRates } from '../support/sample-records.js';
@@ -8,7 +8,7 @@ import { addDays, expectedRates } from '../support/sample-records.js';
 /** The HTTP-date after which the alias may stop answering (docs/decisions.md 63). */
 const SUNSET = 'Wed, 30 Jun 2027 00:00:00 GMT';
 
-describe.each(backends())('/v1/rates/historical on $name', (backend) => {
+describe.each(sqliteOnly())('/v1/rates/historical on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;

@@ -5,11 +5,11 @@
  * billed. Sent over a real connection: light-my-request cannot repeat a header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type LineAnswer, sendLines } from '../support/raw-http.js';
 
-describe.each(backends())('repeated credential headers on $name', (backend) => {
+describe.each(sqliteOnly())('repeated credential headers on $name', (backend) => {
   let h: Harness;
   let key: string;
   let port: number;

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../support/backends.js';
+import { sqliteOnly } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import {
   type Call,
@@ -47,7 +47,7 @@ const quota = (res: LightMyRequestResponse) => ({
   month: Number(res.headers['x-monthly-quota-remaining']),
 });
 
-describe.each(backends())('transport and envelope on $name', (backend) => {
+describe.each(sqliteOnly())('transport and envelope on $name', (backend) => {
   let h: Harness;
   let key: string;
   let call: Call;
