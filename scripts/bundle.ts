@@ -43,7 +43,7 @@ for (const name of readdirSync(dist)) if (name.startsWith('mds-cli-')) rmSync(jo
 // Split at the dynamic imports: what only `mds serve` loads is a chunk of its own (above).
 await build({
   ...common,
-  entryPoints: { 'mds-cli': new URL('dist/src/cli/main.js', root).pathname },
+  entryPoints: { 'mds-cli': new URL('dist/src/cli/run.js', root).pathname },
   outdir: dist,
   splitting: true,
   // Beside mds-cli.mjs, not in a folder: src/paths.ts finds the project root from there as from one file.

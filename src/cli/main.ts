@@ -1,14 +1,16 @@
 /**
  * `mds`: the operator's interface (decisions §11). Each command declares its
  * options; parsing is strict, so a mistyped option is an error, not a no-op.
- * Bundled as dist/mds-cli.mjs and loaded by the executable's first step
- * (launch.ts), which runs the commands below as soon as it is loaded.
+ * `main` takes its arguments, environment and output streams as parameters and
+ * answers the exit code, so tests of parsing and refusals call it in-process
+ * (test/support/cli.ts); run.ts calls it with the process's own, bundled as
+ * dist/mds-cli.mjs and loaded by the executable's first step (launch.ts).
  */
 import { parseArgs } from 'node:util';
 import { AdminError } from '../access/admin-error.js';
 import { ConfigError, readCommandConfig } from '../config.js';
 import type { CommandContext, OptionSpec } from './command.js';
-import { CliError, output } from './output.js';
+import { CliError, type Io, output } from './output.js';
 import { COMMANDS as commands } from './table.js';
 
 const COMMON: Record<string, OptionSpec> = {
@@ -25,18 +27,19 @@ function usage(): string {
   ].join('\n');
 }
 
-async function main(argv: string[]): Promise<number> {
+/** Runs one `mds` command line; resolves with its exit code (a `serve` keeps running after it). */
+export async function main(argv: string[], io: Io = process): Promise<number> {
   const command = commands
     .filter((c) => c.name.every((w, i) => argv[i] === w))
     .sort((a, b) => b.name.length - a.name.length)[0];
   const json = argv.includes('--json');
-  const out = output(json);
+  const out = output(json, io);
   if (!command) {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-      process.stdout.write(`${usage()}\n`);
+      io.stdout.write(`${usage()}\n`);
       return 0;
     }
-    return fail(json, new CliError(`unknown command: ${argv.slice(0, 2).join(' ')}\n\n${usage()}`, 2));
+    return fail(io, json, new CliError(`unknown command: ${argv.slice(0, 2).join(' ')}\n\n${usage()}`, 2));
   }
   try {
     const { values, positionals } = parseArgs({
@@ -46,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
     });
     if (values.help) {
-      process.stdout.write(`usage: mds ${command.usage}\n`);
+      io.stdout.write(`usage: mds ${command.usage}\n`);
       return 0;
     }
     const { min, max } = command.positionals ?? { min: 0, max: 0 };
@@ -54,10 +57,7 @@ async function main(argv: string[]): Promise<number> {
       throw new CliError(`usage: mds ${command.usage}`, 2);
     }
     const db = values.db as string | undefined;
-    const config = readCommandConfig(
-      process.env,
-      db ? { MDS_DATABASE_URL: { flag: '--db', value: db } } : {},
-    );
+    const config = readCommandConfig(io.env, db ? { MDS_DATABASE_URL: { flag: '--db', value: db } } : {});
     await command.run({
       values: values as CommandContext['values'],
       positionals,
@@ -67,11 +67,11 @@ async function main(argv: string[]): Promise<number> {
     });
     return 0;
   } catch (err) {
-    return fail(json, err);
+    return fail(io, json, err);
   }
 }
 
-function fail(json: boolean, err: unknown): number {
+function fail(io: Io, json: boolean, err: unknown): number {
   const known =
     err instanceof CliError ||
     err instanceof AdminError ||
@@ -80,21 +80,10 @@ function fail(json: boolean, err: unknown): number {
   const message = err instanceof Error ? err.message : String(err);
   const problems = err instanceof CliError ? err.problems : undefined;
   if (json) {
-    process.stderr.write(`${JSON.stringify({ error: { message, ...(problems ? { problems } : {}) } })}\n`);
+    io.stderr.write(`${JSON.stringify({ error: { message, ...(problems ? { problems } : {}) } })}\n`);
   } else {
-    process.stderr.write(`mds: ${known ? message : `unexpected error: ${message}`}\n`);
-    for (const p of problems ?? []) process.stderr.write(`  line ${p.line}: ${p.message}\n`);
+    io.stderr.write(`mds: ${known ? message : `unexpected error: ${message}`}\n`);
+    for (const p of problems ?? []) io.stderr.write(`  line ${p.line}: ${p.message}\n`);
   }
   return err instanceof CliError ? err.exitCode : known ? 2 : 1;
 }
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    // Long-running commands (serve) never resolve here with a code to exit on.
-    if (code !== 0 || process.argv[2] !== 'serve') process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`mds: ${String(err)}\n`);
-    process.exitCode = 1;
-  },
-);

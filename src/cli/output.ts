@@ -16,6 +16,13 @@ export class CliError extends Error {
   }
 }
 
+/** Where a run of the CLI reads its environment and writes: the process's own, or a test's (main.ts). */
+export interface Io {
+  env: NodeJS.ProcessEnv;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
 export interface Output {
   json: boolean;
   /** The command's result: the JSON document, or text lines. */
@@ -24,15 +31,15 @@ export interface Output {
   note(text: string): void;
 }
 
-export function output(json: boolean): Output {
+export function output(json: boolean, io: Io = process): Output {
   return {
     json,
     result(doc, text) {
-      if (json) process.stdout.write(`${JSON.stringify(doc)}\n`);
-      else process.stdout.write(`${Array.isArray(text) ? text.join('\n') : text}\n`);
+      if (json) io.stdout.write(`${JSON.stringify(doc)}\n`);
+      else io.stdout.write(`${Array.isArray(text) ? text.join('\n') : text}\n`);
     },
     note(text) {
-      if (!json) process.stderr.write(`${text}\n`);
+      if (!json) io.stderr.write(`${text}\n`);
     },
   };
 }

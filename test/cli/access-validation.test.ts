@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, freshDatabase } from '../support/backends.js';
-import { type CliResult, mds } from '../support/cli.js';
+import { type CliResult, mdsInProcess as mds } from '../support/cli.js';
 
 function refused(r: CliResult, message: string) {
   expect({ stdout: r.stdout, stderr: r.stderr, failed: r.status !== 0 && r.status !== null }).toEqual({

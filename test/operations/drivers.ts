@@ -1,13 +1,14 @@
 /**
  * The two callers of the operator's operations (docs/decisions.md 57, 58, 62)
- * behind one interface, for the contract suite (contract.test.ts): the built
- * `mds` CLI with `--json`, and the admin API under /admin/v1 with a token
+ * behind one interface, for the contract suite (contract.test.ts): the `mds`
+ * CLI with `--json` (its main, in this process: the flows in test/cli run the
+ * built executable), and the admin API under /admin/v1 with a token
  * holding every scope. Each method answers a normalised outcome: the value the
  * caller gives (its envelope removed) or the kind of its refusal.
  */
 import { userInfo } from 'node:os';
 import type { AdminHarness } from '../support/admin.js';
-import { type Json, mds } from '../support/cli.js';
+import { type Json, mdsInProcess as mds } from '../support/cli.js';
 
 export type Kind = 'invalid' | 'not_found' | 'conflict';
 export type Outcome<T = Json> = { ok: true; value: T } | { ok: false; kind: Kind };

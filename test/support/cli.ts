@@ -1,6 +1,9 @@
 /**
  * Runs the built admin CLI (`node dist/mds.mjs`, the bundled executable) as an operator would:
  * a child process, its exit code, stdout and stderr. `npm test` builds first.
+ * `mdsInProcess` runs the same command line through the CLI's `main` in this
+ * process instead: for tests of parsing, validation and refusals, where a
+ * spawn (about 0.35 s each) would be most of the test's time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -72,6 +75,41 @@ export async function mds(args: string[], options: CliOptions = {}): Promise<Cli
     json: () => parseOne(stdout, 'stdout'),
     errorJson: () => parseOne(stderr, 'stderr'),
   };
+}
+
+let inProcess: Promise<unknown> = Promise.resolve();
+
+/**
+ * `mds <args> [--db <db>]` through src/cli/main.ts in this process, with its own
+ * output streams and the environment `mds` would get: the same result as
+ * `mds()` without a process. One command at a time: each opens the store
+ * itself, and two SQLite writers in one thread would wait on each other's lock.
+ * Not for `serve` (it keeps running) or `import` (it lowers the priority of the
+ * whole process), nor for input on stdin or a changed environment: `mds()`.
+ */
+export function mdsInProcess(args: string[], options: { db?: string } = {}): Promise<CliResult> {
+  if (args[0] === 'serve' || args[0] === 'import') throw new Error(`mds ${args[0]}: spawn it (mds())`);
+  const argv = [...args, ...(options.db === undefined ? [] : ['--db', options.db])];
+  const run = async (): Promise<CliResult> => {
+    const { main } = await import('../../src/cli/main.js');
+    let stdout = '';
+    let stderr = '';
+    const status = await main(argv, {
+      env: childEnv(undefined),
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    return {
+      status,
+      stdout,
+      stderr,
+      json: () => parseOne(stdout, 'stdout'),
+      errorJson: () => parseOne(stderr, 'stderr'),
+    };
+  };
+  const result = inProcess.then(run);
+  inProcess = result.catch(() => {});
+  return result;
 }
 
 export interface CliServer {

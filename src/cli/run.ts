@@ -1,0 +1,16 @@
+/**
+ * The CLI bundle's entry (dist/mds-cli.mjs, loaded by launch.ts): `mds` with
+ * this process's arguments, environment and streams (main.ts).
+ */
+import { main } from './main.js';
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // Long-running commands (serve) never resolve here with a code to exit on.
+    if (code !== 0 || process.argv[2] !== 'serve') process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`mds: ${String(err)}\n`);
+    process.exitCode = 1;
+  },
+);
