@@ -11,7 +11,7 @@ import { StoreLimiter } from '../../src/limits/store-limiter.js';
 import { UsageRecorder } from '../../src/limits/usage-recorder.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
-import { withinOneMinute } from '../support/wait.js';
+import { waitFor, withinOneMinute } from '../support/wait.js';
 
 interface Variant {
   name: string;
@@ -243,8 +243,9 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     const g = await grant(5, 100);
     await limiter.refund(g, await limiter.consume(g, NOW));
     expect(await limiter.peek(g, NOW)).toMatchObject({ minuteRemaining: 5, monthRemaining: 100 });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(await store.getUsage(g.id, '2026-11')).toBe(0);
+    await waitFor(async () => (await store.getUsage(g.id, '2026-11')) === 0, {
+      what: 'the give-back stored',
+    });
   });
 
   it('gives a refund back durably: a give-back whose commit fails is retried until it lands', async () => {
@@ -354,7 +355,9 @@ describe.each(variants)('limiter contract: $name', (variant) => {
         r.disconnect();
       }
       // … so the month is seeded from the store: 3 consumed, 1 refunded, then this one.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(async () => (await store.getUsage(g.id, '2026-11')) === 2, {
+        what: 'the give-back stored',
+      });
       expect(await limiter.consume(g, NOW)).toMatchObject({ allowed: true, monthUsed: 3, monthRemaining: 7 });
     },
   );
