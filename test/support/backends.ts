@@ -2,15 +2,24 @@
  * Which backends the contract suites run against. SQLite and the in-process
  * limiter always; PostgreSQL and Redis when MDS_TEST_POSTGRES_URL and
  * MDS_TEST_REDIS_URL are set (.ci/run sets both). Each test file gets its own
- * PostgreSQL schema and Redis key prefix, so parallel runs cannot collide.
+ * PostgreSQL schema and Redis key prefix, so parallel runs cannot collide;
+ * the schemas are dropped at the end of the run (dropSchema).
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type {} from 'vitest';
 import { openStore } from '../../src/storage/open.js';
 import type { Store } from '../../src/storage/store.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The file listing this run's PostgreSQL schemas, dropped at its end (global-setup.ts). */
+    schemasFile: string;
+  }
+}
 
 export type BackendName = 'sqlite' | 'postgres';
 
@@ -82,11 +91,40 @@ export async function freshDatabase(name: BackendName, copyOf?: string): Promise
   return {
     url,
     open: () => openStore(url),
-    async drop() {
-      const c = new pg.Client({ connectionString: POSTGRES_URL });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
-    },
+    drop: () => dropSchema(schema),
   };
+}
+
+/**
+ * Drops a PostgreSQL schema of this test run: at the run's end (global-setup.ts
+ * drops those written in the file it provides), not now. A schema dropped
+ * while another file's store migrates fails that migration: Kysely's migrator
+ * lists the tables of every schema of the database, and a schema gone midway
+ * is "schema … does not exist". Outside a run (no file), dropped now.
+ */
+export async function dropSchema(schema: string): Promise<void> {
+  let file: string | undefined;
+  try {
+    // Imported here: the global setup imports this module, and `vitest` cannot load there.
+    file = (await import('vitest')).inject('schemasFile');
+  } catch {
+    file = undefined;
+  }
+  if (file) {
+    appendFileSync(file, `${schema}\n`);
+    return;
+  }
+  await dropSchemasNow([schema]);
+}
+
+/** Drops these PostgreSQL schemas and what they hold, in one statement. */
+export async function dropSchemasNow(schemas: string[]): Promise<void> {
+  if (!POSTGRES_URL || schemas.length === 0) return;
+  const c = new pg.Client({ connectionString: POSTGRES_URL });
+  await c.connect();
+  try {
+    await c.query(`drop schema if exists ${schemas.join(', ')} cascade`);
+  } finally {
+    await c.end();
+  }
 }
