@@ -1,14 +1,16 @@
 /**
- * Says, once per run, which backends the contract suites run against; seeds
- * the sample into the SQLite file the harnesses copy (sample-template.ts);
- * and, at the end, drops the run's PostgreSQL schemas (backends.ts
- * dropSchema) and fails the run if a process a test started is still alive
- * (each is killed first): children.ts writes them down.
+ * Says, once per run, which backends the contract suites run against; gives
+ * the run a PostgreSQL database of its own (runDatabase); seeds the sample
+ * into the SQLite file the harnesses copy (sample-template.ts); and, at the
+ * end, drops the run's PostgreSQL schemas (backends.ts dropSchema) and fails
+ * the run if a process a test started is still alive (each is killed first):
+ * children.ts writes them down.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { dropSchemasNow, POSTGRES_URL, REDIS_URL } from './backends.js';
 import { startTime } from './process-start.js';
@@ -19,6 +21,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (POSTGRES_URL) ran.push(REDIS_URL ? 'postgres+redis-limiter' : 'postgres+memory-limiter');
   const skipped = POSTGRES_URL ? '' : ' (PostgreSQL/Redis suites skipped: MDS_TEST_POSTGRES_URL not set)';
   process.stdout.write(`\nbackends under test: ${ran.join(', ')}${skipped}\n\n`);
+
+  const database = POSTGRES_URL ? await runDatabase(POSTGRES_URL) : undefined;
 
   const file = join(tmpdir(), `mds-test-children-${process.pid}-${randomBytes(4).toString('hex')}.tsv`);
   writeFileSync(file, '');
@@ -51,12 +55,50 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rmSync(templateDir, { recursive: true, force: true });
     const schemas = readFileSync(schemasFile, 'utf8').split('\n').filter(Boolean);
     rmSync(schemasFile, { force: true });
-    await dropSchemasNow(schemas);
+    if (database) await database.drop();
+    else await dropSchemasNow(schemas);
     if (survivors.length > 0) {
       throw new Error(
         `${survivors.length} process(es) started by the tests were still running at the end (now killed):\n` +
           survivors.join('\n'),
       );
     }
+  };
+}
+
+/**
+ * A database for this run's schemas, created beside the one
+ * MDS_TEST_POSTGRES_URL names, which the workers (started after this) then
+ * name: another run on the same server (a second checkout, another user) may
+ * drop its schemas while this run's stores migrate, and Kysely's migrator,
+ * which lists the tables of every schema of its database, would fail on a
+ * schema gone midway. Without the right to create one, the run uses the
+ * database it was given.
+ */
+async function runDatabase(url: string): Promise<{ drop(): Promise<void> } | undefined> {
+  const name = `mds_test_run_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } catch (err) {
+    process.stdout.write(`PostgreSQL: no database of the run's own (${(err as Error).message})\n`);
+    return undefined;
+  } finally {
+    await admin.end();
+  }
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  process.env.MDS_TEST_POSTGRES_URL = own.toString();
+  return {
+    async drop() {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
   };
 }
