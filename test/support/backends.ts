@@ -48,7 +48,7 @@ export function backends(): Backend[] {
 /**
  * SQLite alone, for the suites of the HTTP surface that test nothing of the
  * store or the limiter behind it (formats, headers, validation, negotiation,
- * the document, the raw entrance). What the store and the limiter do is tested
+ * the document). What the store and the limiter do is tested
  * on every backend by their contract suites (test/storage, test/limits) and by
  * the HTTP suites that read through the store's queries (rates-latest,
  * rates-history, gold-history, premium-history, status, usage, the admin API),
