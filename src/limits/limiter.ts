@@ -92,7 +92,8 @@ function decisionAt(
  * How every limiter answers a grant's requests once it knows the counts before
  * them (one request, or a tick's batch): each request taken sees the counts
  * after itself (allowedAt); those it could not take share one refusal
- * (refusedAt), rate_limited while the minute is full, else quota_exceeded.
+ * (refusedAt), quota_exceeded while the month is used up (even if the minute
+ * is full too: the month binds), else rate_limited.
  */
 export function allowedAt(
   grant: GrantLimits,
@@ -103,7 +104,12 @@ export function allowedAt(
   return decisionAt(grant, at, minuteUsed, monthUsed, true);
 }
 
-/** The refusal of a grant's requests past its limits; `windowEnd` ends the minute counted. */
+/**
+ * The refusal of a grant's requests past its limits; `windowEnd` ends the minute
+ * counted. When both limits are used up the month binds (docs/decisions.md,
+ * §1): its Retry-After is the month's reset, where the minute's would send the
+ * client back in seconds for nothing.
+ */
 export function refusedAt(
   grant: GrantLimits,
   at: number,
@@ -111,7 +117,7 @@ export function refusedAt(
   monthUsed: number,
   windowEnd: number,
 ): LimitDecision {
-  return minuteUsed >= grant.requestsPerMinute
+  return minuteUsed >= grant.requestsPerMinute && monthUsed < grant.monthlyRequestLimit
     ? decisionAt(grant, at, minuteUsed, monthUsed, false, 'rate_limited', windowEnd)
     : decisionAt(grant, at, minuteUsed, monthUsed, false, 'quota_exceeded', monthPeriod(at).end);
 }

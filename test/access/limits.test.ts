@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
-import { backends } from '../support/backends.js';
+import { backends, POSTGRES_URL } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { createKey } from '../support/keys.js';
 
@@ -30,6 +30,34 @@ function quota(res: LightMyRequestResponse) {
     monthRemaining: res.headers['x-monthly-quota-remaining'],
     monthReset: res.headers['x-monthly-quota-reset'],
   };
+}
+
+/**
+ * Monthly 3 and per-minute 3, three requests: the fourth finds both exhausted,
+ * and the month binds (docs/decisions.md, §1): 429 quota_exceeded with
+ * Retry-After to the month's reset, not to the minute's, and the quota headers.
+ * The clock stands at `at` throughout.
+ */
+async function expectMonthBinds(h: Harness, at: number): Promise<void> {
+  const { key } = await h.newKey({ rpm: 3, monthly: 3 });
+  for (let i = 0; i < 3; i++) expect((await h.get('/v1/assets', key)).statusCode).toBe(200);
+  const both = await h.get('/v1/assets', key);
+  expect(both.statusCode).toBe(429);
+  expect(both.json().error).toEqual({
+    status: 429,
+    code: 'quota_exceeded',
+    message: 'Monthly request quota exceeded.',
+  });
+  expect(both.headers['retry-after']).toBe(String(Math.ceil((nextMonth(at) - at) / 1000)));
+  expect(quota(both)).toEqual({
+    limit: '3',
+    remaining: '0',
+    reset: String(Math.ceil((minuteStart(at) + MINUTE - at) / 1000)),
+    policy: '3;w=60',
+    monthLimit: '3',
+    monthRemaining: '0',
+    monthReset: iso(nextMonth(at)),
+  });
 }
 
 describe.each(backends())('limits and /v1/me on $name', (backend) => {
@@ -194,19 +222,9 @@ describe.each(backends())('limits and /v1/me on $name', (backend) => {
     });
   });
 
-  it('checks the minute window before the monthly quota when both are exhausted', async () => {
+  it('refuses with the monthly quota when the minute is exhausted too: the binding limit wins', async () => {
     clock = base;
-    const { key } = await h.newKey({ rpm: 2, monthly: 2 });
-    expect((await h.get('/v1/assets', key)).statusCode).toBe(200);
-    expect((await h.get('/v1/assets', key)).statusCode).toBe(200);
-    const both = await h.get('/v1/assets', key);
-    expect(both.statusCode).toBe(429);
-    expect(both.json().error.code).toBe('rate_limited');
-    expect(both.headers['retry-after']).toBe('48');
-    clock = base + MINUTE;
-    const month = await h.get('/v1/assets', key);
-    expect(month.json().error.code).toBe('quota_exceeded');
-    expect(month.headers['retry-after']).toBe(String(Math.ceil((nextMonth(base) - clock) / 1000)));
+    await expectMonthBinds(h, base);
   });
 
   it('consumes a unit for 200 and 404, none for 400, 401, 403 and 429', async () => {
@@ -399,5 +417,25 @@ describe.each(backends())('limits and /v1/me on $name', (backend) => {
     expect(created.key.startsWith(`mds_test_${created.publicId}_`)).toBe(true);
     expect(grant.scopes).toEqual(ALL);
     expect(res.body).not.toContain(created.key.slice(-49));
+  });
+});
+
+// The store limiter (PostgreSQL without Redis: several instances on one store)
+// decides the same way; the suite above runs PostgreSQL with Redis when it can.
+describe.runIf(POSTGRES_URL)('the binding limit on postgres without redis (store limiter)', () => {
+  let h: Harness;
+  const now = new Date();
+  const base = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 10, 10, 0, 12, 345);
+
+  beforeAll(async () => {
+    h = await startHarness({ name: 'postgres' }, { now: () => base, seed: false });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('refuses with the monthly quota when the minute is exhausted too', async () => {
+    expect(h.runtime.services.limiter.kind).toBe('store');
+    await expectMonthBinds(h, base);
   });
 });

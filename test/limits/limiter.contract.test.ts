@@ -153,7 +153,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
       expect(d).toMatchObject({ reason: 'quota_exceeded', monthRemaining: 0, minuteRemaining: 97 });
     }
 
-    // Both limits end together: the minute is checked first, as for a lone request.
+    // Both limits end together: the month binds (decisions §1, step 6), as for a lone request.
     const b = of(both);
     expect(
       b
@@ -165,7 +165,10 @@ describe.each(variants)('limiter contract: $name', (variant) => {
       [1, 1],
       [0, 0],
     ]);
-    expect(b.filter((d) => !d.allowed).map((d) => d.reason)).toEqual(['rate_limited', 'rate_limited']);
+    expect(b.filter((d) => !d.allowed).map((d) => [d.reason, d.retryAt])).toEqual([
+      ['quota_exceeded', Date.UTC(2026, 11, 1)],
+      ['quota_exceeded', Date.UTC(2026, 11, 1)],
+    ]);
 
     expect(await store.getUsage(minute.id, '2026-11')).toBe(5);
     expect(await store.getUsage(month.id, '2026-11')).toBe(3);
@@ -206,6 +209,23 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     // A fresh limiter (restart) starts from the durable count.
     expect((await make().consume(g, NOW)).allowed).toBe(false);
     expect((await make().consume(g, Date.UTC(2026, 11, 1, 0, 0, 1))).allowed).toBe(true);
+  });
+
+  it('refuses with the monthly quota, to the month reset, when the minute is exhausted too', async () => {
+    // The binding limit wins (docs/decisions.md, §1): the minute's reset would send
+    // the client back in seconds, for a month that stays exhausted.
+    const limiter = make();
+    const g = await grant(3, 3);
+    for (let i = 0; i < 3; i++) expect((await limiter.consume(g, NOW)).allowed).toBe(true);
+    const refused = await limiter.consume(g, NOW);
+    expect(refused).toMatchObject({
+      allowed: false,
+      reason: 'quota_exceeded',
+      minuteRemaining: 0,
+      monthRemaining: 0,
+      retryAt: Date.UTC(2026, 11, 1),
+    });
+    expect(await store.getUsage(g.id, '2026-11')).toBe(3);
   });
 
   it('counts nothing of a batch whose usage commit fails, and answers its requests unavailable', async () => {
