@@ -52,10 +52,14 @@ const FIELD_NAMES = new RegExp(
   'g',
 );
 
-/** A refusal as the CLI says it: `--option: what is wrong`, or `--option is required`. */
+/**
+ * A refusal as the CLI says it: `--option: what is wrong`, or `--option is
+ * required`, in the admin API's words (an item of a list, `scopes.1`, is its option's).
+ */
 export function refusalMessage(error: OperationError): string {
   if (error.kind !== 'invalid') return error.message;
-  const option = OPTIONS[error.field] ?? error.field;
+  const name = error.field.split('.')[0]!;
+  const option = OPTIONS[name] ?? error.field;
   const message = error.message.replace(FIELD_NAMES, (f) => OPTIONS[f] ?? f);
   return message.startsWith('is required') ? `${option} ${message}` : `${option}: ${message}`;
 }
@@ -86,5 +90,15 @@ export const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 export const wholeNumber = (v: unknown): number | undefined =>
   v === undefined ? undefined : typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : Number.NaN;
 
-/** A comma-separated option as a list. */
-export const list = (v: unknown): string[] | undefined => (typeof v === 'string' ? v.split(',') : undefined);
+/** A comma-separated option as a list, each item trimmed, empty ones left out (`a, b,` is `a` and `b`). */
+export const list = (v: unknown): string[] | undefined =>
+  typeof v === 'string'
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
+
+/** An instant option: a bare date (2027-01-01) is midnight UTC; anything else goes to the operation as given. */
+export const instant = (v: unknown): string | undefined =>
+  typeof v !== 'string' ? undefined : /^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v;

@@ -3,19 +3,17 @@
  * way from the CLI and the admin API. `externalId` is the billing system's
  * customer id, unique across accounts.
  */
-import type { AccountPatch } from '../storage/admin-records.js';
+import { AccountCreate, AccountPatch } from '../schemas/admin.js';
 import { DuplicateError, type Store } from '../storage/store.js';
 import type { Actor, ListOptions, Page, Result } from './contract.js';
 import {
+  checked,
   conflict,
   keysetOf,
   newId,
   notFound,
   type OperationOptions,
   pageOf,
-  parseEmail,
-  parseIdentifier,
-  parseText,
   refusing,
 } from './rules.js';
 import { type AccountView, accountView } from './views.js';
@@ -34,17 +32,6 @@ export interface AccountListInput extends ListOptions {
 const duplicate = (externalId: string) =>
   conflict(`externalId ${externalId} already belongs to another account`);
 
-/** Checks what is given; undefined stays undefined (not changed), null clears. */
-function accountFields(input: AccountInput): AccountPatch {
-  const out: AccountPatch = {};
-  if (input.name !== undefined) out.name = input.name === null ? null : parseText(input.name, 'name');
-  if (input.email !== undefined) out.email = input.email === null ? null : parseEmail(input.email);
-  if (input.externalId !== undefined) {
-    out.externalId = input.externalId === null ? null : parseIdentifier(input.externalId, 'externalId');
-  }
-  return out;
-}
-
 async function assertFreeExternalId(store: Store, externalId: string | null | undefined, self?: string) {
   if (externalId == null) return;
   const [other] = await store.listAccounts({ externalId }, { limit: 1 });
@@ -58,7 +45,7 @@ export function createAccount(
   options: OperationOptions = {},
 ): Promise<Result<AccountView>> {
   return refusing(async () => {
-    const fields = accountFields(input);
+    const fields = checked(AccountCreate, input);
     await assertFreeExternalId(store, fields.externalId);
     const now = options.now ?? Date.now();
     const account = {
@@ -115,7 +102,8 @@ export function updateAccount(
   options: OperationOptions = {},
 ): Promise<Result<AccountView>> {
   return refusing(async () => {
-    const patch = accountFields(input);
+    const { id: _, ...given } = input;
+    const patch = checked(AccountPatch, given);
     if (!(await store.getAccount(input.id))) throw notFound(`no account ${input.id}`);
     await assertFreeExternalId(store, patch.externalId, input.id);
     try {

@@ -6,7 +6,8 @@
  * either → cancelled, which is final; an illegal one is a conflict.
  */
 import { loadPlans } from '../access/plans.js';
-import type { GrantPatch } from '../storage/admin-records.js';
+import { GrantCreate, GrantPatch } from '../schemas/admin.js';
+import type { GrantPatch as StoredGrantPatch } from '../storage/admin-records.js';
 import {
   DuplicateError,
   GRANT_STATUSES,
@@ -17,6 +18,7 @@ import {
 } from '../storage/store.js';
 import type { Actor, ListOptions, Page, Result } from './contract.js';
 import {
+  checked,
   conflict,
   invalid,
   keysetOf,
@@ -25,10 +27,6 @@ import {
   notFound,
   type OperationOptions,
   pageOf,
-  parseIdentifier,
-  parseInstant,
-  parseScopes,
-  positiveInt,
   refusing,
 } from './rules.js';
 import { type GrantView, grantView } from './views.js';
@@ -73,6 +71,9 @@ export interface GrantListInput extends ListOptions {
 
 export const DEFAULT_PROVIDER = 'manual';
 
+/** Scopes are stored as given, each once (decisions §4). */
+export const withoutRepeats = (scopes: string[]) => [...new Set(scopes)];
+
 const duplicate = (provider: string, externalId: string) =>
   conflict(`provider ${provider} already has a grant with externalId ${externalId}`);
 
@@ -96,33 +97,23 @@ export function createGrant(
 ): Promise<Result<GrantView>> {
   return refusing(async () => {
     const now = options.now ?? Date.now();
-    if (input.accountId === undefined || input.accountId === '') throw invalid('accountId', 'is required');
-    if (input.plan === undefined) throw invalid('plan', 'is required');
-    if (typeof input.plan !== 'string' || input.plan.trim() === '')
-      throw invalid('plan', 'must not be empty');
+    const given = checked(GrantCreate, input);
     // A catalogued plan fills what the caller did not give; anything given overrides it.
-    const catalogued = loadPlans(options.plansFile).get(input.plan);
+    const catalogued = loadPlans(options.plansFile).get(given.plan);
     if (!catalogued) {
       for (const field of ['scopes', 'monthlyRequestLimit', 'requestsPerMinute'] as const) {
-        if (input[field] === undefined) {
-          throw invalid(field, `is required (plan "${input.plan}" is not in the plan catalogue)`);
+        if (given[field] === undefined) {
+          throw invalid(field, `is required (plan "${given.plan}" is not in the plan catalogue)`);
         }
       }
     }
-    const scopes = input.scopes === undefined ? catalogued!.scopes : parseScopes(input.scopes);
-    const monthlyRequestLimit =
-      input.monthlyRequestLimit === undefined
-        ? catalogued!.monthlyRequestLimit
-        : positiveInt(input.monthlyRequestLimit, 'monthlyRequestLimit');
-    const requestsPerMinute =
-      input.requestsPerMinute === undefined
-        ? catalogued!.requestsPerMinute
-        : positiveInt(input.requestsPerMinute, 'requestsPerMinute');
-    const provider =
-      input.provider === undefined ? DEFAULT_PROVIDER : parseIdentifier(input.provider, 'provider', 64);
-    const externalId = input.externalId == null ? null : parseIdentifier(input.externalId, 'externalId');
-    const validFrom = input.validFrom === undefined ? now : parseInstant(input.validFrom, 'validFrom');
-    const validUntil = input.validUntil === undefined ? NO_END : parseInstant(input.validUntil, 'validUntil');
+    const scopes = given.scopes === undefined ? catalogued!.scopes : withoutRepeats(given.scopes);
+    const monthlyRequestLimit = given.monthlyRequestLimit ?? catalogued!.monthlyRequestLimit;
+    const requestsPerMinute = given.requestsPerMinute ?? catalogued!.requestsPerMinute;
+    const provider = given.provider ?? DEFAULT_PROVIDER;
+    const externalId = given.externalId ?? null;
+    const validFrom = given.validFrom === undefined ? now : Date.parse(given.validFrom);
+    const validUntil = given.validUntil === undefined ? NO_END : Date.parse(given.validUntil);
     if (validUntil <= validFrom) throw invalid('validUntil', 'must be after validFrom');
     if (!(await store.getAccount(input.accountId))) {
       throw invalid('accountId', `no account ${input.accountId}`);
@@ -136,7 +127,7 @@ export function createGrant(
       accountId: input.accountId,
       provider,
       externalId,
-      plan: input.plan,
+      plan: given.plan,
       status: 'active',
       scopes,
       validFrom,
@@ -190,16 +181,13 @@ export function updateGrant(
   options: OperationOptions = {},
 ): Promise<Result<GrantView>> {
   return refusing(async () => {
-    const patch: GrantPatch = {};
-    if (input.status !== undefined) patch.status = parseStatus(input.status);
-    if (input.scopes !== undefined) patch.scopes = parseScopes(input.scopes);
-    if (input.monthlyRequestLimit !== undefined) {
-      patch.monthlyRequestLimit = positiveInt(input.monthlyRequestLimit, 'monthlyRequestLimit');
-    }
-    if (input.requestsPerMinute !== undefined) {
-      patch.requestsPerMinute = positiveInt(input.requestsPerMinute, 'requestsPerMinute');
-    }
-    if (input.validUntil !== undefined) patch.validUntil = parseInstant(input.validUntil, 'validUntil');
+    const { id: _, ...fields } = input;
+    const { validUntil, scopes, ...given } = checked(GrantPatch, fields);
+    const patch: StoredGrantPatch = {
+      ...given,
+      ...(scopes !== undefined ? { scopes: withoutRepeats(scopes) } : {}),
+      ...(validUntil !== undefined ? { validUntil: Date.parse(validUntil) } : {}),
+    };
     const grant = await store.getGrant(input.id);
     if (!grant) throw notFound(`no grant ${input.id}`);
     if (patch.status !== undefined) checkTransition(grant.status, patch.status);

@@ -6,19 +6,19 @@
  * work for a grace period (default a day) so clients can switch without an
  * outage.
  */
-import { generateKey, KEY_ENVIRONMENTS, type KeyEnvironment } from '../domain/keys.js';
+import { generateKey, type KeyEnvironment } from '../domain/keys.js';
+import { DEFAULT_GRACE_PERIOD_SECONDS, KeyCreate, KeyRoll } from '../schemas/admin.js';
 import type { GrantRecord, KeyRecord, Store } from '../storage/store.js';
 import type { Actor, ListOptions, Page, Result } from './contract.js';
+import { withoutRepeats } from './grants.js';
 import {
+  checked,
   conflict,
   invalid,
   keysetOf,
   notFound,
   type OperationOptions,
   pageOf,
-  parseInstant,
-  parseScopes,
-  parseText,
   refusing,
 } from './rules.js';
 import { type KeyView, keyView } from './views.js';
@@ -63,9 +63,6 @@ export interface RolledKey {
   gracePeriodSeconds: number;
 }
 
-export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
-export const MAX_GRACE_PERIOD_SECONDS = 90 * 86_400;
-
 async function grantOf(store: Store, key: KeyRecord): Promise<GrantRecord> {
   const grant = await store.getGrant(key.grantId);
   if (!grant) throw new Error(`key ${key.publicId} has no grant ${key.grantId}`);
@@ -101,16 +98,15 @@ export function createKey(
 ): Promise<Result<CreatedKey>> {
   return refusing(async () => {
     const now = options.now ?? Date.now();
-    if (input.grantId === undefined || input.grantId === '') throw invalid('grantId', 'is required');
-    const label = input.label === undefined ? '' : parseText(input.label, 'label');
-    const scopes = input.scopes === undefined ? null : parseScopes(input.scopes);
-    const grant = await store.getGrant(input.grantId);
-    if (!grant) throw invalid('grantId', `no grant ${input.grantId}`);
-    if (grant.status === 'cancelled') throw invalid('grantId', 'the grant is cancelled');
-    const environment = (input.environment ?? 'live') as KeyEnvironment;
-    if (!KEY_ENVIRONMENTS.includes(environment)) throw invalid('environment', 'must be live or test');
-    const expiresAt = input.expiresAt === undefined ? null : parseInstant(input.expiresAt, 'expiresAt');
+    const given = checked(KeyCreate, input);
+    const label = given.label ?? '';
+    const scopes = given.scopes === undefined ? null : withoutRepeats(given.scopes);
+    const expiresAt = given.expiresAt === undefined ? null : Date.parse(given.expiresAt);
     if (expiresAt !== null && expiresAt <= now) throw invalid('expiresAt', 'must be in the future');
+    const grant = await store.getGrant(given.grantId);
+    if (!grant) throw invalid('grantId', `no grant ${given.grantId}`);
+    if (grant.status === 'cancelled') throw invalid('grantId', 'the grant is cancelled');
+    const environment: KeyEnvironment = given.environment ?? 'live';
     const created = newKeyRecord(grant, environment, { label, scopes, expiresAt }, now);
     await store.createKey(created.record, actor);
     const apiKey = keyView(created.record, grant);
@@ -173,13 +169,8 @@ export function rollKey(
 ): Promise<Result<RolledKey>> {
   return refusing(async () => {
     const now = options.now ?? Date.now();
-    const grace = input.gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
-    if (!Number.isSafeInteger(grace) || grace < 0 || grace > MAX_GRACE_PERIOD_SECONDS) {
-      throw invalid(
-        'gracePeriodSeconds',
-        `must be a whole number of seconds from 0 to ${MAX_GRACE_PERIOD_SECONDS} (90 days)`,
-      );
-    }
+    const { publicId: _, ...fields } = input;
+    const grace = checked(KeyRoll, fields).gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
     const old = await store.getKey(input.publicId);
     if (!old) throw notFound(`no key ${input.publicId}`);
     if (old.status === 'revoked')

@@ -1,12 +1,16 @@
 /**
- * The rules every operation applies to what it is given, whoever calls it (the
- * CLI or the admin API): instants, whole numbers, scopes, external ids, list
- * limits and cursors (docs/decisions.md, 57). A broken rule is a Refusal,
- * caught by `refusing` at the operation's edge and returned as its Result:
- * operations never throw for a refusal.
+ * How every operation judges what it is given, whoever calls it (the CLI or
+ * the admin API; docs/decisions.md, 57): each field by the admin API's own
+ * schema (`checked`, schemas/admin-check.ts), so both callers refuse the same
+ * input with the same sentence; what no schema can say (one field against
+ * another, against the store or the clock) in the operation itself. Also list
+ * limits and cursors. A broken rule is a Refusal, caught by `refusing` at the
+ * operation's edge and returned as its Result: operations never throw for a
+ * refusal.
  */
 import { randomBytes } from 'node:crypto';
-import { isKnownScope } from '../domain/scopes.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { check } from '../schemas/admin-check.js';
 import type { KeysetPage } from '../storage/admin-records.js';
 import type { ListOptions, OperationError, Page, Result } from './contract.js';
 
@@ -30,6 +34,18 @@ export async function refusing<T>(body: () => Promise<T>): Promise<Result<T>> {
     if (err instanceof Refusal) return { ok: false, error: err.error };
     throw err;
   }
+}
+
+/**
+ * `input` by its admin schema (schemas/admin.ts): the value, its members left
+ * undefined dropped, or a refusal naming the first field that breaks its rule
+ * (the admin API's validator, with the same check, names every one).
+ */
+export function checked<T extends TSchema>(schema: T, input: unknown): Static<T> {
+  const result = check(schema, input);
+  if (result.ok) return result.value;
+  const [first] = result.problems;
+  throw invalid(first!.field, first!.message);
 }
 
 /** What every changing operation may be given besides its input (tests pin the clock). */
@@ -60,26 +76,6 @@ export function parseInstant(text: unknown, field: string): number {
   return ms;
 }
 
-/** A limit of a grant: a whole number of at least 1 (and at most 12 digits). */
-export function positiveInt(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 999_999_999_999) {
-    throw invalid(field, 'must be a whole number of at least 1');
-  }
-  return value;
-}
-
-/** API scopes (decisions §4): known entitlements or legacy umbrellas, stored as given, without repeats. */
-export function parseScopes(given: unknown, field = 'scopes'): string[] {
-  if (!Array.isArray(given) || given.some((s) => typeof s !== 'string')) {
-    throw invalid(field, 'must be a list of scopes');
-  }
-  const scopes = [...new Set((given as string[]).map((s) => s.trim()).filter(Boolean))];
-  const unknown = scopes.filter((s) => !isKnownScope(s));
-  if (unknown.length > 0) throw invalid(field, `unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}`);
-  if (scopes.length === 0) throw invalid(field, 'list at least one scope');
-  return scopes;
-}
-
 /**
  * An identifier given by another system (a customer, a subscription) or a
  * provider's name: printable, without surrounding spaces, at most `max` characters.
@@ -98,13 +94,6 @@ export function parseText(value: unknown, field: string, max = 200): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
   if (typeof value !== 'string' || value.length > max || /[\u0000-\u001f\u007f]/.test(value)) {
     throw invalid(field, `must be text of at most ${max} characters`);
-  }
-  return value;
-}
-
-export function parseEmail(value: unknown, field = 'email'): string {
-  if (typeof value !== 'string' || value.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(value)) {
-    throw invalid(field, 'not an email address');
   }
   return value;
 }

@@ -19,10 +19,33 @@ import { Defaulted } from './query.js';
 /** The scopes of an admin token, one list (domain/admin-tokens.ts); each admin route requires one (docs/decisions.md 58). */
 export type { AdminScope } from '../domain/admin-tokens.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** The value or null; a refusal says the value's rule (a union's own sentence would be "expected union value"). */
+const Nullable = <T extends TSchema>(schema: T) =>
+  Type.Union([schema, Type.Null()], schema.errorMessage ? { errorMessage: schema.errorMessage } : {});
 const Id = (description: string, example: string) => Type.String({ description, examples: [example] });
+
+// The rule of each kind of field, one for the admin API and the CLI alike
+// (schemas/admin-check.ts; test/operations/refusals.test.ts drives both).
+
+/** A name or a plan: not blank, no control characters. */
 const Text = (max: number, description: string) =>
-  Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description });
+  Type.String({
+    minLength: 1,
+    maxLength: max,
+    pattern: '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
+    description,
+    errorMessage: `must be 1 to ${max} characters, not blank, without control characters`,
+  });
+/** Another system's id (a customer, a subscription, a provider's name): printable, no surrounding spaces. */
+const Identifier = (max: number, description: string, example: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: max,
+    pattern: '^[^\\s\\u0000-\\u001f\\u007f](?:[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f])?$',
+    description,
+    examples: [example],
+    errorMessage: `must be 1 to ${max} printable characters, without surrounding spaces`,
+  });
 const Instant = (description: string) =>
   Type.String({ format: 'date-time', description, examples: ['2027-01-01T00:00:00.000Z'] });
 const Email = Type.String({
@@ -31,26 +54,41 @@ const Email = Type.String({
   description: 'Billing contact address',
   errorMessage: 'must be an email address',
 });
-const ExternalId = Type.String({
-  minLength: 1,
-  maxLength: 255,
-  description: 'The billing system’s own id for it (a customer or subscription id)',
-  examples: ['cus_9s8d7f6g'],
-});
+const ExternalId = Identifier(
+  255,
+  'The billing system’s own id for it (a customer or subscription id)',
+  'cus_9s8d7f6g',
+);
 const GrantStatus = Type.Union(
   [Type.Literal('active'), Type.Literal('suspended'), Type.Literal('cancelled')],
   {
     component: 'GrantStatus',
     description: 'active ⇄ suspended, either → cancelled (final)',
+    errorMessage: 'must be one of active, suspended, cancelled',
   },
 );
-const Scopes = Type.Array(Type.String({ maxLength: 100 }), {
-  minItems: 1,
-  maxItems: 50,
-  description: 'Entitlements (docs/decisions.md §4; legacy umbrellas accepted)',
-});
+const Scopes = Type.Array(
+  Type.String({
+    maxLength: 100,
+    format: 'scope',
+    description: 'An entitlement or a legacy umbrella',
+    errorMessage: 'unknown scope {value}',
+  }),
+  {
+    minItems: 1,
+    maxItems: 50,
+    description: 'Entitlements (docs/decisions.md §4; legacy umbrellas accepted)',
+    errorMessage: 'must list 1 to 50 scopes',
+  },
+);
+const MAX_LIMIT = 1_000_000_000_000;
 const PositiveInt = (description: string) =>
-  Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description });
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_LIMIT,
+    description,
+    errorMessage: `must be a whole number from 1 to ${MAX_LIMIT}`,
+  });
 
 // ---- Resources --------------------------------------------------------------
 
@@ -138,7 +176,13 @@ const body = <T extends Record<string, TSchema>>(component: string, properties: 
 
 /** A change must change something: `{}` is refused as the CLI refuses an update without an option. */
 const patch = <T extends Record<string, TSchema>>(component: string, properties: T, description: string) =>
-  Type.Object(properties, { component, additionalProperties: false, minProperties: 1, description });
+  Type.Object(properties, {
+    component,
+    additionalProperties: false,
+    minProperties: 1,
+    description,
+    errorMessage: 'nothing to change: give at least one field',
+  });
 
 export const AccountCreate = body(
   'AccountCreate',
@@ -162,19 +206,12 @@ export const AccountPatch = patch(
 export const GrantCreate = body(
   'GrantCreate',
   {
-    accountId: Type.String({ minLength: 1 }),
+    accountId: Type.String({ minLength: 1, errorMessage: 'is required' }),
     plan: Text(100, 'A plan of the catalogue, whose limits and scopes apply unless given here'),
     scopes: Type.Optional(Scopes),
     monthlyRequestLimit: Type.Optional(PositiveInt('Requests per calendar month (UTC)')),
     requestsPerMinute: Type.Optional(PositiveInt('Requests per UTC minute')),
-    provider: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'Who sold the grant; default `manual`',
-        examples: ['stripe'],
-      }),
-    ),
+    provider: Type.Optional(Identifier(64, 'Who sold the grant; default `manual`', 'stripe')),
     externalId: Type.Optional(ExternalId),
     validFrom: Type.Optional(Instant('Default now')),
     validUntil: Type.Optional(Instant('Default: no end')),
@@ -196,9 +233,17 @@ export const GrantPatch = patch(
 export const KeyCreate = body(
   'KeyCreate',
   {
-    grantId: Type.String({ minLength: 1 }),
-    label: Type.Optional(Type.String({ maxLength: 200 })),
-    environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+    grantId: Type.String({ minLength: 1, errorMessage: 'is required' }),
+    label: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+        errorMessage: 'must be at most 200 characters, without control characters',
+      }),
+    ),
+    environment: Type.Optional(
+      Type.Union([Type.Literal('live'), Type.Literal('test')], { errorMessage: 'must be live or test' }),
+    ),
     scopes: Type.Optional(Scopes),
     expiresAt: Type.Optional(Instant('Default: never')),
   },
@@ -212,6 +257,7 @@ export const KeyRoll = body(
         minimum: 0,
         maximum: 7_776_000,
         description: 'How long the old key keeps working, in seconds, at most 90 days (default 86400)',
+        errorMessage: 'must be a whole number of seconds from 0 to 7776000 (90 days)',
       }),
     ),
   },

@@ -1,7 +1,8 @@
 /**
  * The admin CLI refuses bad account, grant and key options with a sentence
  * naming the option (decisions §3, §4, §11): stderr, non-zero exit, nothing
- * on stdout, and nothing written.
+ * on stdout, and nothing written. The sentence after the option is the admin
+ * API's for the same field (one schema: test/operations/refusals.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, freshDatabase } from '../support/backends.js';
@@ -41,7 +42,19 @@ describe('mds refuses bad access options', () => {
   afterAll(async () => db?.drop());
 
   it('accounts create: a malformed email', async () => {
-    refused(await run('accounts', 'create', '--email', 'not-an-email'), '--email: not an email address');
+    refused(await run('accounts', 'create', '--email', 'not-an-email'), '--email: must be an email address');
+  });
+
+  it('accounts create: an empty or blank name, as the admin API refuses it', async () => {
+    const [empty, blank] = await Promise.all([
+      run('accounts', 'create', '--name', ''),
+      run('accounts', 'create', '--name', '   '),
+    ]);
+    refused(empty, '--name: must be 1 to 200 characters, not blank, without control characters');
+    refused(blank, '--name: must be 1 to 200 characters, not blank, without control characters');
+    expect(empty.status).toBe(2);
+    // Nothing was written: the one account is the one made before these tests.
+    expect((await run('accounts', 'list', '--json')).json().accounts).toHaveLength(1);
   });
 
   it('grants create: each required option, when missing, is named', async () => {
@@ -75,13 +88,13 @@ describe('mds refuses bad access options', () => {
       run('grants', 'create', ...base(), '--valid-until', '2030-02-30'),
     ]);
     refused(results[0]!, '--account: no account acc_nobody');
-    refused(results[1]!, '--monthly-limit: must be a whole number of at least 1');
-    refused(results[2]!, '--rpm: must be a whole number of at least 1');
+    refused(results[1]!, '--monthly-limit: must be a whole number from 1 to 1000000000000');
+    refused(results[2]!, '--rpm: must be a whole number from 1 to 1000000000000');
     refused(results[3]!, '--scopes: unknown scope "rates:spot:read"');
-    refused(results[4]!, '--scopes: list at least one scope');
+    refused(results[4]!, '--scopes: must list 1 to 50 scopes');
     refused(results[5]!, '--valid-until: must be after --valid-from');
-    refused(results[6]!, '--valid-until: must be an ISO 8601 timestamp such as 2027-01-01T00:00:00Z');
-    refused(results[7]!, '--valid-until: 2030-02-30 is not a real date');
+    refused(results[6]!, '--valid-until: must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z');
+    refused(results[7]!, '--valid-until: must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z');
   });
 
   it('an unknown scope with --json is a JSON error naming it', async () => {

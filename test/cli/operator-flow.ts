@@ -156,7 +156,7 @@ export function operatorFlow(backend: Backend): void {
       );
       refused(
         await run('accounts', 'create', '--external-id', ' cus_2'),
-        '--external-id: must be at most 255 printable characters, without surrounding spaces',
+        '--external-id: must be 1 to 255 printable characters, without surrounding spaces',
       );
       expect(ok(await run('accounts', 'update', other, '--name', 'Beta', '--json')).account).toMatchObject({
         id: other,

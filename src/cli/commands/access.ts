@@ -13,7 +13,7 @@ import { createGrant, listGrants, updateGrant } from '../../operations/grants.js
 import { dailyUsage, statement } from '../../operations/usage.js';
 import type { GrantView } from '../../operations/views.js';
 import type { Command } from '../command.js';
-import { cliActor, everything, list, outcome, str, wholeNumber } from '../operation.js';
+import { cliActor, everything, instant, list, outcome, str, wholeNumber } from '../operation.js';
 import { table } from '../output.js';
 import { withStore } from '../with-store.js';
 
@@ -109,8 +109,8 @@ export const accessCommands: Command[] = [
         requestsPerMinute: wholeNumber(values.rpm),
         provider: str(values.provider),
         externalId: str(values['external-id']),
-        validFrom: str(values['valid-from']),
-        validUntil: str(values['valid-until']),
+        validFrom: instant(values['valid-from']),
+        validUntil: instant(values['valid-until']),
       };
       const grant = await withStore(databaseUrl, async (s) =>
         outcome(await createGrant(s, cliActor(), input, { plansFile })),
@@ -136,7 +136,7 @@ export const accessCommands: Command[] = [
         scopes: list(values.scopes),
         monthlyRequestLimit: wholeNumber(values['monthly-limit']),
         requestsPerMinute: wholeNumber(values.rpm),
-        validUntil: str(values['valid-until']),
+        validUntil: instant(values['valid-until']),
       };
       if (Object.values(patch).every((v) => v === undefined))
         throw new AdminError('nothing to update: give at least one option');

@@ -5,7 +5,7 @@
  */
 import { createKey, listKeys, revokeKey, rollKey } from '../../operations/keys.js';
 import type { Command } from '../command.js';
-import { cliActor, everything, list, outcome, str, wholeNumber } from '../operation.js';
+import { cliActor, everything, instant, list, outcome, str, wholeNumber } from '../operation.js';
 import { table } from '../output.js';
 import { withStore } from '../with-store.js';
 
@@ -28,7 +28,7 @@ export const keyCommands: Command[] = [
         label: str(values.label),
         environment: str(values.environment),
         scopes: list(values.scopes),
-        expiresAt: str(values['expires-at']),
+        expiresAt: instant(values['expires-at']),
       };
       const created = await withStore(databaseUrl, async (s) =>
         outcome(await createKey(s, cliActor(), input)),

@@ -1,0 +1,69 @@
+/**
+ * Checking an admin input against its schema (schemas/admin.ts): the one rule
+ * for each field, used by the admin API's validator (http/admin/validation.ts)
+ * and by the operations themselves (operations/rules.ts `checked`), so that
+ * the CLI, which calls the operations, refuses what the API refuses with the
+ * same sentence (test/operations/refusals.test.ts).
+ *
+ * A problem's sentence is the schema's `errorMessage` where it has one
+ * (`{value}` in it stands for the value given, quoted), `is required` for a
+ * missing field, `is not a field of this operation` for an unknown one.
+ */
+import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
+import { type TypeCheck, TypeCompiler, ValueErrorType } from '@sinclair/typebox/compiler';
+import { isKnownScope } from '../domain/scopes.js';
+
+/** A date-time with a zone, on a day the calendar has (2030-02-30 is not one). */
+export function isDateTime(v: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(v)) return false;
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return !Number.isNaN(Date.parse(v)) && new Date(Date.UTC(y, m - 1, d)).getUTCDate() === d;
+}
+
+// TypeBox fails every value of a format it does not know: the ones the admin schemas use.
+if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', isDateTime);
+if (!FormatRegistry.Has('scope')) FormatRegistry.Set('scope', isKnownScope);
+
+/** One field that breaks its rule: `a.b` for a nested one, '' for the input as a whole. */
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+
+function sentence(error: { type: ValueErrorType; schema: TSchema; message: string; value: unknown }) {
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) return 'is not a field of this operation';
+  if (error.type === ValueErrorType.ObjectRequiredProperty) return 'is required';
+  const s = error.schema as { errorMessage?: string; format?: string };
+  if (s.errorMessage) return s.errorMessage.replace('{value}', JSON.stringify(error.value));
+  if (s.format === 'date-time') return 'must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z';
+  return error.message.charAt(0).toLowerCase() + error.message.slice(1);
+}
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+/**
+ * `data` checked against `schema`: the value, or every field that breaks a
+ * rule (one sentence each, the first of a union's branches). Undefined members
+ * are left out first (an option not given), and a missing input is `{}`.
+ */
+export function check<T extends TSchema>(schema: T, data: unknown): Checked<Static<T>> {
+  let typeCheck = compiled.get(schema);
+  if (!typeCheck) {
+    typeCheck = TypeCompiler.Compile(schema);
+    compiled.set(schema, typeCheck);
+  }
+  let value = data ?? {};
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    value = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+  }
+  if (typeCheck.Check(value)) return { ok: true, value: value as Static<T> };
+  const problems: Problem[] = [];
+  for (const e of typeCheck.Errors(value)) {
+    const field = e.path.replace(/^\//, '').replaceAll('/', '.');
+    if (problems.some((p) => p.field === field)) continue;
+    problems.push({ field, message: sentence(e) });
+  }
+  return { ok: false, problems };
+}

@@ -1,0 +1,246 @@
+/**
+ * One rule per input (docs/decisions.md 57, 58): each admin input is judged
+ * by its schema (src/schemas/admin.ts) whichever way it comes. Every row of
+ * the table is given to the admin API and to the `mds` CLI on the same
+ * database: the API answers 400 `invalid_request` naming the field with the
+ * sentence of the row, the CLI exits 2 with `mds: --option: ` and the same
+ * sentence. The behaviour is the operations', not the store's: SQLite only.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AdminHarness, startAdminHarness } from '../support/admin.js';
+import { mds } from '../support/cli.js';
+import { expectErrorBody } from '../support/openapi.js';
+
+type Op = 'createAccount' | 'updateAccount' | 'createGrant' | 'updateGrant' | 'createKey' | 'rollKey';
+type Input = Record<string, string | number | string[]>;
+
+interface Row {
+  what: string;
+  op: Op;
+  input: Input;
+  /** The field the API names (`scopes.1`: the second scope); the CLI names its option. */
+  field: string;
+  message: string;
+}
+
+const NAME = 'must be 1 to 200 characters, not blank, without control characters';
+const LIMIT = 'must be a whole number from 1 to 1000000000000';
+const EMAIL = 'must be an email address';
+
+/** Each row's input beside what it needs: the account, grant and key of `beforeAll` fill these in. */
+const rows: Row[] = [
+  { what: 'an empty name', op: 'createAccount', input: { name: '' }, field: 'name', message: NAME },
+  { what: 'a blank name', op: 'createAccount', input: { name: '   ' }, field: 'name', message: NAME },
+  {
+    what: 'an empty name, as a change',
+    op: 'updateAccount',
+    input: { name: '' },
+    field: 'name',
+    message: NAME,
+  },
+  {
+    what: 'a bad email',
+    op: 'createAccount',
+    input: { email: 'not-an-email' },
+    field: 'email',
+    message: EMAIL,
+  },
+  {
+    what: 'an email with a space',
+    op: 'createAccount',
+    input: { email: 'a b@c.dz' },
+    field: 'email',
+    message: EMAIL,
+  },
+  {
+    what: 'a bad email, as a change',
+    op: 'updateAccount',
+    input: { email: 'x@' },
+    field: 'email',
+    message: EMAIL,
+  },
+  {
+    what: 'an externalId with surrounding spaces',
+    op: 'createAccount',
+    input: { externalId: ' cus_1' },
+    field: 'externalId',
+    message: 'must be 1 to 255 printable characters, without surrounding spaces',
+  },
+  {
+    what: 'a monthly limit of 0',
+    op: 'createGrant',
+    input: { plan: 'basic', monthlyRequestLimit: 0 },
+    field: 'monthlyRequestLimit',
+    message: LIMIT,
+  },
+  {
+    what: 'an rpm above the largest',
+    op: 'createGrant',
+    input: { plan: 'basic', requestsPerMinute: 1_000_000_000_001 },
+    field: 'requestsPerMinute',
+    message: LIMIT,
+  },
+  {
+    what: 'a monthly limit of 0, as a change',
+    op: 'updateGrant',
+    input: { monthlyRequestLimit: 0 },
+    field: 'monthlyRequestLimit',
+    message: LIMIT,
+  },
+  {
+    what: 'an rpm of 0, as a change',
+    op: 'updateGrant',
+    input: { requestsPerMinute: 0 },
+    field: 'requestsPerMinute',
+    message: LIMIT,
+  },
+  {
+    what: 'an unknown scope',
+    op: 'createGrant',
+    input: { plan: 'basic', scopes: ['rates:read', 'everything'] },
+    field: 'scopes.1',
+    message: 'unknown scope "everything"',
+  },
+  {
+    what: 'an unknown scope, as a change',
+    op: 'updateGrant',
+    input: { scopes: ['silver:read'] },
+    field: 'scopes.0',
+    message: 'unknown scope "silver:read"',
+  },
+  {
+    what: 'an unknown scope of a key',
+    op: 'createKey',
+    input: { scopes: ['gold:spot:read'] },
+    field: 'scopes.0',
+    message: 'unknown scope "gold:spot:read"',
+  },
+  {
+    what: 'a blank plan',
+    op: 'createGrant',
+    input: { plan: ' ' },
+    field: 'plan',
+    message: 'must be 1 to 100 characters, not blank, without control characters',
+  },
+  {
+    what: 'a day the calendar lacks',
+    op: 'createGrant',
+    input: { plan: 'basic', validUntil: '2030-02-30T00:00:00Z' },
+    field: 'validUntil',
+    message: 'must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z',
+  },
+  {
+    what: 'an unknown status',
+    op: 'updateGrant',
+    input: { status: 'paused' },
+    field: 'status',
+    message: 'must be one of active, suspended, cancelled',
+  },
+  {
+    what: 'an unknown environment',
+    op: 'createKey',
+    input: { environment: 'prod' },
+    field: 'environment',
+    message: 'must be live or test',
+  },
+  {
+    what: 'a grace period over 90 days',
+    op: 'rollKey',
+    input: { gracePeriodSeconds: 90 * 86_400 + 1 },
+    field: 'gracePeriodSeconds',
+    message: 'must be a whole number of seconds from 0 to 7776000 (90 days)',
+  },
+];
+
+/** The CLI's option for each field. */
+const OPTION: Record<string, string> = {
+  name: '--name',
+  email: '--email',
+  externalId: '--external-id',
+  accountId: '--account',
+  plan: '--plan',
+  scopes: '--scopes',
+  monthlyRequestLimit: '--monthly-limit',
+  requestsPerMinute: '--rpm',
+  validUntil: '--valid-until',
+  status: '--status',
+  grantId: '--grant',
+  environment: '--environment',
+  gracePeriodSeconds: '--grace-period',
+};
+
+const options = (input: Input) =>
+  Object.entries(input).flatMap(([field, v]) => [OPTION[field]!, Array.isArray(v) ? v.join(',') : String(v)]);
+
+describe('each admin input has one rule, the same through the admin API and the CLI', () => {
+  let h: AdminHarness;
+  let token: string;
+  const made = { account: '', grant: '', key: '' };
+
+  beforeAll(async () => {
+    h = await startAdminHarness({ name: 'sqlite' });
+    ({ token } = await h.token());
+    const post = async (url: string, body: unknown) =>
+      (await h.call('POST', `/admin/v1${url}`, { token, body })).json().data;
+    made.account = (await post('/accounts', { name: 'Refusals' })).id;
+    made.grant = (await post('/grants', { accountId: made.account, plan: 'basic' })).id;
+    made.key = (await post('/keys', { grantId: made.grant })).apiKey.publicId;
+  });
+  afterAll(async () => h?.close());
+
+  /** The request and the command of a row. */
+  function calls(row: Row): { method: string; url: string; body: Input; argv: string[] } {
+    const { input } = row;
+    switch (row.op) {
+      case 'createAccount':
+        return {
+          method: 'POST',
+          url: '/accounts',
+          body: input,
+          argv: ['accounts', 'create', ...options(input)],
+        };
+      case 'updateAccount':
+        return {
+          method: 'PATCH',
+          url: `/accounts/${made.account}`,
+          body: input,
+          argv: ['accounts', 'update', made.account, ...options(input)],
+        };
+      case 'createGrant': {
+        const body = { accountId: made.account, ...input };
+        return { method: 'POST', url: '/grants', body, argv: ['grants', 'create', ...options(body)] };
+      }
+      case 'updateGrant':
+        return {
+          method: 'PATCH',
+          url: `/grants/${made.grant}`,
+          body: input,
+          argv: ['grants', 'update', made.grant, ...options(input)],
+        };
+      case 'createKey': {
+        const body = { grantId: made.grant, ...input };
+        return { method: 'POST', url: '/keys', body, argv: ['keys', 'create', ...options(body)] };
+      }
+      case 'rollKey':
+        return {
+          method: 'POST',
+          url: `/keys/${made.key}/roll`,
+          body: input,
+          argv: ['keys', 'roll', made.key, ...options(input)],
+        };
+    }
+  }
+
+  it.each(rows)('$op: $what', async (row) => {
+    const { method, url, body, argv } = calls(row);
+    const api = await h.call(method, `/admin/v1${url}`, { token, body });
+    expectErrorBody(api, 400, 'invalid_request', [{ parameter: row.field, message: row.message }]);
+    const cli = await mds(argv, { db: h.db.url });
+    const option = OPTION[row.field.split('.')[0]!]!;
+    expect({ status: cli.status, stdout: cli.stdout, stderr: cli.stderr }).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: `mds: ${option}: ${row.message}\n`,
+    });
+  });
+});
