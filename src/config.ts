@@ -13,6 +13,7 @@
  */
 import {
   DEFAULT_STALE_AFTER,
+  defaultOf,
   ServeEnvironment,
   type StaleFamily,
   type Variable,
@@ -23,6 +24,7 @@ import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/setti
 
 export {
   CommandEnvironment,
+  defaultOf,
   Environment,
   ServeEnvironment,
   STALE_FAMILIES,
@@ -65,7 +67,13 @@ export function readCommandConfig(
   overrides: Overrides<'MDS_DATABASE_URL'> = {},
 ): CommandConfig {
   const v = read(['MDS_DATABASE_URL', 'MDS_PLANS_FILE'], env, overrides);
-  return { databaseUrl: v.MDS_DATABASE_URL || undefined, plansFile: v.MDS_PLANS_FILE || undefined };
+  // Unset, each is its default, which storage/open.ts and access/plans.ts resolve themselves (the
+  // catalogue's against the installation, not the working directory).
+  const given = (name: Variable) => (overrides[name as 'MDS_DATABASE_URL']?.value ?? env[name] ?? '') !== '';
+  return {
+    databaseUrl: given('MDS_DATABASE_URL') ? v.MDS_DATABASE_URL : undefined,
+    plansFile: given('MDS_PLANS_FILE') ? v.MDS_PLANS_FILE : undefined,
+  };
 }
 
 /** info.contact of the OpenAPI document: whom its readers write to. */
@@ -75,7 +83,7 @@ export interface Contact {
   url?: string;
 }
 
-export const DEFAULT_CONTACT_NAME = 'Market Data Service (DZD) API support';
+export const DEFAULT_CONTACT_NAME = defaultOf('MDS_CONTACT_NAME');
 
 /** Seconds after which each family's newest observation is stale (MDS_STALE_AFTER, docs/decisions.md 53). */
 export type StaleAfter = Record<StaleFamily, number>;
@@ -109,22 +117,20 @@ export interface ServeConfig {
   tlsCert?: string;
   tlsKey?: string;
   logLevel: string;
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
   adminPort?: number;
-  adminHost?: string;
+  adminHost: string;
   /** PEM files of the admin listener's HTTPS (MDS_ADMIN_TLS_CERT, MDS_ADMIN_TLS_KEY). */
   adminTlsCert?: string;
   adminTlsKey?: string;
   /** MDS_ADMIN_ALLOW_PLAINTEXT=1: plain HTTP off the loopback is the operator's choice. */
   adminAllowPlaintext?: boolean;
-  drainMs?: number;
+  drainMs: number;
   /** Checked by the caller (its parser lives with the HTTP stack, loaded only to serve). */
   trustProxy: string;
-  /** Undefined when no MDS_CONTACT_* is set: the document's own default (http/openapi.ts). */
-  contact?: Contact;
-  /** Undefined when MDS_STALE_AFTER is unset: the defaults (`staleAfterSeconds()`). */
-  staleAfter?: StaleAfter;
+  contact: Contact;
+  staleAfter: StaleAfter;
   webhooks: WebhookSettings;
 }
 
@@ -140,55 +146,48 @@ export function readConfig(
   overrides: Overrides<keyof ServeEnvironment> = {},
 ): ServeConfig {
   const v = read(SERVE_VARIABLES, env, overrides);
-  const number = (s: string) => (s === '' ? undefined : Number(s));
+  // Every value is given: an unset variable is its declared default (config/environment.ts).
+  const flag = (value: string) => value === '1' || value === 'true';
   const config: ServeConfig = {
     host: v.MDS_HOST,
     port: Number(v.MDS_PORT),
     redisUrl: v.MDS_REDIS_URL || undefined,
-    redisCluster: v.MDS_REDIS_CLUSTER === '1' || v.MDS_REDIS_CLUSTER === 'true',
-    redisPrefix: v.MDS_REDIS_PREFIX || undefined,
+    redisCluster: flag(v.MDS_REDIS_CLUSTER),
+    redisPrefix: v.MDS_REDIS_PREFIX,
     tlsCert: v.MDS_TLS_CERT || undefined,
     tlsKey: v.MDS_TLS_KEY || undefined,
-    logLevel: v.MDS_LOG_LEVEL || 'info',
-    headersTimeoutMs: number(v.MDS_HEADERS_TIMEOUT_MS),
-    requestTimeoutMs: number(v.MDS_REQUEST_TIMEOUT_MS),
-    adminPort: v.MDS_ADMIN_PORT === 'off' ? undefined : number(v.MDS_ADMIN_PORT),
-    adminHost: v.MDS_ADMIN_HOST || undefined,
+    logLevel: v.MDS_LOG_LEVEL,
+    headersTimeoutMs: Number(v.MDS_HEADERS_TIMEOUT_MS),
+    requestTimeoutMs: Number(v.MDS_REQUEST_TIMEOUT_MS),
+    adminPort: v.MDS_ADMIN_PORT === 'off' ? undefined : Number(v.MDS_ADMIN_PORT),
+    adminHost: v.MDS_ADMIN_HOST,
     adminTlsCert: v.MDS_ADMIN_TLS_CERT || undefined,
     adminTlsKey: v.MDS_ADMIN_TLS_KEY || undefined,
-    adminAllowPlaintext:
-      v.MDS_ADMIN_ALLOW_PLAINTEXT === '1' || v.MDS_ADMIN_ALLOW_PLAINTEXT === 'true' ? true : undefined,
-    drainMs: number(v.MDS_DRAIN_MS),
+    adminAllowPlaintext: flag(v.MDS_ADMIN_ALLOW_PLAINTEXT) ? true : undefined,
+    drainMs: Number(v.MDS_DRAIN_MS),
     trustProxy: v.MDS_TRUST_PROXY,
-    contact:
-      v.MDS_CONTACT_NAME || v.MDS_CONTACT_EMAIL || v.MDS_CONTACT_URL
-        ? {
-            name: v.MDS_CONTACT_NAME || DEFAULT_CONTACT_NAME,
-            ...(v.MDS_CONTACT_EMAIL ? { email: v.MDS_CONTACT_EMAIL } : {}),
-            ...(v.MDS_CONTACT_URL ? { url: v.MDS_CONTACT_URL } : {}),
-          }
-        : undefined,
-    staleAfter: v.MDS_STALE_AFTER ? staleAfterSeconds(v.MDS_STALE_AFTER) : undefined,
-    webhooks: { ...DEFAULT_WEBHOOK_SETTINGS },
+    contact: {
+      name: v.MDS_CONTACT_NAME,
+      ...(v.MDS_CONTACT_EMAIL ? { email: v.MDS_CONTACT_EMAIL } : {}),
+      ...(v.MDS_CONTACT_URL ? { url: v.MDS_CONTACT_URL } : {}),
+    },
+    staleAfter: staleAfterSeconds(v.MDS_STALE_AFTER),
+    webhooks: {
+      ...DEFAULT_WEBHOOK_SETTINGS,
+      policy: { allowHttp: flag(v.MDS_WEBHOOK_ALLOW_HTTP), allowPrivate: flag(v.MDS_WEBHOOK_ALLOW_PRIVATE) },
+      pollMs: Number(v.MDS_WEBHOOK_POLL_MS),
+    },
   };
   // Rules across variables, once each variable passed its own.
   const problems: string[] = [];
-  const flag = (value: string) => value === '1' || value === 'true';
-  config.webhooks.policy = {
-    allowHttp: flag(v.MDS_WEBHOOK_ALLOW_HTTP),
-    allowPrivate: flag(v.MDS_WEBHOOK_ALLOW_PRIVATE),
-  };
-  if (v.MDS_WEBHOOK_POLL_MS) config.webhooks.pollMs = Number(v.MDS_WEBHOOK_POLL_MS);
-  if (v.MDS_WEBHOOK_RETRY_SCHEDULE) {
-    const schedule = parseSchedule(v.MDS_WEBHOOK_RETRY_SCHEDULE);
-    if (schedule.ok) config.webhooks.delaysMs = schedule.delaysMs;
-    else problems.push(`MDS_WEBHOOK_RETRY_SCHEDULE: ${schedule.problem}`);
-  }
+  const schedule = parseSchedule(v.MDS_WEBHOOK_RETRY_SCHEDULE);
+  if (schedule.ok) config.webhooks.delaysMs = schedule.delaysMs;
+  else problems.push(`MDS_WEBHOOK_RETRY_SCHEDULE: ${schedule.problem}`);
   if (config.redisCluster && !config.redisUrl)
     problems.push('MDS_REDIS_CLUSTER=1 needs MDS_REDIS_URL: the address of one node of the cluster');
-  if ((config.headersTimeoutMs ?? 10_000) > (config.requestTimeoutMs ?? 15_000))
+  if (config.headersTimeoutMs > config.requestTimeoutMs)
     problems.push(
-      'MDS_HEADERS_TIMEOUT_MS: must not exceed the request timeout (MDS_REQUEST_TIMEOUT_MS, 15000 by default)',
+      `MDS_HEADERS_TIMEOUT_MS: must not exceed the request timeout (MDS_REQUEST_TIMEOUT_MS, ${defaultOf('MDS_REQUEST_TIMEOUT_MS')} by default)`,
     );
   if (Boolean(config.tlsCert) !== Boolean(config.tlsKey))
     problems.push('MDS_TLS_CERT and MDS_TLS_KEY: set both (HTTPS) or neither (HTTP)');
@@ -196,7 +195,7 @@ export function readConfig(
     problems.push('MDS_ADMIN_TLS_CERT and MDS_ADMIN_TLS_KEY: set both (HTTPS) or neither (HTTP)');
   else if (config.adminPort !== undefined) {
     const problem = adminListenerProblem(
-      config.adminHost ?? DEFAULT_ADMIN_HOST,
+      config.adminHost,
       Boolean(config.adminTlsCert),
       config.adminAllowPlaintext === true,
     );
@@ -206,7 +205,7 @@ export function readConfig(
   return config;
 }
 
-export const DEFAULT_ADMIN_HOST = '127.0.0.1';
+export const DEFAULT_ADMIN_HOST = defaultOf('MDS_ADMIN_HOST');
 
 /** Whether `host` names this machine only: 127.0.0.0/8, ::1 or localhost. */
 export function isLoopback(host: string): boolean {

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildAdminApp } from './admin-app.js';
 import { buildApp } from './app.js';
+import { defaultOf } from './config/environment.js';
 import {
   adminListenerProblem,
   ConfigError,
@@ -57,7 +58,7 @@ export interface ServerOptions {
   webhooks?: WebhookSettings;
 }
 
-const DRAIN_MS = 1_000;
+const DRAIN_MS = Number(defaultOf('MDS_DRAIN_MS'));
 /**
  * Log lines held while stdout is not read before new ones are dropped, and how
  * long the exit waits for such a stdout (docs/decisions.md 60): a reader that
@@ -67,7 +68,7 @@ const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
 const EXIT_FLUSH_MS = 1_000;
 
 /** `level`: MDS_LOG_LEVEL, checked by src/config.ts (`mds serve` passes it). */
-export function createLogger(level = 'info'): Logger {
+export function createLogger(level = defaultOf('MDS_LOG_LEVEL')): Logger {
   // Written asynchronously, as pino's default, but bounded: lines beyond the
   // buffer are dropped, and the flush at exit gives up after EXIT_FLUSH_MS
   // (pino's own retries a full pipe forever, and the process never ends).

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { defaultOf } from '../config/environment.js';
 import { isKnownScope } from '../domain/scopes.js';
 import { PROJECT_ROOT } from '../paths.js';
 import { AdminError } from './admin-error.js';
@@ -15,7 +16,7 @@ export interface PlanDefaults {
   scopes: string[];
 }
 
-const DEFAULT_FILE = join(PROJECT_ROOT, 'config', 'plans.json');
+const DEFAULT_FILE = join(PROJECT_ROOT, defaultOf('MDS_PLANS_FILE'));
 
 /** `file`: MDS_PLANS_FILE, checked by src/config.ts (the CLI passes it). */
 export function loadPlans(file = DEFAULT_FILE): Map<string, PlanDefaults> {

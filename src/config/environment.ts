@@ -1,13 +1,15 @@
 /**
  * Every MDS_* variable the service and the `mds` CLI read, declared once
  * here: a TypeBox schema each, with what it means (`description`), its
- * `default`, which strings are valid (a pattern, or a list) and what to write
- * instead (`errorMessage`). README's "Running it" table lists the same names
- * (test/config/environment.test.ts holds them together).
+ * `default` (the value the code uses when the variable is unset or empty:
+ * read with `defaultOf`, never written again elsewhere), which strings are
+ * valid (a pattern, or a list) and what to write instead (`errorMessage`).
+ * The table of docs/operations.md is this declaration's
+ * (test/config/environment.test.ts renders it and compares).
  *
  * Environment values are strings, so every schema is a string schema; an empty
- * default means "the code's own default", named in the description. Who turns
- * them into values: src/config.ts (`mds serve`, `mds` itself) and
+ * default means unset: nothing of the kind (no Redis, no TLS, no cap). Who
+ * turns them into values: src/config.ts (`mds serve`, `mds` itself) and
  * config/setting.ts (one variable, where it is used).
  *
  * A leaf: nothing here imports the rest of src/, so every layer may use it.
@@ -61,42 +63,43 @@ export const ServeEnvironment = Type.Object({
   }),
   MDS_REDIS_URL: text({
     default: '',
-    description: 'Redis for the limit counters; empty: in-process (SQLite) or the store (PostgreSQL)',
+    description: 'Redis for the limit counters; unset: in-process (SQLite) or the store (PostgreSQL)',
     pattern: '^(?:rediss?://\\S+)?$',
     errorMessage: 'must be a redis:// or rediss:// URL',
   }),
-  MDS_REDIS_CLUSTER: oneOf(['', '0', '1', 'false', 'true'], {
-    default: '',
+  MDS_REDIS_CLUSTER: oneOf(['0', '1', 'false', 'true'], {
+    default: '0',
     description: '1: MDS_REDIS_URL is a seed node of a Redis Cluster',
     errorMessage: 'must be 1 (MDS_REDIS_URL is a Redis Cluster seed node) or 0',
   }),
-  MDS_REDIS_PREFIX: text({ default: '', description: 'key prefix in a shared Redis (default mds:)' }),
+  MDS_REDIS_PREFIX: text({ default: 'mds:', description: 'key prefix in a shared Redis' }),
   MDS_TLS_CERT: text({ default: '', description: 'PEM certificate: serve HTTPS' }),
   MDS_TLS_KEY: text({ default: '', description: 'PEM private key: serve HTTPS' }),
-  MDS_LOG_LEVEL: oneOf(['', ...LOG_LEVELS], {
-    default: '',
-    description: 'pino level (default info)',
+  MDS_LOG_LEVEL: oneOf(LOG_LEVELS, {
+    default: 'info',
+    description: 'pino level',
     errorMessage: `must be one of ${LOG_LEVELS.join(', ')}`,
   }),
   MDS_HEADERS_TIMEOUT_MS: text({
-    default: '',
-    description: 'time to receive a request’s headers (default 10000)',
-    pattern: '^(?:[1-9]\\d{0,6})?$',
+    default: '10000',
+    description: 'time to receive a request’s headers (ms)',
+    pattern: '^[1-9]\\d{0,6}$',
     errorMessage: 'must be 1 to 9999999 (ms)',
   }),
   MDS_REQUEST_TIMEOUT_MS: text({
-    default: '',
-    description: 'time to receive a whole request (default 15000)',
-    pattern: '^(?:[1-9]\\d{0,6})?$',
+    default: '15000',
+    description: 'time to receive a whole request (ms)',
+    pattern: '^[1-9]\\d{0,6}$',
     errorMessage: 'must be 1 to 9999999 (ms)',
   }),
   MDS_ADMIN_PORT: text({
-    default: '',
-    description: 'admin listener port (GET /metrics, the admin API under /admin/v1); empty or off: none',
-    pattern: `^(?:off|${PORT.slice(1, -1)})?$`,
+    default: 'off',
+    description:
+      'admin listener port (GET /metrics, the admin API under /admin/v1; 0: any free port); off: none',
+    pattern: `^(?:off|${PORT.slice(1, -1)})$`,
     errorMessage: 'must be 0 to 65535 or off',
   }),
-  MDS_ADMIN_HOST: text({ default: '', description: 'admin listener address (default 127.0.0.1)' }),
+  MDS_ADMIN_HOST: text({ default: '127.0.0.1', description: 'admin listener address' }),
   // The admin listener carries admin tokens: off the loopback only over TLS (docs/decisions.md 58).
   MDS_ADMIN_TLS_CERT: text({
     default: '',
@@ -106,66 +109,71 @@ export const ServeEnvironment = Type.Object({
     default: '',
     description: 'PEM private key: the admin listener serves HTTPS (needed off the loopback)',
   }),
-  MDS_ADMIN_ALLOW_PLAINTEXT: oneOf(['', '0', '1', 'false', 'true'], {
-    default: '',
+  MDS_ADMIN_ALLOW_PLAINTEXT: oneOf(['0', '1', 'false', 'true'], {
+    default: '0',
     description:
       '1: the admin listener may serve plain HTTP on a non-loopback address (TLS ends at a proxy in front)',
     errorMessage: 'must be 1 (allow plain HTTP off the loopback) or 0',
   }),
   MDS_DRAIN_MS: text({
-    default: '',
-    description: 'how long a stopping server keeps answering before it closes (default 1000)',
-    pattern: '^(?:\\d{1,6})?$',
+    default: '1000',
+    description: 'how long a stopping server keeps answering (with Connection: close) before it closes (ms)',
+    pattern: '^\\d{1,6}$',
     errorMessage: 'must be 0 to 999999 (ms)',
   }),
-  MDS_TRUST_PROXY: text({ default: '', description: 'proxies whose X-Forwarded-For names the client' }),
+  MDS_TRUST_PROXY: text({
+    default: '',
+    description:
+      'proxies whose X-Forwarded-For names the client: true, false, a hop count, or addresses and CIDRs, ' +
+      'comma-separated (docs/deployment.md); unset: the header is ignored',
+  }),
   // info.contact of the OpenAPI document (docs/decisions.md 25): the operator's to say.
   MDS_CONTACT_NAME: text({
-    default: '',
-    description: 'info.contact.name of the OpenAPI document (default Market Data Service (DZD) API support)',
+    default: 'Market Data Service (DZD) API support',
+    description: 'info.contact.name of the OpenAPI document',
   }),
   MDS_CONTACT_EMAIL: text({
     default: '',
-    description: 'info.contact.email of the OpenAPI document; empty: none',
+    description: 'info.contact.email of the OpenAPI document',
     pattern: '^(?:[^\\s@]+@[^\\s@]+\\.[^\\s@]+)?$',
     errorMessage: 'must be an email address, e.g. api@example.com',
   }),
   MDS_CONTACT_URL: text({
     default: '',
-    description: 'info.contact.url of the OpenAPI document; empty: none',
+    description: 'info.contact.url of the OpenAPI document',
     pattern: '^(?:https?://\\S+)?$',
     errorMessage: 'must be an http:// or https:// URL, e.g. https://example.com/support',
   }),
   // Webhooks (docs/webhooks.md, docs/decisions.md 68).
-  MDS_WEBHOOK_ALLOW_HTTP: oneOf(['', '0', '1', 'false', 'true'], {
-    default: '',
+  MDS_WEBHOOK_ALLOW_HTTP: oneOf(['0', '1', 'false', 'true'], {
+    default: '0',
     description:
       '1: webhook subscriptions may use plain http:// URLs (for testing; https:// only by default)',
     errorMessage: 'must be 1 (allow http:// webhook URLs) or 0',
   }),
-  MDS_WEBHOOK_ALLOW_PRIVATE: oneOf(['', '0', '1', 'false', 'true'], {
-    default: '',
+  MDS_WEBHOOK_ALLOW_PRIVATE: oneOf(['0', '1', 'false', 'true'], {
+    default: '0',
     description:
       '1: webhooks may be delivered to private, loopback and link-local addresses (refused by default)',
     errorMessage: 'must be 1 (allow private webhook addresses) or 0',
   }),
   MDS_WEBHOOK_RETRY_SCHEDULE: text({
-    default: '',
+    default: '0,5s,5m,30m,2h,5h,10h,10h',
     description:
-      'delays before each webhook delivery attempt, comma-separated with units ms, s, m or h, the first 0 ' +
-      '(default 0,5s,5m,30m,2h,5h,10h,10h: over 24 hours, then the subscription is disabled)',
+      'delays before each webhook delivery attempt, comma-separated with units ms, s, m or h, the first 0; ' +
+      'after the last failure the subscription is disabled (docs/webhooks.md)',
   }),
   MDS_WEBHOOK_POLL_MS: text({
-    default: '',
-    description: 'how often each serving process looks for webhook deliveries due (default 1000)',
-    pattern: '^(?:[1-9]\\d{1,5})?$',
+    default: '1000',
+    description: 'how often each serving process looks for webhook deliveries due (ms)',
+    pattern: '^[1-9]\\d{1,5}$',
     errorMessage: 'must be 10 to 999999 (ms)',
   }),
   MDS_STALE_AFTER: text({
-    default: '',
+    default: DEFAULT_STALE_AFTER,
     description:
       'age after which a family’s newest observation is stale in /status and the metrics, as family=duration ' +
-      `pairs; a partial list overrides only the families it names (default ${DEFAULT_STALE_AFTER})`,
+      'pairs; a partial list overrides only the families it names',
     pattern: STALE_AFTER,
     errorMessage:
       `must be comma-separated family=duration pairs (families ${STALE_FAMILIES.join(', ')}, each at most once; ` +
@@ -176,16 +184,17 @@ export const ServeEnvironment = Type.Object({
 /** What every `mds` command may read (src/config.ts readCommandConfig). */
 export const CommandEnvironment = Type.Object({
   MDS_DATABASE_URL: text({
-    default: '',
-    description: 'the store: postgres://…, sqlite:<path> or a file path (default ./data/mds.sqlite)',
+    default: './data/mds.sqlite',
+    description: 'the store: postgres://…, sqlite:PATH or a file path',
     // postgres(ql)://…, sqlite:<path>, or a path that names no other scheme.
     pattern: '^(?:postgres(?:ql)?://\\S+|sqlite:\\S.*|(?!sqlite:|[A-Za-z][A-Za-z0-9+.-]*://)\\S.*)?$',
     errorMessage:
       'must be postgres://user@host/database, sqlite:<path> or a file path (e.g. ./data/mds.sqlite)',
   }),
   MDS_PLANS_FILE: text({
-    default: '',
-    description: 'the plan catalogue for `mds grants create --plan` (default config/plans.json)',
+    default: 'config/plans.json',
+    description:
+      'the plan catalogue for `mds grants create --plan` and the admin API; unset: the one of the installation',
   }),
 });
 
@@ -193,7 +202,7 @@ export const CommandEnvironment = Type.Object({
 export const StoreEnvironment = Type.Object({
   MDS_SQLITE_MAX_PAGES: text({
     default: '',
-    description: 'caps the SQLite file at this many pages, simulating a full disk (tests); empty: no cap',
+    description: 'caps the SQLite file at this many pages, simulating a full disk (tests); unset: no cap',
     pattern: '^(?:[1-9]\\d{0,9})?$',
     errorMessage: 'must be a positive integer (a number of pages, e.g. 1000), or unset for no cap',
   }),
@@ -211,3 +220,6 @@ export type CommandEnvironment = Static<typeof CommandEnvironment>;
 export type StoreEnvironment = Static<typeof StoreEnvironment>;
 export type Environment = Static<typeof Environment>;
 export type Variable = keyof Environment;
+
+/** The value `name` takes when unset or empty: its declared default. */
+export const defaultOf = (name: Variable): string => Environment.properties[name].default as string;

@@ -24,6 +24,7 @@
 
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
+import { defaultOf } from '../config/environment.js';
 import { MINUTE_MS, utcDay } from '../domain/dates.js';
 import type { UsageStore } from '../storage/store.js';
 import {
@@ -129,7 +130,7 @@ export class RedisLimiter implements Limiter {
       redis,
       store,
       recorder,
-      options.prefix ?? 'mds:',
+      options.prefix ?? defaultOf('MDS_REDIS_PREFIX'),
       options.cluster === true,
       options.clock ?? 'redis',
       options.onRoundTrip,

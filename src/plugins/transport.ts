@@ -18,6 +18,7 @@ import type {
   FastifyRequest,
   FastifyServerOptions,
 } from 'fastify';
+import { defaultOf } from '../config/environment.js';
 import { ApiError, errorBody } from '../http/errors.js';
 import { requestIds } from '../http/request-ids.js';
 import { requestRefusal } from '../http/request-rules.js';
@@ -87,8 +88,8 @@ function rejectSocket(
  */
 export function transport(services: Services, options: TransportOptions, routes: RouteTable) {
   const maxUrlLength = options.maxUrlLength ?? 4096;
-  const headersTimeout = options.headersTimeoutMs ?? 10_000;
-  const requestTimeout = options.requestTimeoutMs ?? 15_000;
+  const headersTimeout = options.headersTimeoutMs ?? Number(defaultOf('MDS_HEADERS_TIMEOUT_MS'));
+  const requestTimeout = options.requestTimeoutMs ?? Number(defaultOf('MDS_REQUEST_TIMEOUT_MS'));
   const nextId = requestIds();
   const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
   // Answers written on the raw socket, outside Fastify's hooks, need HSTS spelled out.

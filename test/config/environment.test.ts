@@ -1,27 +1,34 @@
 /**
  * Every MDS_* variable, declared once (src/config/environment.ts):
- * each with a description, a default and, when some values are wrong, what to
- * write instead; read only through src/config*, so a bad value is named with
- * that message wherever it is used; and listed in docs/configuration.md's table.
+ * each with a description, the default the code uses and, when some values
+ * are wrong, what to write instead; read only through src/config*, so a bad
+ * value is named with that message wherever it is used; and the table of
+ * docs/configuration.md rendered from the declaration, defaults included.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   CommandEnvironment,
   ConfigError,
+  defaultOf,
   Environment,
   readCommandConfig,
   readConfig,
   ServeEnvironment,
   StoreEnvironment,
   setting,
+  staleAfterSeconds,
 } from '../../src/config.js';
 import { registerOpenApi } from '../../src/http/openapi.js';
-import { openStore } from '../../src/storage/open.js';
+import { DEFAULT_DATABASE, openStore } from '../../src/storage/open.js';
+import { DEFAULT_DELAYS_MS, parseSchedule } from '../../src/webhooks/schedule.js';
+import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/settings.js';
 import { mds } from '../support/cli.js';
+import { DOC, documentedTable, renderTable } from './environment-table.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'mds-environment-'));
@@ -59,15 +66,41 @@ describe('the MDS_* variables', () => {
     }
   });
 
-  it('are listed in docs/configuration.md’s table, and the table lists only them', () => {
-    const section = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
-    const rows = section.split('\n').filter((line) => line.startsWith('| `MDS_'));
-    const listed = rows.flatMap((row) =>
-      [...row.split('|')[1]!.matchAll(/`MDS_([A-Z_]*)(?:\{([A-Z_,]+)\})?`/g)].flatMap(([, stem, alts]) =>
-        alts ? alts.split(',').map((a) => `MDS_${stem}${a}`) : [`MDS_${stem}`],
-      ),
-    );
-    expect(listed.sort()).toEqual(Object.keys(Environment.properties).sort());
+  it('each default is a value its own schema takes', () => {
+    for (const [name, schema] of all)
+      if (schema.default !== '')
+        expect(TypeCompiler.Compile(schema as never).Check(schema.default), name).toBe(true);
+  });
+
+  it('are the table of docs/configuration.md, names, descriptions and defaults', () => {
+    // On a difference: `npx vite-node test/config/environment-table.ts -- --write` renders it again.
+    expect(documentedTable(), DOC).toBe(renderTable());
+  });
+
+  it('unset, are the values the code uses: the declared defaults', () => {
+    const config = readConfig({});
+    const number = (name: Parameters<typeof defaultOf>[0]) => Number(defaultOf(name));
+    expect(config).toMatchObject({
+      host: defaultOf('MDS_HOST'),
+      port: number('MDS_PORT'),
+      redisCluster: false,
+      redisPrefix: defaultOf('MDS_REDIS_PREFIX'),
+      logLevel: defaultOf('MDS_LOG_LEVEL'),
+      headersTimeoutMs: number('MDS_HEADERS_TIMEOUT_MS'),
+      requestTimeoutMs: number('MDS_REQUEST_TIMEOUT_MS'),
+      adminPort: undefined,
+      adminHost: defaultOf('MDS_ADMIN_HOST'),
+      drainMs: number('MDS_DRAIN_MS'),
+      contact: { name: defaultOf('MDS_CONTACT_NAME') },
+      staleAfter: staleAfterSeconds(defaultOf('MDS_STALE_AFTER')),
+      webhooks: { policy: { allowHttp: false, allowPrivate: false }, pollMs: number('MDS_WEBHOOK_POLL_MS') },
+    });
+    const schedule = parseSchedule(defaultOf('MDS_WEBHOOK_RETRY_SCHEDULE'));
+    expect(schedule.ok && schedule.delaysMs).toEqual(config.webhooks.delaysMs);
+    // What the code falls back on where no configuration is given (tests, embedded uses) is the same.
+    expect(config.webhooks.delaysMs).toEqual(DEFAULT_DELAYS_MS);
+    expect(DEFAULT_WEBHOOK_SETTINGS.pollMs).toBe(config.webhooks.pollMs);
+    expect(DEFAULT_DATABASE).toBe(defaultOf('MDS_DATABASE_URL'));
   });
 
   it('are read only in src/config*: every other file is given its value', () => {
@@ -203,7 +236,7 @@ describe('every mds command (readCommandConfig)', () => {
 
 describe('the OpenAPI document’s contact (MDS_CONTACT_*)', () => {
   it('is a name only by default; the variables give name, email and url', () => {
-    expect(readConfig({}).contact).toBeUndefined();
+    expect(readConfig({}).contact).toEqual({ name: 'Market Data Service (DZD) API support' });
     expect(readConfig({ MDS_CONTACT_EMAIL: 'api@example.com' }).contact).toEqual({
       name: 'Market Data Service (DZD) API support',
       email: 'api@example.com',

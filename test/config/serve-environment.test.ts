@@ -4,7 +4,7 @@
  * value is named at once, each with what it must be (exit code 2).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig, ServeEnvironment } from '../../src/config.js';
+import { ConfigError, readConfig, ServeEnvironment, staleAfterSeconds } from '../../src/config.js';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/settings.js';
 import { mds } from '../support/cli.js';
 
@@ -15,16 +15,18 @@ describe('serve configuration', () => {
       port: 8080,
       redisUrl: undefined,
       redisCluster: false,
-      redisPrefix: undefined,
+      redisPrefix: 'mds:',
       tlsCert: undefined,
       tlsKey: undefined,
       logLevel: 'info',
-      headersTimeoutMs: undefined,
-      requestTimeoutMs: undefined,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 15_000,
       adminPort: undefined,
-      adminHost: undefined,
-      drainMs: undefined,
+      adminHost: '127.0.0.1',
+      drainMs: 1000,
       trustProxy: '',
+      contact: { name: 'Market Data Service (DZD) API support' },
+      staleAfter: staleAfterSeconds(),
       webhooks: DEFAULT_WEBHOOK_SETTINGS,
     });
   });
