@@ -3,11 +3,12 @@
  * The token is returned once, by createAdminToken; the store keeps its SHA-256
  * digest. Scopes come from one list (domain/admin-tokens.ts ADMIN_SCOPES).
  */
-import { ADMIN_SCOPES, generateAdminToken, isAdminScope, parseAdminToken } from '../domain/admin-tokens.js';
+import { generateAdminToken, parseAdminToken } from '../domain/admin-tokens.js';
 import { digestKey, digestsEqual } from '../domain/keys.js';
+import { AdminTokenCreate } from '../schemas/admin.js';
 import type { AdminTokenRecord, Store } from '../storage/store.js';
 import type { Actor, ListOptions, Page, Result } from './contract.js';
-import { invalid, keysetOf, notFound, type OperationOptions, pageOf, parseText, refusing } from './rules.js';
+import { checked, keysetOf, notFound, type OperationOptions, pageOf, refusing } from './rules.js';
 import { type AdminTokenView, adminTokenView } from './views.js';
 
 export interface AdminTokenInput {
@@ -26,22 +27,6 @@ export interface CreatedAdminToken {
 /** `lastUsedAt` is written at most this often per token: a read costs no write. */
 const TOUCH_EVERY_MS = 60_000;
 
-function parseAdminScopes(given: unknown): string[] {
-  if (!Array.isArray(given) || given.some((s) => typeof s !== 'string')) {
-    throw invalid('scopes', 'must be a list of scopes');
-  }
-  const scopes = [...new Set((given as string[]).map((s) => s.trim()).filter(Boolean))];
-  const unknown = scopes.filter((s) => !isAdminScope(s));
-  if (unknown.length > 0) {
-    throw invalid(
-      'scopes',
-      `unknown scope ${unknown.map((u) => `"${u}"`).join(', ')}; the admin scopes are ${ADMIN_SCOPES.join(', ')}`,
-    );
-  }
-  if (scopes.length === 0) throw invalid('scopes', `list at least one of ${ADMIN_SCOPES.join(', ')}`);
-  return scopes;
-}
-
 export function createAdminToken(
   store: Store,
   actor: Actor,
@@ -49,10 +34,9 @@ export function createAdminToken(
   options: OperationOptions = {},
 ): Promise<Result<CreatedAdminToken>> {
   return refusing(async () => {
-    if (input.label === undefined) throw invalid('label', 'is required');
-    const label = parseText(input.label, 'label', 100);
-    if (label.trim() === '') throw invalid('label', 'must not be empty');
-    const scopes = parseAdminScopes(input.scopes);
+    const given = checked(AdminTokenCreate, input);
+    const label = given.label;
+    const scopes = [...new Set(given.scopes)];
     const generated = generateAdminToken();
     const record: AdminTokenRecord = {
       publicId: generated.publicId,

@@ -3,10 +3,11 @@
  * actor, target, action and a window of time. Records are written by the
  * store, in the transaction of each change; nothing here writes one.
  */
+import { AuditWindow } from '../schemas/admin.js';
 import type { AuditFilter } from '../storage/admin-records.js';
 import type { Store } from '../storage/store.js';
 import type { Actor, ListOptions, Page, Result } from './contract.js';
-import { invalid, keysetOf, pageOf, parseInstant, refusing } from './rules.js';
+import { checked, invalid, keysetOf, pageOf, refusing } from './rules.js';
 import { type AuditView, auditView } from './views.js';
 
 export interface AuditListInput extends ListOptions {
@@ -30,8 +31,9 @@ export function listAudit(
     if (input.actor !== undefined) filter.actor = input.actor;
     if (input.targetId !== undefined) filter.targetId = input.targetId;
     if (input.action !== undefined) filter.action = input.action;
-    if (input.from !== undefined) filter.from = parseInstant(input.from, 'from');
-    if (input.to !== undefined) filter.to = parseInstant(input.to, 'to');
+    const window = checked(AuditWindow, { from: input.from, to: input.to });
+    if (window.from !== undefined) filter.from = Date.parse(window.from);
+    if (window.to !== undefined) filter.to = Date.parse(window.to);
     if (filter.from !== undefined && filter.to !== undefined && filter.to < filter.from) {
       throw invalid('to', 'must not be before from');
     }

@@ -59,23 +59,6 @@ export const NO_END = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const newId = (prefix: string) =>
   `${prefix}_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').toLowerCase()}`;
 
-/** An ISO 8601 date-time with a zone, or a bare date (midnight UTC). */
-export function parseInstant(text: unknown, field: string): number {
-  if (
-    typeof text !== 'string' ||
-    !/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)
-  ) {
-    throw invalid(field, 'must be an ISO 8601 timestamp such as 2027-01-01T00:00:00Z');
-  }
-  const ms = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
-  // Date.parse rolls 2030-02-30 over to 2030-03-02: the calendar day must exist.
-  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  if (Number.isNaN(ms) || new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d) {
-    throw invalid(field, `${text} is not a real date`);
-  }
-  return ms;
-}
-
 /**
  * An identifier given by another system (a customer, a subscription) or a
  * provider's name: printable, without surrounding spaces, at most `max` characters.

@@ -11,6 +11,7 @@
  */
 import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler, ValueErrorType } from '@sinclair/typebox/compiler';
+import { isAdminScope } from '../domain/admin-tokens.js';
 import { isKnownScope } from '../domain/scopes.js';
 
 /** A date-time with a zone, on a day the calendar has (2030-02-30 is not one). */
@@ -23,6 +24,7 @@ export function isDateTime(v: string): boolean {
 // TypeBox fails every value of a format it does not know: the ones the admin schemas use.
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', isDateTime);
 if (!FormatRegistry.Has('scope')) FormatRegistry.Set('scope', isKnownScope);
+if (!FormatRegistry.Has('admin-scope')) FormatRegistry.Set('admin-scope', isAdminScope);
 
 /** One field that breaks its rule: `a.b` for a nested one, '' for the input as a whole. */
 export interface Problem {
@@ -35,9 +37,8 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; problems: Problem
 function sentence(error: { type: ValueErrorType; schema: TSchema; message: string; value: unknown }) {
   if (error.type === ValueErrorType.ObjectAdditionalProperties) return 'is not a field of this operation';
   if (error.type === ValueErrorType.ObjectRequiredProperty) return 'is required';
-  const s = error.schema as { errorMessage?: string; format?: string };
+  const s = error.schema as { errorMessage?: string };
   if (s.errorMessage) return s.errorMessage.replace('{value}', JSON.stringify(error.value));
-  if (s.format === 'date-time') return 'must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z';
   return error.message.charAt(0).toLowerCase() + error.message.slice(1);
 }
 

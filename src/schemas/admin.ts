@@ -12,6 +12,7 @@
  * the way the document presents it.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { ADMIN_SCOPES } from '../domain/admin-tokens.js';
 import { CursorParam, LimitParam, RequestId, RequestMeta, Timestamp } from './common.js';
 import { type ErrorCode, errorBody, errorResponse } from './errors.js';
 import { Defaulted } from './query.js';
@@ -47,7 +48,12 @@ const Identifier = (max: number, description: string, example: string) =>
     errorMessage: `must be 1 to ${max} printable characters, without surrounding spaces`,
   });
 const Instant = (description: string) =>
-  Type.String({ format: 'date-time', description, examples: ['2027-01-01T00:00:00.000Z'] });
+  Type.String({
+    format: 'date-time',
+    description,
+    examples: ['2027-01-01T00:00:00.000Z'],
+    errorMessage: 'must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z',
+  });
 const Email = Type.String({
   maxLength: 254,
   pattern: '^[^\\s@]+@[^\\s@]+$',
@@ -265,6 +271,23 @@ export const KeyRoll = body(
 );
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
+/** A new admin token: `mds admin-tokens create` only (the admin API makes none), judged as the API would. */
+export const AdminTokenCreate = body(
+  'AdminTokenCreate',
+  {
+    label: Text(100, 'What the token is for'),
+    scopes: Type.Array(
+      Type.String({
+        maxLength: 100,
+        format: 'admin-scope',
+        errorMessage: `unknown scope {value}; the admin scopes are ${ADMIN_SCOPES.join(', ')}`,
+      }),
+      { minItems: 1, errorMessage: `list at least one of ${ADMIN_SCOPES.join(', ')}` },
+    ),
+  },
+  'A new admin token',
+);
+
 // ---- Parameters -------------------------------------------------------------------
 
 const filter = (description: string, example: string) =>
@@ -298,13 +321,17 @@ export const KeyListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+/** The window of an audit list, as the operation judges it whoever asks (operations/audit.ts). */
+export const AuditWindow = Type.Object(
+  { from: Type.Optional(Instant('Inclusive start')), to: Type.Optional(Instant('Inclusive end')) },
+  { additionalProperties: false },
+);
 export const AuditListQuery = Type.Object(
   {
     actor: Type.Optional(filter('Only changes by this actor id', 'adm_k2j4h6g8f0d1')),
     targetId: Type.Optional(filter('Only changes of this resource', 'grt_b7n4v1c8x2z5l9k3')),
     action: Type.Optional(filter('Only this action', 'grant.update')),
-    from: Type.Optional(Instant('Inclusive start')),
-    to: Type.Optional(Instant('Inclusive end')),
+    ...AuditWindow.properties,
     ...Paging,
   },
   { additionalProperties: false },

@@ -395,7 +395,7 @@ export function operatorFlow(backend: Backend): void {
       );
       refused(
         await run('audit', '--since', 'yesterday'),
-        '--since: must be an ISO 8601 timestamp such as 2027-01-01T00:00:00Z',
+        '--since: must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z',
       );
       refused(
         await run('audit', '--cursor', 'nonsense'),

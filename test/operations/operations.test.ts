@@ -186,9 +186,10 @@ describe.each(backends())('operations on $name', ({ name }) => {
       }),
     );
     expect(await verifyAdminToken(store, apiKey.key)).toBeNull();
+    // The field is the item's, as the admin API names it in a body (`scopes.0`).
     expect(await createAdminToken(store, ACTOR, { label: 'x', scopes: ['root'] })).toMatchObject({
       ok: false,
-      error: { field: 'scopes' },
+      error: { field: 'scopes.0' },
     });
     value(await revokeAdminToken(store, ACTOR, { id: created.publicId }));
     expect(await verifyAdminToken(store, created.token)).toBeNull();

@@ -2,7 +2,7 @@
  * One rule per input (docs/decisions.md 57, 58): each admin input is judged
  * by its schema (src/schemas/admin.ts) whichever way it comes. Every row of
  * the table is given to the admin API and to the `mds` CLI on the same
- * database: the API answers 400 `invalid_request` naming the field with the
+ * database: the API answers 400 naming the field with the
  * sentence of the row, the CLI exits 2 with `mds: --option: ` and the same
  * sentence. The behaviour is the operations', not the store's: SQLite only.
  */
@@ -11,7 +11,14 @@ import { type AdminHarness, startAdminHarness } from '../support/admin.js';
 import { mds } from '../support/cli.js';
 import { expectErrorBody } from '../support/openapi.js';
 
-type Op = 'createAccount' | 'updateAccount' | 'createGrant' | 'updateGrant' | 'createKey' | 'rollKey';
+type Op =
+  | 'createAccount'
+  | 'updateAccount'
+  | 'createGrant'
+  | 'updateGrant'
+  | 'createKey'
+  | 'rollKey'
+  | 'listAudit';
 type Input = Record<string, string | number | string[]>;
 
 interface Row {
@@ -150,6 +157,13 @@ const rows: Row[] = [
     field: 'gracePeriodSeconds',
     message: 'must be a whole number of seconds from 0 to 7776000 (90 days)',
   },
+  {
+    what: 'a start that is no instant',
+    op: 'listAudit',
+    input: { from: 'yesterday' },
+    field: 'from',
+    message: 'must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z',
+  },
 ];
 
 /** The CLI's option for each field. */
@@ -167,6 +181,7 @@ const OPTION: Record<string, string> = {
   grantId: '--grant',
   environment: '--environment',
   gracePeriodSeconds: '--grace-period',
+  from: '--since',
 };
 
 const options = (input: Input) =>
@@ -228,13 +243,22 @@ describe('each admin input has one rule, the same through the admin API and the 
           body: input,
           argv: ['keys', 'roll', made.key, ...options(input)],
         };
+      case 'listAudit':
+        return {
+          method: 'GET',
+          url: `/audit?${new URLSearchParams(input as Record<string, string>)}`,
+          body: {},
+          argv: ['audit', ...options(input)],
+        };
     }
   }
 
   it.each(rows)('$op: $what', async (row) => {
     const { method, url, body, argv } = calls(row);
-    const api = await h.call(method, `/admin/v1${url}`, { token, body });
-    expectErrorBody(api, 400, 'invalid_request', [{ parameter: row.field, message: row.message }]);
+    const api = await h.call(method, `/admin/v1${url}`, { token, ...(method === 'GET' ? {} : { body }) });
+    // A query's field is a parameter, as on /v1; a body's, the request's.
+    const code = method === 'GET' ? 'invalid_parameter' : 'invalid_request';
+    expectErrorBody(api, 400, code, [{ parameter: row.field, message: row.message }]);
     const cli = await mds(argv, { db: h.db.url });
     const option = OPTION[row.field.split('.')[0]!]!;
     expect({ status: cli.status, stdout: cli.stdout, stderr: cli.stderr }).toEqual({

@@ -6,7 +6,7 @@
 import { listAudit } from '../../operations/audit.js';
 import type { AuditView } from '../../operations/views.js';
 import type { Command } from '../command.js';
-import { cliActor, outcome, str, wholeNumber } from '../operation.js';
+import { cliActor, instant, outcome, str, wholeNumber } from '../operation.js';
 import { table } from '../output.js';
 import { withStore } from '../with-store.js';
 
@@ -37,8 +37,8 @@ export const auditCommand: Command = {
   },
   async run({ values, out, databaseUrl }) {
     const input = {
-      from: str(values.since),
-      to: str(values.until),
+      from: instant(values.since),
+      to: instant(values.until),
       targetId: str(values.target),
       actor: str(values.actor),
       action: str(values.action),
