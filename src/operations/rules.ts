@@ -59,28 +59,6 @@ export const NO_END = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const newId = (prefix: string) =>
   `${prefix}_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').toLowerCase()}`;
 
-/**
- * An identifier given by another system (a customer, a subscription) or a
- * provider's name: printable, without surrounding spaces, at most `max` characters.
- */
-export function parseIdentifier(value: unknown, field: string, max = 255): string {
-  if (typeof value !== 'string' || value.length === 0) throw invalid(field, 'must not be empty');
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
-  if (value.length > max || value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) {
-    throw invalid(field, `must be at most ${max} printable characters, without surrounding spaces`);
-  }
-  return value;
-}
-
-/** Free text (a name, a label): at most `max` characters, no control characters. */
-export function parseText(value: unknown, field: string, max = 200): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
-  if (typeof value !== 'string' || value.length > max || /[\u0000-\u001f\u007f]/.test(value)) {
-    throw invalid(field, `must be text of at most ${max} characters`);
-  }
-  return value;
-}
-
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 

@@ -10,37 +10,25 @@
  * Longer than 300 lines because it is a subscription's whole life, its rules,
  * views and eight operations, read together as both callers use them.
  */
-import { SOURCES } from '../domain/types.js';
 import {
   type AlertFilter,
   alertHolds,
   alertValue,
-  EVENT_TYPES,
   type EventType,
   filterProblems,
-  isEventType,
   newSubscriptionId,
 } from '../domain/webhooks.js';
+import { WebhookCreate, WebhookPatch } from '../schemas/admin-webhooks.js';
 import type { Store } from '../storage/store.js';
 import type { DeliveryRecord, SubscriptionPatch, SubscriptionRecord } from '../storage/webhook-records.js';
 import { newSecret } from '../webhooks/signing.js';
 import { checkUrl, type TargetPolicy } from '../webhooks/targets.js';
 import type { Actor, ListOptions, Page, Result } from './contract.js';
-import {
-  invalid,
-  keysetOf,
-  notFound,
-  type OperationOptions,
-  pageOf,
-  parseIdentifier,
-  parseText,
-  refusing,
-} from './rules.js';
+import { checked, invalid, keysetOf, notFound, type OperationOptions, pageOf, refusing } from './rules.js';
 import { iso } from './views.js';
 
 /** How long the secret before a rotation keeps signing beside the new one. */
 export const SECRET_OVERLAP_MS = 24 * 3_600_000;
-const MAX_URL_LENGTH = 2048;
 
 export interface WebhookOptions extends OperationOptions {
   /** Where deliveries may go: services.webhooks.policy (MDS_WEBHOOK_ALLOW_HTTP, MDS_WEBHOOK_ALLOW_PRIVATE). */
@@ -147,60 +135,29 @@ export const deliveryView = (d: DeliveryRecord): DeliveryView => ({
   log: d.log.map((a) => ({ ...a, at: iso(a.at)! })),
 });
 
-function parseUrl(value: unknown, policy: TargetPolicy): string {
-  if (typeof value !== 'string' || value.length === 0) throw invalid('url', 'is required');
-  if (value.length > MAX_URL_LENGTH) throw invalid('url', `must be at most ${MAX_URL_LENGTH} characters`);
-  const checked = checkUrl(value, policy);
-  if (!checked.ok) throw invalid('url', checked.problem);
-  return value;
+/** A URL of the schema's form, where the target policy lets deliveries go. */
+function checkTarget(url: string, policy: TargetPolicy): string {
+  const target = checkUrl(url, policy);
+  if (!target.ok) throw invalid('url', target.problem);
+  return url;
 }
 
-function parseEventTypes(value: unknown): EventType[] {
-  const all = EVENT_TYPES.join(', ');
-  if (!Array.isArray(value) || value.some((t) => typeof t !== 'string'))
-    throw invalid('eventTypes', `must be a list of event types: ${all}`);
-  const unknown = (value as string[]).filter((t) => !isEventType(t));
-  if (unknown.length > 0)
-    throw invalid(
-      'eventTypes',
-      `unknown event type ${unknown.map((t) => `"${t}"`).join(', ')}: one of ${all}`,
-    );
-  const twice = value.find((t, i) => value.indexOf(t) !== i);
-  if (twice !== undefined) throw invalid('eventTypes', `lists "${twice}" twice: list each event type once`);
-  if (value.length === 0) throw invalid('eventTypes', `list at least one of ${all}`);
-  return value as EventType[];
-}
-
-const FILTER_FIELDS = ['metric', 'currency', 'source', 'side', 'above', 'below'];
-
-/** A filter as the CLI or a body gives it: its shape, filterProblems, and a currency of the directory. */
-async function parseFilter(store: Store, value: unknown): Promise<AlertFilter> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw invalid('filter', 'must be an object: metric, currency, side, and above or below');
-  const f = value as Record<string, unknown>;
-  const extra = Object.keys(f).find((k) => f[k] !== undefined && !FILTER_FIELDS.includes(k));
-  if (extra !== undefined)
-    throw invalid('filter', `filter.${extra} is not a field of a filter: ${FILTER_FIELDS.join(', ')}`);
-  const problems: string[] = [];
-  if (f.metric !== 'rate' && f.metric !== 'premium') problems.push('filter.metric must be rate or premium');
-  if (typeof f.currency !== 'string' || f.currency === '') problems.push('filter.currency is required');
-  if (f.source !== undefined && !(SOURCES as readonly unknown[]).includes(f.source))
-    problems.push(`filter.source must be one of ${SOURCES.join(', ')}`);
-  if (f.side !== 'buy' && f.side !== 'sell') problems.push('filter.side must be buy or sell');
-  for (const k of ['above', 'below'] as const)
-    if (f[k] !== undefined && typeof f[k] !== 'string')
-      problems.push(`filter.${k} must be a decimal as text`);
-  if (problems.length === 0) problems.push(...filterProblems(f as unknown as AlertFilter));
+/**
+ * A filter of the schema's shape: what no schema says (filterProblems: the
+ * source with the metric, exactly one of above and below, a decimal) and a
+ * currency of the asset directory.
+ */
+async function checkFilter(store: Store, filter: AlertFilter): Promise<AlertFilter> {
+  const problems = filterProblems(filter);
   if (problems.length > 0) throw invalid('filter', problems.join('; '));
-  const filter = Object.fromEntries(FILTER_FIELDS.filter((k) => f[k] !== undefined).map((k) => [k, f[k]]));
   const currencies = (await store.listAssets()).filter((a) => a.type === 'currency').map((a) => a.code);
-  if (!currencies.includes(filter.currency as string)) {
+  if (!currencies.includes(filter.currency)) {
     throw invalid(
       'filter',
       `filter.currency "${filter.currency}" is not a currency of the asset directory: one of ${currencies.join(', ')}`,
     );
   }
-  return filter as unknown as AlertFilter;
+  return filter;
 }
 
 /** Whether the condition holds on the latest rates now: what an alert's state starts as. */
@@ -228,11 +185,6 @@ function checkFilterFits(eventTypes: EventType[], filter: AlertFilter | null, pa
     );
 }
 
-const parseDescription = (value: unknown) => {
-  const text = parseText(value, 'description');
-  return text.trim() === '' ? null : text;
-};
-
 export function createWebhook(
   store: Store,
   actor: Actor,
@@ -241,12 +193,12 @@ export function createWebhook(
 ): Promise<Result<WebhookWithSecret>> {
   return refusing(async () => {
     const now = options.now ?? Date.now();
-    const url = parseUrl(input.url, options.policy);
-    const eventTypes = parseEventTypes(input.eventTypes);
-    const filter = input.filter === undefined ? null : await parseFilter(store, input.filter);
+    const given = checked(WebhookCreate, input);
+    const url = checkTarget(given.url, options.policy);
+    const eventTypes = given.eventTypes as EventType[];
+    const filter = given.filter === undefined ? null : await checkFilter(store, given.filter as AlertFilter);
     checkFilterFits(eventTypes, filter, false);
-    const accountId =
-      input.accountId === undefined ? null : parseIdentifier(input.accountId, 'accountId', 100);
+    const accountId = given.accountId ?? null;
     if (accountId !== null) await checkAccount(store, accountId);
     const record: SubscriptionRecord = {
       id: newSubscriptionId(),
@@ -254,7 +206,7 @@ export function createWebhook(
       eventTypes,
       accountId,
       filter,
-      description: input.description === undefined ? null : parseDescription(input.description),
+      description: given.description ?? null,
       status: 'enabled',
       disabledReason: null,
       secret: newSecret(),
@@ -312,23 +264,24 @@ export function updateWebhook(
 ): Promise<Result<WebhookView>> {
   return refusing(async () => {
     const now = options.now ?? Date.now();
+    const { id: _, ...fields } = input;
+    const given = checked(WebhookPatch, fields);
     const patch: SubscriptionPatch = {};
-    if (input.url !== undefined) patch.url = parseUrl(input.url, options.policy);
-    if (input.eventTypes !== undefined) patch.eventTypes = parseEventTypes(input.eventTypes);
-    if (input.filter !== undefined)
-      patch.filter = input.filter === null ? null : await parseFilter(store, input.filter);
-    if (input.accountId !== undefined) {
-      patch.accountId = input.accountId === null ? null : parseIdentifier(input.accountId, 'accountId', 100);
+    if (given.url !== undefined) patch.url = checkTarget(given.url, options.policy);
+    if (given.eventTypes !== undefined) patch.eventTypes = given.eventTypes as EventType[];
+    if (given.filter !== undefined)
+      patch.filter = given.filter === null ? null : await checkFilter(store, given.filter as AlertFilter);
+    if (given.accountId !== undefined) {
+      patch.accountId = given.accountId;
       if (patch.accountId !== null) await checkAccount(store, patch.accountId);
     }
-    if (input.description !== undefined)
-      patch.description = input.description === null ? null : parseDescription(input.description);
-    if (input.enabled === true)
+    if (given.description !== undefined) patch.description = given.description;
+    if (given.enabled === true)
       patch.status = 'enabled'; // the store clears disabledReason
-    else if (input.enabled === false) {
+    else if (given.enabled === false) {
       patch.status = 'disabled';
       patch.disabledReason = `disabled by ${actor.label} (${actor.id})`;
-    } else if (input.enabled !== undefined) throw invalid('enabled', 'must be true or false');
+    }
     const before = await subscription(store, input.id);
     const filter = patch.filter === undefined ? before.filter : patch.filter;
     checkFilterFits(patch.eventTypes ?? before.eventTypes, filter, true);

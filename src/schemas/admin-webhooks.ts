@@ -5,14 +5,13 @@
  * makes it (a create, a rotation) and in no other; `component` names each
  * schema's component in the admin OpenAPI document (docs/decisions.md 64).
  */
-import { type SchemaOptions, type Static, type TLiteral, type TSchema, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type Static, type TLiteral, Type } from '@sinclair/typebox';
 import { alertFilter } from '../domain/webhook-events.js';
 import { EVENT_TYPES } from '../domain/webhooks.js';
-import { adminAnswer, adminList, adminNoContent } from './admin.js';
+import { adminAnswer, adminList, adminNoContent, Nullable } from './admin.js';
 import { CursorParam, LimitParam, Timestamp } from './common.js';
 import { Defaulted } from './query.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Paging = { limit: Defaulted(LimitParam, 100), cursor: Type.Optional(CursorParam) };
 const literals = <T extends string>(values: readonly T[], options: SchemaOptions) =>
   Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T>[], options);
@@ -136,6 +135,7 @@ const Url = Type.String({
   maxLength: MAX_WEBHOOK_URL_LENGTH,
   description: 'An https:// URL of a public host',
   examples: ['https://example.com/webhooks/mds'],
+  errorMessage: `must be a URL of 1 to ${MAX_WEBHOOK_URL_LENGTH} characters`,
 });
 const Description = Type.String({
   minLength: 1,
@@ -143,6 +143,7 @@ const Description = Type.String({
   pattern: '\\S',
   description: 'What it is for, for people',
   examples: ['Billing: keys and usage'],
+  errorMessage: 'must be 1 to 200 characters, not blank',
 });
 const AccountId = Type.String({ minLength: 1, maxLength: 100, examples: ['acc_x3k9m2p7q1w8e5r4'] });
 

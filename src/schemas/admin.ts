@@ -21,7 +21,7 @@ import { Defaulted } from './query.js';
 export type { AdminScope } from '../domain/admin-tokens.js';
 
 /** The value or null; a refusal says the value's rule (a union's own sentence would be "expected union value"). */
-const Nullable = <T extends TSchema>(schema: T) =>
+export const Nullable = <T extends TSchema>(schema: T) =>
   Type.Union([schema, Type.Null()], schema.errorMessage ? { errorMessage: schema.errorMessage } : {});
 const Id = (description: string, example: string) => Type.String({ description, examples: [example] });
 

@@ -7,6 +7,7 @@
  * sentence. The behaviour is the operations', not the store's: SQLite only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/domain/webhooks.js';
 import { type AdminHarness, startAdminHarness } from '../support/admin.js';
 import { mds } from '../support/cli.js';
 import { expectErrorBody } from '../support/openapi.js';
@@ -18,8 +19,9 @@ type Op =
   | 'updateGrant'
   | 'createKey'
   | 'rollKey'
-  | 'listAudit';
-type Input = Record<string, string | number | string[]>;
+  | 'listAudit'
+  | 'createWebhook';
+type Input = Record<string, string | number | string[] | Record<string, string>>;
 
 interface Row {
   what: string;
@@ -164,9 +166,41 @@ const rows: Row[] = [
     field: 'from',
     message: 'must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z',
   },
+  {
+    what: 'an unknown event type',
+    op: 'createWebhook',
+    input: { url: 'https://example.com/hook', eventTypes: ['key.created', 'key.exploded'] },
+    field: 'eventTypes.1',
+    message: `must be one of ${EVENT_TYPES.join(', ')}`,
+  },
+  {
+    what: 'an empty URL',
+    op: 'createWebhook',
+    input: { url: '', eventTypes: ['key.created'] },
+    field: 'url',
+    message: 'must be a URL of 1 to 2048 characters',
+  },
+  {
+    what: 'a blank description',
+    op: 'createWebhook',
+    input: { url: 'https://example.com/hook', eventTypes: ['key.created'], description: '  ' },
+    field: 'description',
+    message: 'must be 1 to 200 characters, not blank',
+  },
+  {
+    what: 'an alert on an unknown metric',
+    op: 'createWebhook',
+    input: {
+      url: 'https://example.com/hook',
+      eventTypes: ['rate.alert'],
+      filter: { metric: 'volume', currency: 'EUR', side: 'buy', above: '1' },
+    },
+    field: 'filter.metric',
+    message: 'must be rate or premium',
+  },
 ];
 
-/** The CLI's option for each field. */
+/** The CLI's option for each field (a filter's: `--metric` and the like). */
 const OPTION: Record<string, string> = {
   name: '--name',
   email: '--email',
@@ -182,10 +216,21 @@ const OPTION: Record<string, string> = {
   environment: '--environment',
   gracePeriodSeconds: '--grace-period',
   from: '--since',
+  url: '--url',
+  eventTypes: '--events',
+  description: '--description',
 };
 
-const options = (input: Input) =>
-  Object.entries(input).flatMap(([field, v]) => [OPTION[field]!, Array.isArray(v) ? v.join(',') : String(v)]);
+const options = (input: Input): string[] =>
+  Object.entries(input).flatMap(([field, v]) =>
+    Array.isArray(v)
+      ? [OPTION[field]!, v.join(',')]
+      : typeof v === 'object'
+        ? Object.entries(v).flatMap(([k, x]) => [`--${k}`, x])
+        : [OPTION[field]!, String(v)],
+  );
+const optionOf = (field: string) =>
+  field.startsWith('filter.') ? `--${field.slice(7)}` : OPTION[field.split('.')[0]!]!;
 
 describe('each admin input has one rule, the same through the admin API and the CLI', () => {
   let h: AdminHarness;
@@ -243,6 +288,13 @@ describe('each admin input has one rule, the same through the admin API and the 
           body: input,
           argv: ['keys', 'roll', made.key, ...options(input)],
         };
+      case 'createWebhook':
+        return {
+          method: 'POST',
+          url: '/webhooks',
+          body: input,
+          argv: ['webhooks', 'create', ...options(input)],
+        };
       case 'listAudit':
         return {
           method: 'GET',
@@ -260,7 +312,7 @@ describe('each admin input has one rule, the same through the admin API and the 
     const code = method === 'GET' ? 'invalid_parameter' : 'invalid_request';
     expectErrorBody(api, 400, code, [{ parameter: row.field, message: row.message }]);
     const cli = await mds(argv, { db: h.db.url });
-    const option = OPTION[row.field.split('.')[0]!]!;
+    const option = optionOf(row.field);
     expect({ status: cli.status, stdout: cli.stdout, stderr: cli.stderr }).toEqual({
       status: 2,
       stdout: '',

@@ -45,7 +45,10 @@ function answered<T>(result: Result<T>): T {
     const { field, message } = result.error;
     // The filter's problems name its fields (`filter.source`): the options here.
     if (field === 'filter') throw new AdminError(`filter: ${message.replace(/\bfilter\.(\w+)/g, '--$1')}`);
-    if (OPTION_OF[field] !== undefined) throw new AdminError(`${OPTION_OF[field]}: ${message}`);
+    if (field.startsWith('filter.')) throw new AdminError(`--${field.slice(7)}: ${message}`);
+    // An item of a list (`eventTypes.1`) is its option's.
+    const option = OPTION_OF[field.split('.')[0]!];
+    if (option !== undefined) throw new AdminError(`${option}: ${message}`);
   }
   return outcome(result);
 }
@@ -114,7 +117,8 @@ export const webhookCommands: Command[] = [
         url: str(values.url),
         eventTypes: list(values.events),
         accountId: values['no-account'] ? null : str(values.account),
-        description: str(values.description),
+        // An empty --description clears it, as null does in the admin API.
+        description: values.description === '' ? null : str(values.description),
         filter,
         enabled: values.enable ? true : values.disable ? false : undefined,
       };
