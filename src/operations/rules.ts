@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
+import { PageSize } from '../schemas/admin.js';
 import { check } from '../schemas/admin-check.js';
 import type { KeysetPage } from '../storage/admin-records.js';
 import type { ListOptions, OperationError, Page, Result } from './contract.js';
@@ -59,18 +60,14 @@ export const NO_END = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const newId = (prefix: string) =>
   `${prefix}_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x').toLowerCase()}`;
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
 
 /**
  * A list's page as the store reads it: one more than asked, so that whether a
  * next page exists is known without another query.
  */
 export function keysetOf(options: ListOptions): KeysetPage {
-  const limit = options.limit ?? DEFAULT_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw invalid('limit', `must be a whole number from 1 to ${MAX_LIMIT}`);
-  }
+  const { limit = DEFAULT_LIMIT } = checked(PageSize, { limit: options.limit });
   const page: KeysetPage = { limit: limit + 1 };
   if (options.cursor !== undefined) page.after = decodeCursor(options.cursor);
   return page;

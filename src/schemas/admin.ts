@@ -93,7 +93,7 @@ const PositiveInt = (description: string) =>
     minimum: 1,
     maximum: MAX_LIMIT,
     description,
-    errorMessage: `must be a whole number from 1 to ${MAX_LIMIT}`,
+    errorMessage: `must be an integer from 1 to ${MAX_LIMIT}`,
   });
 
 // ---- Resources --------------------------------------------------------------
@@ -294,6 +294,8 @@ const filter = (description: string, example: string) =>
   Type.String({ minLength: 1, maxLength: 320, description, examples: [example] });
 
 const Paging = { limit: Defaulted(LimitParam, 100), cursor: Type.Optional(CursorParam) };
+/** A page's size as every list operation judges it, whoever asks (operations/rules.ts keysetOf). */
+export const PageSize = Type.Object({ limit: Type.Optional(LimitParam) });
 
 export const AccountListQuery = Type.Object(
   {

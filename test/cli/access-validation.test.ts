@@ -88,8 +88,8 @@ describe('mds refuses bad access options', () => {
       run('grants', 'create', ...base(), '--valid-until', '2030-02-30'),
     ]);
     refused(results[0]!, '--account: no account acc_nobody');
-    refused(results[1]!, '--monthly-limit: must be a whole number from 1 to 1000000000000');
-    refused(results[2]!, '--rpm: must be a whole number from 1 to 1000000000000');
+    refused(results[1]!, '--monthly-limit: must be an integer from 1 to 1000000000000');
+    refused(results[2]!, '--rpm: must be an integer from 1 to 1000000000000');
     refused(results[3]!, '--scopes: unknown scope "rates:spot:read"');
     refused(results[4]!, '--scopes: must list 1 to 50 scopes');
     refused(results[5]!, '--valid-until: must be after --valid-from');

@@ -33,7 +33,7 @@ interface Row {
 }
 
 const NAME = 'must be 1 to 200 characters, not blank, without control characters';
-const LIMIT = 'must be a whole number from 1 to 1000000000000';
+const LIMIT = 'must be an integer from 1 to 1000000000000';
 const EMAIL = 'must be an email address';
 
 /** Each row's input beside what it needs: the account, grant and key of `beforeAll` fill these in. */
@@ -167,6 +167,13 @@ const rows: Row[] = [
     message: 'must be an ISO 8601 date-time such as 2027-01-01T00:00:00Z',
   },
   {
+    what: 'a page of 0',
+    op: 'listAudit',
+    input: { limit: 0 },
+    field: 'limit',
+    message: 'must be an integer from 1 to 1000',
+  },
+  {
     what: 'an unknown event type',
     op: 'createWebhook',
     input: { url: 'https://example.com/hook', eventTypes: ['key.created', 'key.exploded'] },
@@ -216,6 +223,7 @@ const OPTION: Record<string, string> = {
   environment: '--environment',
   gracePeriodSeconds: '--grace-period',
   from: '--since',
+  limit: '--limit',
   url: '--url',
   eventTypes: '--events',
   description: '--description',
@@ -298,7 +306,7 @@ describe('each admin input has one rule, the same through the admin API and the 
       case 'listAudit':
         return {
           method: 'GET',
-          url: `/audit?${new URLSearchParams(input as Record<string, string>)}`,
+          url: `/audit?${new URLSearchParams(Object.entries(input).map(([k, v]): [string, string] => [k, String(v)]))}`,
           body: {},
           argv: ['audit', ...options(input)],
         };
