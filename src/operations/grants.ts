@@ -6,11 +6,10 @@
  * either → cancelled, which is final; an illegal one is a conflict.
  */
 import { loadPlans } from '../access/plans.js';
-import { GrantCreate, GrantPatch } from '../schemas/admin.js';
+import { GrantCreate, GrantPatch, GrantStatusFilter } from '../schemas/admin.js';
 import type { GrantPatch as StoredGrantPatch } from '../storage/admin-records.js';
 import {
   DuplicateError,
-  GRANT_STATUSES,
   GrantCancelledError,
   type GrantRecord,
   type GrantStatus,
@@ -76,13 +75,6 @@ export const withoutRepeats = (scopes: string[]) => [...new Set(scopes)];
 
 const duplicate = (provider: string, externalId: string) =>
   conflict(`provider ${provider} already has a grant with externalId ${externalId}`);
-
-function parseStatus(value: unknown, field = 'status'): GrantStatus {
-  if (typeof value !== 'string' || !(GRANT_STATUSES as readonly string[]).includes(value)) {
-    throw invalid(field, `must be one of ${GRANT_STATUSES.join(', ')}`);
-  }
-  return value as GrantStatus;
-}
 
 /** Grant transitions: active ⇄ suspended, either → cancelled (final). */
 export function checkTransition(from: GrantStatus, to: GrantStatus): void {
@@ -167,7 +159,7 @@ export function listGrants(
       ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
       ...(input.provider !== undefined ? { provider: input.provider } : {}),
       ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
-      ...(input.status !== undefined ? { status: parseStatus(input.status) } : {}),
+      ...checked(GrantStatusFilter, { status: input.status }),
     };
     const rows = await store.listGrants(filter, page);
     return pageOf(rows, page, (g) => ({ at: g.createdAt, id: g.id }), grantView);

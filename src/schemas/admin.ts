@@ -305,6 +305,8 @@ export const AccountListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+/** The status a grant list is filtered by, as the operation judges it whoever asks (operations/grants.ts). */
+export const GrantStatusFilter = Type.Object({ status: Type.Optional(GrantStatus) });
 export const GrantListQuery = Type.Object(
   {
     accountId: Type.Optional(filter('Only this account’s grants', 'acc_x3k9m2p7q1w8e5r4')),
