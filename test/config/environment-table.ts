@@ -24,6 +24,13 @@ export function renderTable(): string {
   );
 }
 
+/** A table as text, its cells' padding left out (the formatter aligns the columns: `npx biome format`). */
+export const unpadded = (table: string) =>
+  table
+    .split('\n')
+    .map((line) => (line.startsWith('|') ? line.replace(/ {2,}/g, ' ').replace(/-{3,}/g, '---') : line))
+    .join('\n');
+
 /** The table as the document holds it, from its start marker to its end marker. */
 export function documentedTable(text = readFileSync(DOC, 'utf8')): string {
   const start = text.indexOf(START);
