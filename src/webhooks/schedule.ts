@@ -10,8 +10,9 @@
  * the same second. MDS_WEBHOOK_RETRY_SCHEDULE replaces the delays (tests use
  * milliseconds).
  */
+import { defaultOf } from '../config/environment.js';
 
-export const DEFAULT_RETRY_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,10h';
+export const DEFAULT_RETRY_SCHEDULE = defaultOf('MDS_WEBHOOK_RETRY_SCHEDULE');
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 const ENTRY = /^(\d+)(ms|s|m|h)?$/;

@@ -3,6 +3,7 @@
  * target policy, the retry schedule, how often it looks for due deliveries,
  * and how long a claim on one holds.
  */
+import { defaultOf } from '../config/environment.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt.js';
 import { DEFAULT_DELAYS_MS } from './schedule.js';
 import type { TargetPolicy } from './targets.js';
@@ -25,7 +26,7 @@ export interface WebhookSettings {
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   policy: { allowHttp: false, allowPrivate: false },
   delaysMs: DEFAULT_DELAYS_MS,
-  pollMs: 1_000,
+  pollMs: Number(defaultOf('MDS_WEBHOOK_POLL_MS')),
   attemptTimeoutMs: DEFAULT_ATTEMPT_TIMEOUT_MS,
   leaseMs: DEFAULT_ATTEMPT_TIMEOUT_MS + 20_000,
 };
