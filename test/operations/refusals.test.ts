@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/domain/webhooks.js';
 import { type AdminHarness, startAdminHarness } from '../support/admin.js';
-import { mds } from '../support/cli.js';
+import { mdsInProcess as mds } from '../support/cli.js';
 import { expectErrorBody } from '../support/openapi.js';
 
 type Op =
