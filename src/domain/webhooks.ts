@@ -20,7 +20,6 @@ export const EVENT_TYPES = [
   'rate.alert',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-export const isEventType = (s: string): s is EventType => (EVENT_TYPES as readonly string[]).includes(s);
 
 const random = (bytes: number) => randomBytes(bytes).toString('base64url').replace(/[-_]/g, 'x');
 /** Event ids sort by time: `evt_` + the time in base 36 + random letters. */

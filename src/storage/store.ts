@@ -41,11 +41,7 @@ export type {
   NewAccount,
   NewGrant,
 } from './admin-records.js';
-export {
-  DuplicateError,
-  GRANT_STATUSES,
-  GrantCancelledError,
-} from './admin-records.js';
+export { DuplicateError, GrantCancelledError } from './admin-records.js';
 
 export interface RateHistoryQuery {
   currency: string;
