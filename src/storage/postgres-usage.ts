@@ -71,7 +71,7 @@ export function addUsageStatement(
     : { name: 'mds_add_usage', text: ADD_USAGE, values };
 }
 
-/** The store limiter's check-and-consume: one call (migration-consume.ts), one round trip. */
+/** The store limiter's check-and-consume: one call (migrations/0009-consume-function.ts), one round trip. */
 const CONSUME_TEXT =
   'select window_start, minute_used, month_used, allowed from mds_consume_usage($1::text[], $2::text[], ' +
   '$3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::int[], $8::int[], $9::text[], $10::bigint, $11::text, $12::text)';

@@ -120,7 +120,7 @@ class PostgresParts implements BackendParts {
 
   /**
    * The store limiter's check-and-consume (PostgreSQL without Redis), one
-   * call of mds_consume_usage (migration-consume.ts) in autocommit: it locks
+   * call of mds_consume_usage (migrations/0009-consume-function.ts) in autocommit: it locks
    * each grant's month row and minute row, in grant order (no deadlock
    * between instances), reads the counts as last committed and adds the
    * allowed units, so another instance's batch for the same grant waits on

@@ -132,7 +132,7 @@ export interface ConsumeOutcome {
  * requests taken one after the other, each let through while both counts are
  * under their limits. Where the counts live decides where the rule runs: here
  * for SQLite, in Lua for Redis (limits/redis-scripts.ts), in PL/pgSQL for the
- * store limiter on PostgreSQL (migration-consume.ts); the limiter contract
+ * store limiter on PostgreSQL (migrations/0009-consume-function.ts); the limiter contract
  * suite holds the three to one behaviour.
  */
 export function allowedOf(

@@ -113,7 +113,7 @@ export function wasNotSent(err: unknown): boolean {
  * The day's counts per key of a store-limiter batch: the first `allowed`
  * requests of each grant were let through, so their keys, in arrival order,
  * are the ones counted. SQLite's; PostgreSQL counts them in mds_consume_usage
- * (migration-consume.ts), the same way.
+ * (migrations/0009-consume-function.ts), the same way.
  */
 export function dailyOfTaken(
   taken: ReadonlyArray<{ grantId: string; keyIds?: readonly string[] }>,

@@ -3,7 +3,7 @@
  * usage data: migrations, the change counters, settings.
  */
 import { type Kysely, Migrator, sql, type Transaction } from 'kysely';
-import { migrationProvider } from '../migrations.js';
+import { migrationProvider } from '../migrations/index.js';
 import type { Database } from '../schema.js';
 import type { StoreDialect, Versions } from '../store.js';
 import { ensureUsageFile } from '../usage-file.js';

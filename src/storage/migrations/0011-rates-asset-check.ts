@@ -1,5 +1,5 @@
 /**
- * Migration 0011_rates_asset_check (listed in migrations.ts; never edited once
+ * Migration 0011_rates_asset_check (listed in migrations/index.ts; never edited once
  * released): on PostgreSQL, the foreign key of rates to assets is dropped, and
  * the import checks the currencies it writes once, in its transaction
  * (postgres-import.ts, with `unknownAssets`; docs/decisions.md, 77). The

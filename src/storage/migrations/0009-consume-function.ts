@@ -1,5 +1,5 @@
 /**
- * Migration 0009_consume_function (listed in migrations.ts; never edited once
+ * Migration 0009_consume_function (listed in migrations/index.ts; never edited once
  * released): the store limiter's check-and-consume as one PostgreSQL
  * function, so that a tick's batch costs one round trip in autocommit instead
  * of five (BEGIN, two locking upserts, the update, COMMIT), each of which
@@ -27,7 +27,7 @@ import { type Kysely, type Migration, SqliteAdapter, sql } from 'kysely';
  * The function's text. `updates` adds the allowed units to the month and
  * minute rows the function locked at its start.
  */
-const consumeFunction = (create: string, updates: string) => `
+export const consumeFunction = (create: string, updates: string) => `
 ${create} function mds_consume_usage(
   p_ids text[], p_periods text[], p_windows bigint[], p_counts bigint[], p_rpms bigint[], p_monthlies bigint[],
   p_key_grant int[], p_key_pos int[], p_key_ids text[], p_now bigint, p_day text, p_batch text)
@@ -102,33 +102,9 @@ const SET_UPDATES = `    update usage as x set used = x.used + d.n, updated_at =
       where x.grant_id = d.g and d.n > 0;
 `;
 
-/**
- * 0010: the same units added row by row, in the order the rows were locked.
- * The joins of 0009 cost about a third of each call: 120 µs of a 345 µs call
- * in a loop of 3,000 calls, one grant and 20 requests each
- * (docs/performance-notes.md); an update by primary key per grant does not.
- */
-const ROW_UPDATES = `    foreach i in array ord loop
-      if v_allowed[i] > 0 then
-        update usage as x set used = x.used + v_allowed[i], updated_at = p_now
-          where x.grant_id = p_ids[i] and x.period = p_periods[i];
-        update minute_usage as x set used = x.used + v_allowed[i]
-          where x.grant_id = p_ids[i];
-      end if;
-    end loop;
-`;
-
 export const consumeMigration: Migration = {
   async up(db: Kysely<unknown>) {
     if (db.getExecutor().adapter instanceof SqliteAdapter) return;
     await sql.raw(consumeFunction('create', SET_UPDATES)).execute(db);
-  },
-};
-
-/** Migration 0010_consume_row_updates: the function again, its updates by primary key. */
-export const consumeRowUpdatesMigration: Migration = {
-  async up(db: Kysely<unknown>) {
-    if (db.getExecutor().adapter instanceof SqliteAdapter) return;
-    await sql.raw(consumeFunction('create or replace', ROW_UPDATES)).execute(db);
   },
 };

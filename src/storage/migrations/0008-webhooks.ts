@@ -1,5 +1,5 @@
 /**
- * Migration 0008_webhooks (listed in migrations.ts; never edited once
+ * Migration 0008_webhooks (listed in migrations/index.ts; never edited once
  * released): webhook subscriptions, the outbox of events, one delivery per
  * event and subscription, and each delivery's attempts (docs/decisions.md, 68).
  * Additive: the previous release reads none of it.

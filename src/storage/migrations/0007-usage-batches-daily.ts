@@ -1,10 +1,10 @@
 /**
- * Migration 0007_usage_batches_daily (listed in migrations.ts; never edited
+ * Migration 0007_usage_batches_daily (listed in migrations/index.ts; never edited
  * once released): usage by UTC day and key, and the ids of usage commits
  * (docs/decisions.md, 59). Additive: the previous release reads neither.
  */
 import { type Kysely, type Migration, SqliteAdapter } from 'kysely';
-import { USAGE_DAILY_TABLE } from './usage-file.js';
+import { USAGE_DAILY_TABLE } from '../usage-file.js';
 
 export const usageMigration: Migration = {
   async up(db: Kysely<unknown>) {

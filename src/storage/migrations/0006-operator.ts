@@ -1,5 +1,5 @@
 /**
- * Migration 0006_operator (listed in migrations.ts; never edited once
+ * Migration 0006_operator (listed in migrations/index.ts; never edited once
  * released): external ids from a billing system, admin tokens, the audit log
  * and the admin API's idempotency keys (docs/decisions.md, 57).
  */
