@@ -1,6 +1,6 @@
 /**
  * Migration 0005_usage_file (recorded under this name; never edited once released):
- * sQLite only: the usage tables move to the usage file (decisions 55).
+ * SQLite only: the usage tables move to the usage file (decisions 55).
  */
 import { type Kysely, type Migration, SqliteAdapter, sql } from 'kysely';
 import { MINUTE_USAGE_TABLE, USAGE_TABLE } from '../usage-file.js';
