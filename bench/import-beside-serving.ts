@@ -96,7 +96,8 @@ async function one(
   file: string,
   o: Settings & { records: number; sample: SampleData },
 ): Promise<BesideResult> {
-  const withAssets = (store: Store) => store.import({ kind: 'assets', records: importAssets(o.sample) });
+  const withAssets = (store: Store) =>
+    store.imports.import({ kind: 'assets', records: importAssets(o.sample) });
   const { key } = await prepare(url, o.sample, withAssets);
   const { reference } = await prepare(limitUrl, o.sample, withAssets);
   const sqlite = limitUrl.endsWith('.sqlite');

@@ -125,7 +125,7 @@ export async function measureImports(o: {
     o.log(`bench: import of ${o.records.toLocaleString('en')} observations, ${backend}`);
     const to = backend === 'sqlite' ? url : await freshSchema(url, 'import');
     const store = openStore(to);
-    await store.migrate().then(() => store.import({ kind: 'assets', records: assets }));
+    await store.migrate().then(() => store.imports.import({ kind: 'assets', records: assets }));
     await store.close();
     report[backend] = await runImport(file, to, o.records, o.cpus);
   }

@@ -48,9 +48,9 @@ export function storeIdempotency(services: Services): IdempotencyRecords {
   const { store } = services;
   return {
     claim: (actor, key, fingerprint, now, ttlMs) =>
-      store.claimIdempotencyKey(actor, key, fingerprint, now, ttlMs),
-    complete: (actor, key, status, body) => store.completeIdempotencyKey(actor, key, status, body),
-    release: (actor, key) => store.releaseIdempotencyKey(actor, key),
+      store.operator.claimIdempotencyKey(actor, key, fingerprint, now, ttlMs),
+    complete: (actor, key, status, body) => store.operator.completeIdempotencyKey(actor, key, status, body),
+    release: (actor, key) => store.operator.releaseIdempotencyKey(actor, key),
   };
 }
 

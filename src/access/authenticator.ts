@@ -262,9 +262,9 @@ export class Authenticator {
   }
 
   private async load(publicId: string): Promise<CacheEntry | null> {
-    const key = await this.store.getKey(publicId);
+    const key = await this.store.access.getKey(publicId);
     if (!key) return null;
-    const grant = await this.store.getGrant(key.grantId);
+    const grant = await this.store.access.getGrant(key.grantId);
     if (!grant) return null;
     const grantScopes = new Set(expandScopes(grant.scopes));
     const keyScopes = key.scopes === null ? grantScopes : new Set(expandScopes(key.scopes));

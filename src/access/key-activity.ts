@@ -47,6 +47,6 @@ export class KeyActivity {
     if (this.dirty.size === 0) return;
     const batch = [...this.dirty].map(([publicId, at]) => ({ publicId, at }));
     this.dirty = new Map();
-    await this.store.touchKeys(batch);
+    await this.store.access.touchKeys(batch);
   }
 }

@@ -90,7 +90,7 @@ export async function checkChanges(
     g.indices.sort((a, b) => records[a]!.updatedAt - records[b]!.updatedAt);
     const from = records[g.indices[0]!]!.updatedAt;
     const to = records[g.indices.at(-1)!]!.updatedAt;
-    const stored = await store.seriesAround(g.key, from, to);
+    const stored = await store.imports.seriesAround(g.key, from, to);
     // Both lists in time order: walk them together, the input winning a tie.
     let s = 0;
     let previous: Point | undefined;

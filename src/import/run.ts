@@ -159,7 +159,7 @@ async function importInput(
   const problems = [...parsed.problems];
   // Every bad record is reported: the valid ones are checked against the directory too.
   if (parsed.kind === 'rates' && parsed.records.length > 0) {
-    const unknown = new Set(await store.unknownAssets(parsed.records.map((r) => r.currency)));
+    const unknown = new Set(await store.imports.unknownAssets(parsed.records.map((r) => r.currency)));
     if (unknown.size > 0) {
       parsed.records.forEach((r, i) => {
         if (unknown.has(r.currency)) {
@@ -195,7 +195,7 @@ async function importInput(
     outliers: outliers.length,
     maxChangePercent: parsed.kind === 'assets' ? null : checks.maxChangePercent,
   };
-  const outcome = await store.import(parsed as ImportBatch, {
+  const outcome = await store.imports.import(parsed as ImportBatch, {
     onProgress: progress?.count,
     meta,
     dryRun: checks.dryRun,

@@ -15,7 +15,7 @@ export async function seedSample(
   const out: ImportSummary[] = [];
   for (const b of batches) {
     // The counts only: the seed's import records (actor `system`) are in `mds imports list`.
-    const { importId: _id, revisions: _revisions, dryRun: _dry, ...summary } = await store.import(b);
+    const { importId: _id, revisions: _revisions, dryRun: _dry, ...summary } = await store.imports.import(b);
     out.push(summary);
   }
   return out;

@@ -5,7 +5,7 @@
  * deadline, then are answered 503 while the asking goes on in the background.
  */
 
-import type { Store } from '../storage/store.js';
+import type { UsageRepository } from '../storage/store.js';
 import { type BatchOutcome, USAGE_LOOKUP_GIVE_UP_MS } from '../storage/usage-records.js';
 
 /** How long requests wait for the answer about their commit before a 503. */
@@ -24,7 +24,7 @@ const pause = (ms: number) =>
  * instance's clock, performance.now()): after that the id may have been pruned.
  */
 export async function askOutcome(
-  store: Pick<Store, 'usageBatchOutcome'>,
+  store: Pick<UsageRepository, 'usageBatchOutcome'>,
   batchId: string,
   now: () => number,
   since: number,

@@ -5,7 +5,7 @@
  * unit is committed through the UsageRecorder before the request is answered.
  */
 import { MINUTE_MS, minuteStart, monthPeriod, utcDay } from '../domain/dates.js';
-import type { UsageStore } from '../storage/store.js';
+import type { UsageRepository } from '../storage/store.js';
 import {
   allowedAt,
   type GrantLimits,
@@ -32,7 +32,7 @@ export class MemoryLimiter implements Limiter {
   private readonly loading = new Map<string, Promise<Counters>>();
 
   constructor(
-    private readonly store: UsageStore,
+    private readonly store: UsageRepository,
     private readonly recorder: UsageRecorder,
   ) {}
 

@@ -16,7 +16,7 @@
  * otherwise it stays marked and the next sweep does it again, so an error of
  * at most the units in flight is never kept past a quiet second of the grant.
  */
-import type { UsageStore } from '../storage/store.js';
+import type { UsageRepository } from '../storage/store.js';
 import type { LimiterRedis } from './redis-scripts.js';
 
 const SWEEP_MS = 1_000;
@@ -40,7 +40,7 @@ export class MonthReconciler {
 
   constructor(
     private readonly redis: LimiterRedis,
-    private readonly store: Pick<UsageStore, 'getUsage'>,
+    private readonly store: Pick<UsageRepository, 'getUsage'>,
     /** The limiter's clock argument for its scripts ('' for Redis's TIME). */
     private readonly clock: () => string,
   ) {}

@@ -26,7 +26,7 @@ import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import { defaultOf } from '../config/environment.js';
 import { MINUTE_MS, utcDay } from '../domain/dates.js';
-import type { UsageStore } from '../storage/store.js';
+import type { UsageRepository } from '../storage/store.js';
 import {
   allowedAt,
   type GrantLimits,
@@ -108,7 +108,7 @@ export class RedisLimiter implements Limiter {
 
   private constructor(
     private readonly redis: LimiterRedis,
-    private readonly store: UsageStore,
+    private readonly store: UsageRepository,
     private readonly recorder: UsageRecorder,
     private readonly prefix: string,
     private readonly cluster: boolean,
@@ -121,7 +121,7 @@ export class RedisLimiter implements Limiter {
 
   static connect(
     url: string,
-    store: UsageStore,
+    store: UsageRepository,
     recorder: UsageRecorder,
     options: RedisLimiterOptions = {},
   ): RedisLimiter {

@@ -16,7 +16,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { MINUTE_MS, minuteStart, monthPeriod, utcDay } from '../domain/dates.js';
-import type { ConsumeOutcome, ConsumeRequest, Store, UsageStore } from '../storage/store.js';
+import type { ConsumeOutcome, ConsumeRequest, Store } from '../storage/store.js';
 import { wasNotSent } from '../storage/usage-records.js';
 import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
 import {
@@ -64,7 +64,7 @@ export class StoreLimiter implements Limiter {
   private seq = 0;
 
   constructor(
-    private readonly store: UsageStore & Pick<Store, 'ping' | 'usageBatchOutcome'>,
+    private readonly store: Pick<Store, 'usage' | 'ping'>,
     /** Carries give-backs (refunds) durably; consumption is committed here directly. */
     private readonly recorder: UsageRecorder,
   ) {}
@@ -116,7 +116,7 @@ export class StoreLimiter implements Limiter {
     }));
     const batchId = `${this.instance}.${++this.seq}`;
     const sentAt = performance.now();
-    const done = this.store.consumeUsage(requests, now, batchId).then(
+    const done = this.store.usage.consumeUsage(requests, now, batchId).then(
       (outcomes) => this.settle(groups, outcomes, now),
       (err: unknown) => {
         const fail = () => {
@@ -127,7 +127,7 @@ export class StoreLimiter implements Limiter {
         if (wasNotSent(err)) return fail();
         // Sent, and its reply lost: the store says whether it was applied, and
         // how each grant's requests were decided (docs/decisions.md, 59).
-        const answer = askOutcome(this.store, batchId, Date.now, sentAt);
+        const answer = askOutcome(this.store.usage, batchId, Date.now, sentAt);
         const acted = within(answer, ANSWER_DEADLINE_MS, 'late' as const).then((outcome) => {
           if (outcome !== 'late' && outcome.applied && outcome.detail !== null) {
             return this.settle(groups, JSON.parse(outcome.detail) as ConsumeOutcome[], now);
@@ -187,7 +187,7 @@ export class StoreLimiter implements Limiter {
       if (o.allowed === 0) continue;
       for (let i = 0; i < o.allowed; i++)
         this.recorder.giveBack(grant.id, period, day, waiting[i]!.keyId).catch(() => {});
-      this.store.releaseMinute(grant.id, o.window, o.allowed).catch(() => {});
+      this.store.usage.releaseMinute(grant.id, o.window, o.allowed).catch(() => {});
     }
   }
 
@@ -195,8 +195,8 @@ export class StoreLimiter implements Limiter {
     const period = monthPeriod(now).key;
     try {
       const [minute, month] = await Promise.all([
-        this.store.getMinuteUsage(grant.id, minuteStart(now)),
-        this.store.getUsage(grant.id, period),
+        this.store.usage.getMinuteUsage(grant.id, minuteStart(now)),
+        this.store.usage.getUsage(grant.id, period),
       ]);
       return limitState(grant, now, minute, month);
     } catch (err) {
@@ -207,7 +207,7 @@ export class StoreLimiter implements Limiter {
   async refund(grant: GrantLimits, consumed: LimitState, keyId = ''): Promise<void> {
     const durable = this.recorder.giveBack(grant.id, consumed.period, utcDay(consumed.at), keyId);
     // The minute unit is worth less than a round trip's wait: best effort.
-    await this.store.releaseMinute(grant.id, consumed.window, 1).catch(() => {});
+    await this.store.usage.releaseMinute(grant.id, consumed.window, 1).catch(() => {});
     await durable.catch(rethrowLimiterFailure);
   }
 

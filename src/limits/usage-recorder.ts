@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Store, UsageIncrement, UsageStore } from '../storage/store.js';
+import type { Store, UsageIncrement } from '../storage/store.js';
 import { type DailyIncrement, wasNotSent } from '../storage/usage-records.js';
 import { ANSWER_DEADLINE_MS, askOutcome, within } from './batch-outcome.js';
 import { type Added, add, addAll, type Batch, byText, newBatch, type Tally } from './usage-tally.js';
@@ -47,7 +47,7 @@ export class UsageRecorder {
   private seq = 0;
 
   constructor(
-    private readonly store: UsageStore & Pick<Store, 'dialect' | 'usageBatchOutcome'>,
+    private readonly store: Pick<Store, 'dialect' | 'usage'>,
     private readonly now: () => number = Date.now,
     /** Told how long the oldest unit of each committed batch waited. */
     private readonly onFlush?: (lagMs: number) => void,
@@ -169,7 +169,7 @@ export class UsageRecorder {
     this.refundBatch = null;
     const batchId = `${this.instance}.${++this.seq}`;
     const sentAt = performance.now();
-    const commit = this.store.addUsage(months, this.now(), { batchId, daily }).then(
+    const commit = this.store.usage.addUsage(months, this.now(), { batchId, daily }).then(
       () => {
         if (waiting) this.onFlush?.(performance.now() - firstAt);
         waiting?.resolve();
@@ -209,7 +209,7 @@ export class UsageRecorder {
     waitingRefunds: Batch | null,
     notApplied: () => void,
   ): void {
-    const answer = askOutcome(this.store, batchId, this.now, sentAt);
+    const answer = askOutcome(this.store.usage, batchId, this.now, sentAt);
     let answered = false;
     void within(answer, this.answerDeadlineMs, 'late' as const).then(
       (outcome) => {

@@ -236,13 +236,14 @@ export class Metrics {
 }
 
 /**
- * Wraps every Store method with a latency observation; the interface is unchanged.
+ * Wraps every method of the Store and of its repositories with a latency
+ * observation, labelled with the method's name; the interface is unchanged.
  * A method's wrapper and its two series are made once per function, not per call.
  */
 export function instrumentStore(store: Store, metrics: Metrics): Store {
   type Method = (...args: unknown[]) => unknown;
   const wrappers = new WeakMap<Method, Method>();
-  const wrap = (method: Method, target: Store, operation: string): Method => {
+  const wrap = (method: Method, target: object, operation: string): Method => {
     const ok = metrics.storeLatency.for({ operation, outcome: 'ok' });
     const error = metrics.storeLatency.for({ operation, outcome: 'error' });
     return (...args: unknown[]) => {
@@ -264,18 +265,32 @@ export function instrumentStore(store: Store, metrics: Metrics): Store {
       return result;
     };
   };
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || prop === 'constructor') return value;
-      // Keyed by the function, so a method replaced on the store (a test's spy) gets its own wrapper.
-      const method = value as Method;
-      let wrapper = wrappers.get(method);
-      if (wrapper === undefined) {
-        wrapper = wrap(method, target, String(prop));
-        wrappers.set(method, wrapper);
-      }
-      return wrapper;
-    },
-  });
+  const instrumented = <T extends object>(target: T): T => {
+    const repositories = new Map<PropertyKey, object>();
+    return new Proxy(target, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (target === store && REPOSITORIES.has(prop) && typeof value === 'object' && value !== null) {
+          let repository = repositories.get(prop);
+          if (repository === undefined) {
+            repository = instrumented(value);
+            repositories.set(prop, repository);
+          }
+          return repository;
+        }
+        if (typeof value !== 'function' || prop === 'constructor') return value;
+        // Keyed by the function, so a method replaced on the store (a test's spy) gets its own wrapper.
+        const method = value as Method;
+        let wrapper = wrappers.get(method);
+        if (wrapper === undefined) {
+          wrapper = wrap(method, target, String(prop));
+          wrappers.set(method, wrapper);
+        }
+        return wrapper;
+      },
+    });
+  };
+  return instrumented(store);
 }
+
+const REPOSITORIES = new Set<PropertyKey>(['market', 'imports', 'access', 'usage', 'operator', 'webhooks']);

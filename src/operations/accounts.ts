@@ -34,7 +34,7 @@ const duplicate = (externalId: string) =>
 
 async function assertFreeExternalId(store: Store, externalId: string | null | undefined, self?: string) {
   if (externalId == null) return;
-  const [other] = await store.listAccounts({ externalId }, { limit: 1 });
+  const [other] = await store.access.listAccounts({ externalId }, { limit: 1 });
   if (other && other.id !== self) throw duplicate(externalId);
 }
 
@@ -57,7 +57,7 @@ export function createAccount(
       updatedAt: now,
     };
     try {
-      await store.createAccount(account, actor);
+      await store.access.createAccount(account, actor);
     } catch (err) {
       // Another request took the external id between the check and the write.
       if (err instanceof DuplicateError) throw duplicate(account.externalId!);
@@ -73,7 +73,7 @@ export function getAccount(
   { id }: { id: string },
 ): Promise<Result<AccountView>> {
   return refusing(async () => {
-    const account = await store.getAccount(id);
+    const account = await store.access.getAccount(id);
     if (!account) throw notFound(`no account ${id}`);
     return accountView(account);
   });
@@ -90,7 +90,7 @@ export function listAccounts(
       ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
       ...(input.email !== undefined ? { email: input.email } : {}),
     };
-    const rows = await store.listAccounts(filter, page);
+    const rows = await store.access.listAccounts(filter, page);
     return pageOf(rows, page, (a) => ({ at: a.createdAt, id: a.id }), accountView);
   });
 }
@@ -104,10 +104,10 @@ export function updateAccount(
   return refusing(async () => {
     const { id: _, ...given } = input;
     const patch = checked(AccountPatch, given);
-    if (!(await store.getAccount(input.id))) throw notFound(`no account ${input.id}`);
+    if (!(await store.access.getAccount(input.id))) throw notFound(`no account ${input.id}`);
     await assertFreeExternalId(store, patch.externalId, input.id);
     try {
-      const updated = await store.updateAccount(input.id, patch, options.now ?? Date.now(), actor);
+      const updated = await store.access.updateAccount(input.id, patch, options.now ?? Date.now(), actor);
       if (!updated) throw notFound(`no account ${input.id}`);
       return accountView(updated);
     } catch (err) {

@@ -48,7 +48,7 @@ export function createAdminToken(
       lastUsedAt: null,
       revokedAt: null,
     };
-    await store.createAdminToken(record, actor);
+    await store.operator.createAdminToken(record, actor);
     return { token: generated.token, publicId: record.publicId, adminToken: adminTokenView(record) };
   });
 }
@@ -60,7 +60,7 @@ export function listAdminTokens(
 ): Promise<Result<Page<AdminTokenView>>> {
   return refusing(async () => {
     const page = keysetOf(input);
-    const rows = await store.listAdminTokens(page);
+    const rows = await store.operator.listAdminTokens(page);
     return pageOf(rows, page, (t) => ({ at: t.createdAt, id: t.publicId }), adminTokenView);
   });
 }
@@ -73,7 +73,7 @@ export function revokeAdminToken(
   options: OperationOptions = {},
 ): Promise<Result<AdminTokenView>> {
   return refusing(async () => {
-    const token = await store.revokeAdminToken(id, options.now ?? Date.now(), actor);
+    const token = await store.operator.revokeAdminToken(id, options.now ?? Date.now(), actor);
     if (!token) throw notFound(`no admin token ${id}`);
     return adminTokenView(token);
   });
@@ -92,11 +92,11 @@ export async function verifyAdminToken(
   const parsed = parseAdminToken(token);
   if (!parsed) return null;
   const digest = digestKey(token);
-  const record = await store.findAdminTokenByDigest(digest);
+  const record = await store.operator.findAdminTokenByDigest(digest);
   if (!record || record.publicId !== parsed.publicId || !digestsEqual(record.digest, digest)) return null;
   if (record.status !== 'active') return null;
   if (record.lastUsedAt === null || now - record.lastUsedAt >= TOUCH_EVERY_MS) {
-    await store.touchAdminToken(record.publicId, now);
+    await store.operator.touchAdminToken(record.publicId, now);
   }
   return record;
 }

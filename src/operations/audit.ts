@@ -38,7 +38,7 @@ export function listAudit(
       throw invalid('to', 'must not be before from');
     }
     const page = keysetOf(input);
-    const rows = await store.listAudit(filter, page);
+    const rows = await store.operator.listAudit(filter, page);
     return pageOf(rows, page, (r) => ({ at: r.at, id: r.id }), auditView);
   });
 }

@@ -107,11 +107,11 @@ export function createGrant(
     const validFrom = given.validFrom === undefined ? now : Date.parse(given.validFrom);
     const validUntil = given.validUntil === undefined ? NO_END : Date.parse(given.validUntil);
     if (validUntil <= validFrom) throw invalid('validUntil', 'must be after validFrom');
-    if (!(await store.getAccount(input.accountId))) {
+    if (!(await store.access.getAccount(input.accountId))) {
       throw invalid('accountId', `no account ${input.accountId}`);
     }
     if (externalId !== null) {
-      const [other] = await store.listGrants({ provider, externalId }, { limit: 1 });
+      const [other] = await store.access.listGrants({ provider, externalId }, { limit: 1 });
       if (other) throw duplicate(provider, externalId);
     }
     const grant: GrantRecord = {
@@ -130,7 +130,7 @@ export function createGrant(
       updatedAt: now,
     };
     try {
-      await store.createGrant(grant, actor);
+      await store.access.createGrant(grant, actor);
     } catch (err) {
       // Another request took the external id between the check and the write.
       if (err instanceof DuplicateError) throw duplicate(provider, externalId!);
@@ -142,7 +142,7 @@ export function createGrant(
 
 export function getGrant(store: Store, _actor: Actor, { id }: { id: string }): Promise<Result<GrantView>> {
   return refusing(async () => {
-    const grant = await store.getGrant(id);
+    const grant = await store.access.getGrant(id);
     if (!grant) throw notFound(`no grant ${id}`);
     return grantView(grant);
   });
@@ -161,7 +161,7 @@ export function listGrants(
       ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
       ...checked(GrantStatusFilter, { status: input.status }),
     };
-    const rows = await store.listGrants(filter, page);
+    const rows = await store.access.listGrants(filter, page);
     return pageOf(rows, page, (g) => ({ at: g.createdAt, id: g.id }), grantView);
   });
 }
@@ -180,14 +180,14 @@ export function updateGrant(
       ...(scopes !== undefined ? { scopes: withoutRepeats(scopes) } : {}),
       ...(validUntil !== undefined ? { validUntil: Date.parse(validUntil) } : {}),
     };
-    const grant = await store.getGrant(input.id);
+    const grant = await store.access.getGrant(input.id);
     if (!grant) throw notFound(`no grant ${input.id}`);
     if (patch.status !== undefined) checkTransition(grant.status, patch.status);
     if (patch.validUntil !== undefined && patch.validUntil <= grant.validFrom) {
       throw invalid('validUntil', 'must be after the grant starts');
     }
     try {
-      const updated = await store.updateGrant(input.id, patch, options.now ?? Date.now(), actor);
+      const updated = await store.access.updateGrant(input.id, patch, options.now ?? Date.now(), actor);
       if (!updated) throw notFound(`no grant ${input.id}`);
       return grantView(updated);
     } catch (err) {

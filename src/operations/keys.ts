@@ -64,7 +64,7 @@ export interface RolledKey {
 }
 
 async function grantOf(store: Store, key: KeyRecord): Promise<GrantRecord> {
-  const grant = await store.getGrant(key.grantId);
+  const grant = await store.access.getGrant(key.grantId);
   if (!grant) throw new Error(`key ${key.publicId} has no grant ${key.grantId}`);
   return grant;
 }
@@ -103,12 +103,12 @@ export function createKey(
     const scopes = given.scopes === undefined ? null : withoutRepeats(given.scopes);
     const expiresAt = given.expiresAt === undefined ? null : Date.parse(given.expiresAt);
     if (expiresAt !== null && expiresAt <= now) throw invalid('expiresAt', 'must be in the future');
-    const grant = await store.getGrant(given.grantId);
+    const grant = await store.access.getGrant(given.grantId);
     if (!grant) throw invalid('grantId', `no grant ${given.grantId}`);
     if (grant.status === 'cancelled') throw invalid('grantId', 'the grant is cancelled');
     const environment: KeyEnvironment = given.environment ?? 'live';
     const created = newKeyRecord(grant, environment, { label, scopes, expiresAt }, now);
-    await store.createKey(created.record, actor);
+    await store.access.createKey(created.record, actor);
     const apiKey = keyView(created.record, grant);
     return { key: created.key, publicId: apiKey.publicId, prefix: apiKey.prefix, apiKey };
   });
@@ -120,7 +120,7 @@ export function getKey(
   { publicId }: { publicId: string },
 ): Promise<Result<KeyView>> {
   return refusing(async () => {
-    const key = await store.getKey(publicId);
+    const key = await store.access.getKey(publicId);
     if (!key) throw notFound(`no key ${publicId}`);
     return keyView(key, await grantOf(store, key));
   });
@@ -137,7 +137,7 @@ export function listKeys(
       ...(input.grantId !== undefined ? { grantId: input.grantId } : {}),
       ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
     };
-    const rows = await store.listKeyItems(filter, page);
+    const rows = await store.access.listKeyItems(filter, page);
     return pageOf(
       rows,
       page,
@@ -155,7 +155,7 @@ export function revokeKey(
   options: OperationOptions = {},
 ): Promise<Result<KeyView>> {
   return refusing(async () => {
-    const key = await store.revokeKey(publicId, options.now ?? Date.now(), actor);
+    const key = await store.access.revokeKey(publicId, options.now ?? Date.now(), actor);
     if (!key) throw notFound(`no key ${publicId}`);
     return keyView(key, await grantOf(store, key));
   });
@@ -171,7 +171,7 @@ export function rollKey(
     const now = options.now ?? Date.now();
     const { publicId: _, ...fields } = input;
     const grace = checked(KeyRoll, fields).gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS;
-    const old = await store.getKey(input.publicId);
+    const old = await store.access.getKey(input.publicId);
     if (!old) throw notFound(`no key ${input.publicId}`);
     if (old.status === 'revoked')
       throw conflict(`key ${input.publicId} is revoked: create a new key instead`);
@@ -188,7 +188,7 @@ export function rollKey(
       { label: old.label, scopes: old.scopes, expiresAt: old.expiresAt },
       now,
     );
-    const rolled = await store.rollKey(old.publicId, created.record, now + grace * 1000, now, actor);
+    const rolled = await store.access.rollKey(old.publicId, created.record, now + grace * 1000, now, actor);
     if (!rolled) throw notFound(`no key ${input.publicId}`);
     const apiKey = keyView(rolled.next, grant);
     return {

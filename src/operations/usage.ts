@@ -77,10 +77,10 @@ export function dailyUsage(
 ): Promise<Result<DailyUsageView>> {
   return refusing(async () => {
     const window = windowOf(input, options.now ?? Date.now());
-    const grant = await store.getGrant(input.grantId);
+    const grant = await store.access.getGrant(input.grantId);
     if (!grant) throw notFound(`no grant ${input.grantId}`);
     const used = new Map(
-      (await store.dailyUsage(grant.id, window.from, window.to)).map((d) => [d.day, d] as const),
+      (await store.usage.dailyUsage(grant.id, window.from, window.to)).map((d) => [d.day, d] as const),
     );
     let requests = 0;
     const days = daysOf(window).map((day): DailyUsageDay => {
@@ -108,7 +108,7 @@ export function statement(
     const problems: Array<{ parameter?: string; message?: string }> = [];
     const period = month(input.month, options.now ?? Date.now(), problems);
     if (period === null) throw invalid('month', problems[0]!.message!);
-    const lines = await store.monthlyStatement(period);
+    const lines = await store.usage.monthlyStatement(period);
     return {
       month: period,
       lines: lines.map((l) => ({

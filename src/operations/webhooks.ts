@@ -150,7 +150,9 @@ function checkTarget(url: string, policy: TargetPolicy): string {
 async function checkFilter(store: Store, filter: AlertFilter): Promise<AlertFilter> {
   const problems = filterProblems(filter);
   if (problems.length > 0) throw invalid('filter', problems.join('; '));
-  const currencies = (await store.listAssets()).filter((a) => a.type === 'currency').map((a) => a.code);
+  const currencies = (await store.market.listAssets())
+    .filter((a) => a.type === 'currency')
+    .map((a) => a.code);
   if (!currencies.includes(filter.currency)) {
     throw invalid(
       'filter',
@@ -162,13 +164,13 @@ async function checkFilter(store: Store, filter: AlertFilter): Promise<AlertFilt
 
 /** Whether the condition holds on the latest rates now: what an alert's state starts as. */
 async function holdsNow(store: Store, filter: AlertFilter): Promise<boolean> {
-  const latest = new Map((await store.latestRates()).map((r) => [`${r.currency}:${r.source}`, r]));
+  const latest = new Map((await store.market.latestRates()).map((r) => [`${r.currency}:${r.source}`, r]));
   const reading = alertValue(filter, (currency, source) => latest.get(`${currency}:${source}`));
   return reading !== null && alertHolds(filter, reading);
 }
 
 async function checkAccount(store: Store, accountId: string): Promise<void> {
-  if (!(await store.getAccount(accountId))) throw invalid('accountId', `no account ${accountId}`);
+  if (!(await store.access.getAccount(accountId))) throw invalid('accountId', `no account ${accountId}`);
 }
 
 /** `filter` goes with `rate.alert`, and only with it. */
@@ -216,13 +218,13 @@ export function createWebhook(
       createdAt: now,
       updatedAt: now,
     };
-    await store.createSubscription(record, actor);
+    await store.webhooks.createSubscription(record, actor);
     return { ...webhookView(record, now), secret: record.secret };
   });
 }
 
 async function subscription(store: Store, id: string): Promise<SubscriptionRecord> {
-  const found = await store.getSubscription(id);
+  const found = await store.webhooks.getSubscription(id);
   if (!found) throw notFound(`no webhook subscription ${id}`);
   return found;
 }
@@ -246,7 +248,7 @@ export function listWebhooks(
     const page = keysetOf(input);
     const now = options.now ?? Date.now();
     const filter = input.accountId === undefined ? {} : { accountId: input.accountId };
-    const rows = await store.listSubscriptions(filter, page);
+    const rows = await store.webhooks.listSubscriptions(filter, page);
     return pageOf(
       rows,
       page,
@@ -285,13 +287,16 @@ export function updateWebhook(
     const before = await subscription(store, input.id);
     const filter = patch.filter === undefined ? before.filter : patch.filter;
     checkFilterFits(patch.eventTypes ?? before.eventTypes, filter, true);
-    const updated = await store.updateSubscription(input.id, patch, now, actor);
+    const updated = await store.webhooks.updateSubscription(input.id, patch, now, actor);
     if (!updated) throw notFound(`no webhook subscription ${input.id}`);
     // A new condition, or one not evaluated while disabled, starts from what holds now.
     const rebase = patch.filter !== undefined || (patch.status === 'enabled' && before.status === 'disabled');
     if (rebase) {
       const active = updated.filter !== null && (await holdsNow(store, updated.filter));
-      if (active !== updated.alertActive && (await store.setAlertActive(updated.id, active, null, now)))
+      if (
+        active !== updated.alertActive &&
+        (await store.webhooks.setAlertActive(updated.id, active, null, now))
+      )
         updated.alertActive = active;
     }
     return webhookView(updated, now);
@@ -305,7 +310,7 @@ export function deleteWebhook(
   options: OperationOptions = {},
 ): Promise<Result<{ id: string }>> {
   return refusing(async () => {
-    if (!(await store.deleteSubscription(id, options.now ?? Date.now(), actor)))
+    if (!(await store.webhooks.deleteSubscription(id, options.now ?? Date.now(), actor)))
       throw notFound(`no webhook subscription ${id}`);
     return { id };
   });
@@ -325,7 +330,7 @@ export function rotateWebhookSecret(
     const now = options.now ?? Date.now();
     const overlap =
       oldSecretExpiresInSeconds === undefined ? SECRET_OVERLAP_MS : oldSecretExpiresInSeconds * 1_000;
-    const rotated = await store.rotateSecret(id, newSecret(), now + overlap, now, actor);
+    const rotated = await store.webhooks.rotateSecret(id, newSecret(), now + overlap, now, actor);
     if (!rotated) throw notFound(`no webhook subscription ${id}`);
     return { ...webhookView(rotated, now), secret: rotated.secret };
   });
@@ -339,7 +344,7 @@ export function listWebhookDeliveries(
   return refusing(async () => {
     const page = keysetOf(input);
     await subscription(store, input.id);
-    const rows = await store.listDeliveries(input.id, page);
+    const rows = await store.webhooks.listDeliveries(input.id, page);
     return pageOf(rows, page, (d) => ({ at: d.createdAt, id: d.id }), deliveryView);
   });
 }
@@ -353,7 +358,7 @@ export function redeliverWebhook(
 ): Promise<Result<DeliveryView>> {
   return refusing(async () => {
     await subscription(store, id);
-    const delivery = await store.redeliver(id, deliveryId, options.now ?? Date.now(), actor);
+    const delivery = await store.webhooks.redeliver(id, deliveryId, options.now ?? Date.now(), actor);
     if (!delivery) throw notFound(`no delivery ${deliveryId} of webhook subscription ${id}`);
     return deliveryView(delivery);
   });

@@ -64,7 +64,7 @@ async function chooseLimiter(
 ): Promise<Limiter> {
   if (options.redisUrl) {
     const { RedisLimiter } = await import('../limits/redis.js');
-    return RedisLimiter.connect(options.redisUrl, store, recorder, {
+    return RedisLimiter.connect(options.redisUrl, store.usage, recorder, {
       prefix: options.redisPrefix,
       cluster: options.redisCluster,
       // A test that moves time moves the limiter's windows too.
@@ -73,7 +73,7 @@ async function chooseLimiter(
     });
   }
   if (store.dialect === 'postgres') return new StoreLimiter(store, recorder);
-  return new MemoryLimiter(store, recorder);
+  return new MemoryLimiter(store.usage, recorder);
 }
 
 export async function assemble(options: AssembleOptions = {}): Promise<Runtime> {

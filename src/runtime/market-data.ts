@@ -29,9 +29,9 @@ export class MarketData {
     this.loading = (async () => {
       const v = version ?? (await this.store.versions()).data;
       const [assets, latest, gold] = await Promise.all([
-        this.store.listAssets(),
-        this.store.latestRates(),
-        this.store.latestGold(),
+        this.store.market.listAssets(),
+        this.store.market.latestRates(),
+        this.store.market.latestGold(),
       ]);
       this.current = new MarketSnapshot(v, assets, latest, gold);
     })().finally(() => {

@@ -13,8 +13,7 @@ import {
 } from './import-records.js';
 import { appendImportAudit } from './kysely/audit.js';
 import { bump, type Db } from './kysely/database.js';
-import { firstRevisions, insertImport } from './kysely/imports.js';
-import { unknownAssets } from './kysely/market.js';
+import { firstRevisions, insertImport, KyselyImports, unknownAssets } from './kysely/imports.js';
 import {
   columnNames,
   keyColumns,
@@ -200,4 +199,14 @@ async function upsert(
     select count(*) filter (where fresh) as inserted, count(*) filter (where not fresh) as updated from up`.execute(
     trx,
   );
+}
+
+/** The import repository with PostgreSQL's bulk write of rates and gold. */
+export class PostgresImports extends KyselyImports {
+  protected override importObservations(
+    batch: ObservationBatch,
+    options: ImportOptions,
+  ): Promise<ImportOutcome> {
+    return importObservations(this.db, batch, options);
+  }
 }

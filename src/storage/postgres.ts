@@ -7,16 +7,15 @@
 import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
-import type { RateObservation } from '../domain/types.js';
 import { errorCode, isNetworkFailure, type UnavailableTest } from './errors.js';
-import type { ImportOutcome } from './import-records.js';
-import * as access from './kysely/access.js';
+import { KyselyAccess } from './kysely/access.js';
 import type { Db } from './kysely/database.js';
-import * as market from './kysely/market.js';
-import { type BackendParts, kyselyStore } from './kysely/store.js';
-import { claimBatch } from './kysely/usage.js';
-import type { ObservationBatch } from './observations.js';
-import { importObservations } from './postgres-import.js';
+import { KyselyMarket } from './kysely/market.js';
+import { KyselyOperator } from './kysely/operator.js';
+import { assembleStore } from './kysely/store.js';
+import { claimBatch, KyselyUsage } from './kysely/usage.js';
+import { KyselyWebhooks } from './kysely/webhook-sources.js';
+import { PostgresImports } from './postgres-import.js';
 import {
   addUsageStatement,
   type ConsumeRow,
@@ -25,14 +24,7 @@ import {
   type UsageStatement,
 } from './postgres-usage.js';
 import type { Database } from './schema.js';
-import type {
-  ConsumeOutcome,
-  ConsumeRequest,
-  ImportOptions,
-  RateHistoryQuery,
-  Store,
-  UsageIncrement,
-} from './store.js';
+import type { ConsumeOutcome, ConsumeRequest, Store, UsageIncrement } from './store.js';
 import { type BatchOutcome, markNotSent, type UsageCommit } from './usage-records.js';
 
 const INT8_OID = 20;
@@ -60,27 +52,31 @@ export const PostgresStore = {
   open(url: string, options: { max?: number } = {}): Store {
     const pool = openPool(url, options.max ?? 10);
     const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return kyselyStore('postgres', db, new PostgresParts(db, pool), isPostgresUnavailable);
+    const usage = new PostgresUsage(db, pool);
+    const repositories = {
+      market: new KyselyMarket(db),
+      imports: new PostgresImports(db),
+      access: new KyselyAccess(db),
+      usage,
+      operator: new KyselyOperator(db),
+      webhooks: new KyselyWebhooks(db, 'postgres'),
+    };
+    const close = async () => {
+      // The pool ends only once every client is back.
+      usage.releaseClients();
+      await db.destroy();
+    };
+    return assembleStore('postgres', db, repositories, close, isPostgresUnavailable);
   },
 };
 
-/** What PostgreSQL runs its own way: the bulk import and the commits on the request path. */
-class PostgresParts implements BackendParts {
+/** The usage repository's commits on the request path, PostgreSQL's way. */
+class PostgresUsage extends KyselyUsage {
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly pool: Pool,
-  ) {}
-
-  importObservations(batch: ObservationBatch, options: ImportOptions): Promise<ImportOutcome> {
-    return importObservations(this.db, batch, options);
-  }
-
-  rateHistory(q: RateHistoryQuery): Promise<RateObservation[]> {
-    return market.rateHistory(this.db, q);
-  }
-
-  touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void> {
-    return access.touchKeys(this.db, uses);
+  ) {
+    super(db);
   }
 
   /**
@@ -195,11 +191,10 @@ class PostgresParts implements BackendParts {
     return held;
   }
 
-  async close(): Promise<void> {
-    // The pool ends only once every client is back.
+  /** The store is closing: every held client goes back to the pool. */
+  releaseClients(): void {
     this.closing = true;
     for (const held of this.idleUsageClients.splice(0)) held.release();
-    await this.db.destroy();
   }
 }
 

@@ -18,6 +18,8 @@ import {
   toRevision,
 } from './import-records.js';
 import { AUDIT_INSERT_SQL, importAuditRow } from './kysely/audit.js';
+import type { Db } from './kysely/database.js';
+import { KyselyImports } from './kysely/imports.js';
 import {
   columnNames,
   keyColumns,
@@ -177,5 +179,32 @@ export function importObservations(
 
   function outcome(): ImportOutcome {
     return { ...summary, importId: meta.id, revisions, dryRun };
+  }
+}
+
+/** The import repository with SQLite's bulk write of rates and gold, on a connection of its own. */
+export class SqliteImports extends KyselyImports {
+  private conn?: SqliteConnection;
+
+  constructor(
+    db: Db,
+    /** The store's connection: the import's own in memory, where nothing else can open the file. */
+    private readonly shared: SqliteConnection,
+    private readonly connect: (() => SqliteConnection) | undefined,
+  ) {
+    super(db);
+  }
+
+  protected override async importObservations(
+    batch: ObservationBatch,
+    options: ImportOptions,
+  ): Promise<ImportOutcome> {
+    this.conn ??= this.connect?.() ?? this.shared;
+    return importObservations(this.conn, batch, options);
+  }
+
+  /** Closes the import's connection, if it opened one of its own. */
+  closeConnection(): void {
+    if (this.conn !== this.shared) this.conn?.close();
   }
 }

@@ -53,22 +53,6 @@ export interface StatementLine {
   used: number;
 }
 
-/** Reads of the usage record (kysely: this file). */
-export interface UsageRecordsStore {
-  /**
-   * The grant's usage per UTC day from `fromDay` to `toDay` (inclusive,
-   * `YYYY-MM-DD`), oldest first, each with its keys; days without use are absent.
-   */
-  dailyUsage(grantId: string, fromDay: string, toDay: string): Promise<DailyUsage[]>;
-  /** Every grant created before the month ends, with its use in `period` (`YYYY-MM`). */
-  monthlyStatement(period: string): Promise<StatementLine[]>;
-  /**
-   * Whether the usage commit `batchId` was applied. Decisive: when it was not,
-   * it never will be (the id is claimed, so a commit still on its way fails).
-   */
-  usageBatchOutcome(batchId: string, now: number): Promise<BatchOutcome>;
-}
-
 /** The tables of migration 0007 (typed here, beside the queries that read them). */
 export interface UsageDailyTable {
   grant_id: string;

@@ -76,7 +76,7 @@ export class WebhookWorker {
 
   async start(): Promise<void> {
     if (this.o.soleWorker) {
-      await this.o.store
+      await this.o.store.webhooks
         .releaseDeliveryClaims()
         .catch((err: unknown) =>
           this.o.logger?.warn({ err }, 'webhooks: claims not released; they lapse instead'),
@@ -140,25 +140,25 @@ export class WebhookWorker {
     const cursor = await store.setting(IMPORTS_CURSOR);
     if (cursor === undefined) {
       // The first run: events begin with the imports after it, not with the store's history.
-      const [newest] = await store.listImports(1);
-      await store.putSettingIf(IMPORTS_CURSOR, undefined, newest?.id ?? '', [], now());
+      const [newest] = await store.imports.listImports(1);
+      await store.webhooks.putSettingIf(IMPORTS_CURSOR, undefined, newest?.id ?? '', [], now());
       return;
     }
-    const imports = await store.importsAfter(cursor === '' ? null : cursor, 100);
+    const imports = await store.webhooks.importsAfter(cursor === '' ? null : cursor, 100);
     if (imports.length === 0) return;
     const events = imports.map(dataImported);
-    await store.emitEvents(events, now());
-    await store.putSettingIf(IMPORTS_CURSOR, cursor, imports.at(-1)!.id, [], now());
+    await store.webhooks.emitEvents(events, now());
+    await store.webhooks.putSettingIf(IMPORTS_CURSOR, cursor, imports.at(-1)!.id, [], now());
     if (imports.some((i) => i.kind === 'rates')) await this.alerts();
   }
 
   /** Each rate alert against the latest rates: an event when it turns true, none while it stays so. */
   private async alerts(): Promise<void> {
     const { store, now } = this.o;
-    const subscriptions = await store.alertSubscriptions();
+    const subscriptions = await store.webhooks.alertSubscriptions();
     if (subscriptions.length === 0) return;
     const latest = new Map<string, RateObservation>();
-    for (const r of await store.latestRates()) latest.set(`${r.currency} ${r.source}`, r);
+    for (const r of await store.market.latestRates()) latest.set(`${r.currency} ${r.source}`, r);
     const lookup = (currency: string, source: Source) => latest.get(`${currency} ${source}`);
     for (const s of subscriptions) {
       const filter = s.filter as AlertFilter;
@@ -166,7 +166,7 @@ export class WebhookWorker {
       const holds = reading !== null && alertHolds(filter, reading);
       if (holds === s.alertActive) continue;
       const event = holds && reading ? rateAlert(s.id, s.accountId, filter, reading) : null;
-      await store.setAlertActive(s.id, holds, event, now());
+      await store.webhooks.setAlertActive(s.id, holds, event, now());
     }
   }
 
@@ -174,7 +174,7 @@ export class WebhookWorker {
     const { store, now } = this.o;
     const period = new Date(now()).toISOString().slice(0, 7);
     const events: NewEvent[] = [];
-    for (const g of await store.usageAtLeast(period, USAGE_THRESHOLDS[0])) {
+    for (const g of await store.webhooks.usageAtLeast(period, USAGE_THRESHOLDS[0])) {
       for (const threshold of USAGE_THRESHOLDS) {
         if (g.used * 100 < g.limit * threshold) continue;
         const dedupeKey = `usage.threshold:${g.grantId}:${period}:${threshold}`;
@@ -189,7 +189,7 @@ export class WebhookWorker {
     const { store, now } = this.o;
     const at = now();
     const events: NewEvent[] = [];
-    for (const k of await store.keysExpiring(at, at + KEY_EXPIRING_NOTICE_MS)) {
+    for (const k of await store.webhooks.keysExpiring(at, at + KEY_EXPIRING_NOTICE_MS)) {
       const dedupeKey = `key.expiring:${k.publicId}:${k.expiresAt}`;
       if (this.seen.has(dedupeKey)) continue;
       events.push(keyExpiring(k, dedupeKey));
@@ -199,7 +199,7 @@ export class WebhookWorker {
 
   private async emitOnce(events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await this.o.store.emitEvents(events, this.o.now());
+    await this.o.store.webhooks.emitEvents(events, this.o.now());
     for (const e of events) this.seen.add(e.dedupeKey!);
   }
 
@@ -217,7 +217,7 @@ export class WebhookWorker {
       if (stored !== state) {
         // First seen: recorded without an event (a turn is what is announced).
         const events = stored === undefined ? [] : [freshnessChanged(family, f)];
-        await store.putSettingIf(name, stored, state, events, now());
+        await store.webhooks.putSettingIf(name, stored, state, events, now());
       }
       this.states.set(name, state);
     }
@@ -225,7 +225,7 @@ export class WebhookWorker {
 
   private async deliveries(): Promise<void> {
     const { store, settings, now } = this.o;
-    const claimed = await store.claimDeliveries(now(), settings.leaseMs, CLAIM_LIMIT);
+    const claimed = await store.webhooks.claimDeliveries(now(), settings.leaseMs, CLAIM_LIMIT);
     await Promise.all(claimed.map((d) => this.deliver(d)));
   }
 
@@ -256,7 +256,7 @@ export class WebhookWorker {
       : { ok: false, status: null, durationMs: 0, responsePrefix: '', error: target.problem };
     const ended = now();
     const next = result.ok ? null : nextAttemptAt(settings.delaysMs, n - d.roundStart, ended);
-    await store.recordAttempt({
+    await store.webhooks.recordAttempt({
       deliveryId: d.id,
       n,
       at,

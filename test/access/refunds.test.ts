@@ -41,12 +41,8 @@ describe.each(variants)('refunds on $name', (variant) => {
   // give-back's first commit too.
   const faults = { history: false, usage: false, refused: 0 };
 
-  beforeAll(async () => {
-    db = await freshDatabase(variant.backend);
-    store = db.open();
-    await store.migrate();
-    await seedSample(store, generateSample({ endDate: SAMPLE_END, days: 30 }));
-    const flaky = new Proxy(store, {
+  const withFaults = <T extends object>(repository: T): T =>
+    new Proxy(repository, {
       get(target, name) {
         if (name === 'rateHistory' && faults.history)
           return () => {
@@ -62,6 +58,16 @@ describe.each(variants)('refunds on $name', (variant) => {
         const value = Reflect.get(target, name, target);
         return typeof value === 'function' ? value.bind(target) : value;
       },
+    });
+
+  beforeAll(async () => {
+    db = await freshDatabase(variant.backend);
+    store = db.open();
+    await store.migrate();
+    await seedSample(store, generateSample({ endDate: SAMPLE_END, days: 30 }));
+    const flaky = Object.assign(Object.create(store) as Store, {
+      market: withFaults(store.market),
+      usage: withFaults(store.usage),
     });
     runtime = await assemble({
       store: flaky,
@@ -86,7 +92,7 @@ describe.each(variants)('refunds on $name', (variant) => {
     const period = monthPeriod(Date.now()).key;
 
     expect((await get('/v1/rates/history?currency=EUR&limit=3')).statusCode).toBe(200);
-    expect(await store.getUsage(grantId, period)).toBe(1);
+    expect(await store.usage.getUsage(grantId, period)).toBe(1);
 
     faults.history = true;
     const failed = await get('/v1/rates/history?currency=EUR&limit=4');
@@ -96,11 +102,13 @@ describe.each(variants)('refunds on $name', (variant) => {
 
     // The give-back was tried while the store was still away …
     await waitFor(() => faults.refused > 0, { what: 'a give-back tried' });
-    expect(await store.getUsage(grantId, period)).toBe(2);
+    expect(await store.usage.getUsage(grantId, period)).toBe(2);
     // … then the store is back: nothing else is sent, yet the unit comes off the count.
     faults.usage = false;
-    await waitFor(async () => (await store.getUsage(grantId, period)) === 1, { what: 'the unit given back' });
-    expect(await store.getUsage(grantId, period)).toBe(1);
+    await waitFor(async () => (await store.usage.getUsage(grantId, period)) === 1, {
+      what: 'the unit given back',
+    });
+    expect(await store.usage.getUsage(grantId, period)).toBe(1);
     const me = await get('/v1/me');
     expect(me.statusCode).toBe(200);
     // The failed request is not in the month's count either: 1 answered before, then /v1/me.

@@ -102,7 +102,7 @@ describe('a revocation while the key is being loaded (SQLite, the read held by t
     admin = db.open();
     await admin.migrate();
     const served = db.open();
-    const held: Store = new Proxy(served, {
+    const access: Store['access'] = new Proxy(served.access, {
       get(target, prop) {
         const value = Reflect.get(target, prop, target);
         if (prop === 'getKey' || prop === 'getGrant') {
@@ -120,6 +120,7 @@ describe('a revocation while the key is being loaded (SQLite, the read held by t
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+    const held: Store = Object.assign(Object.create(served) as Store, { access });
     runtime = await assemble({ store: held, pollMs: 20 });
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();

@@ -267,7 +267,7 @@ export function accessFlow(backend: Backend): void {
       // The store keeps the SHA-256 digest of the key, never the key.
       const store = db.open();
       try {
-        const stored = (await store.listKeys(grant)).find((k) => k.publicId === live.publicId)!;
+        const stored = (await store.access.listKeys(grant)).find((k) => k.publicId === live.publicId)!;
         expect(stored.digest).toBe(createHash('sha256').update(live.key).digest('hex'));
         expect(stored).toMatchObject({
           environment: 'live',

@@ -131,7 +131,7 @@ export function importFlow(backend: Backend): void {
       const store = db.open();
       try {
         const names = new Map(
-          (await store.listAssets()).map((a) => [a.code, [a.symbol, a.names.fr, a.names.ar]]),
+          (await store.market.listAssets()).map((a) => [a.code, [a.symbol, a.names.fr, a.names.ar]]),
         );
         expect(names.get('EUR')).toEqual(['€', 'Euro', 'يورو']);
         expect(names.get('USD')).toEqual(['$', 'Dollar américain', 'دولار أمريكي']);
@@ -324,7 +324,7 @@ export function importFlow(backend: Backend): void {
       });
       const store = db.open();
       try {
-        const stored = new Map((await store.listAssets()).map((a) => [a.code, a]));
+        const stored = new Map((await store.market.listAssets()).map((a) => [a.code, a]));
         for (let i = 0; i < count; i++) {
           const want = JSON.parse(line(i));
           expect(stored.get(code(i))?.names, `line ${i + 1}`).toEqual(want.names);

@@ -44,7 +44,7 @@ for (const backend of backends()) {
     const latest = async () => {
       const store = db.open();
       try {
-        return (await store.latestRates()).map((r) => `${r.currency} ${r.source} ${r.buy} ${r.sell}`);
+        return (await store.market.latestRates()).map((r) => `${r.currency} ${r.source} ${r.buy} ${r.sell}`);
       } finally {
         await store.close();
       }
@@ -254,7 +254,7 @@ for (const backend of backends()) {
       // The served value is the corrected one; the stored history holds one record for the instant.
       const store = db.open();
       try {
-        const page = await store.rateHistory({
+        const page = await store.market.rateHistory({
           currency: 'EUR',
           source: 'parallel',
           from: Date.parse('2026-11-23T00:00:00Z'),

@@ -54,7 +54,7 @@ function spreadsheetFlow(backend: Backend): void {
     const stored = async (currency: string, source: Source, from: number, to: number) => {
       const store = db.open();
       try {
-        const rows = await store.rateHistory({ currency, source, from, to, limit: 100 });
+        const rows = await store.market.rateHistory({ currency, source, from, to, limit: 100 });
         return rows.map((r: RateObservation) => [r.updatedAt, r.buy, r.sell]).sort((a, b) => a[0]! - b[0]!);
       } finally {
         await store.close();

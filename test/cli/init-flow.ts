@@ -50,7 +50,7 @@ export function initFlow(backend: Backend): void {
     const listAssets = async (db: Database) => {
       const store = db.open();
       try {
-        return byCode(await store.listAssets());
+        return byCode(await store.market.listAssets());
       } finally {
         await store.close();
       }

@@ -51,8 +51,8 @@ describe('mds serve --first-run on PostgreSQL', () => {
     expect(keys.json().keys).toEqual([]);
     const store = db.open();
     try {
-      expect(await store.countAccounts()).toBe(0);
-      expect(await store.listAssets()).toEqual([]);
+      expect(await store.access.countAccounts()).toBe(0);
+      expect(await store.market.listAssets()).toEqual([]);
     } finally {
       await store.close();
     }

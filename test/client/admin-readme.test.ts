@@ -84,15 +84,15 @@ describe('the admin client README, run as written', () => {
 
       const store = openStore(db);
       try {
-        const accounts = await store.listAccounts({ externalId: 'cus_9s8d7f6g' }, { limit: 10 });
+        const accounts = await store.access.listAccounts({ externalId: 'cus_9s8d7f6g' }, { limit: 10 });
         expect(accounts).toHaveLength(1);
-        const grants = await store.listGrants(
+        const grants = await store.access.listGrants(
           { provider: 'stripe', externalId: 'sub_1a2b3c' },
           { limit: 10 },
         );
         expect(grants).toHaveLength(1);
         expect(grants[0]).toMatchObject({ accountId: accounts[0]!.id, plan: 'pro' });
-        expect(await store.listKeys(grants[0]!.id)).toHaveLength(1);
+        expect(await store.access.listKeys(grants[0]!.id)).toHaveLength(1);
       } finally {
         await store.close();
       }

@@ -75,7 +75,7 @@ describe.each(topologies)('durable monthly usage across SIGKILL on $label', (bac
     const k = await createKey(store, { grantId: grant.id });
     return { key: k.key, grantId: grant.id };
   };
-  const usage = (grantId: string) => store.getUsage(grantId, monthPeriod(Date.now()).key);
+  const usage = (grantId: string) => store.usage.getUsage(grantId, monthPeriod(Date.now()).key);
 
   const clearRedis = async () => {
     if (!backend.redisUrl) return;

@@ -54,11 +54,11 @@ export async function instance(
 
 /** The euro and one rate, and a key on a grant with generous limits. */
 export async function seed(store: Store) {
-  await store.import({
+  await store.imports.import({
     kind: 'assets',
     records: [{ code: 'EUR', symbol: '€', names: { en: 'Euro', fr: 'Euro', ar: 'يورو' }, type: 'currency' }],
   });
-  await store.import({
+  await store.imports.import({
     kind: 'rates',
     records: [
       { currency: 'EUR', source: 'parallel', updatedAt: Date.now() - 60_000, buy: 240e6, sell: 245e6 },
@@ -138,8 +138,8 @@ export async function storedUsage(databaseUrl: string, grantId: string) {
   try {
     const now = Date.now();
     const period = monthPeriod(now).key;
-    const used = await store.getUsage(grantId, period);
-    const days = await store.dailyUsage(grantId, `${period}-01`, utcDay(now));
+    const used = await store.usage.getUsage(grantId, period);
+    const days = await store.usage.dailyUsage(grantId, `${period}-01`, utcDay(now));
     return { used, daily: days.reduce((n, d) => n + d.total, 0) };
   } finally {
     await store.close();

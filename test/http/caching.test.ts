@@ -58,7 +58,7 @@ describe.each(sqliteOnly())('caching and compression on $name', (backend) => {
 
   it('changes the ETag when the data changes', async () => {
     const before = await h.get('/v1/rates/latest?currency=CHF&source=transfer', key);
-    await h.store.import({
+    await h.store.imports.import({
       kind: 'rates',
       records: [
         {

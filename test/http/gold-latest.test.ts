@@ -63,7 +63,7 @@ describe.each(sqliteOnly())('/v1/gold/latest with an empty store on $name', (bac
   it('latest lists the purities present, in purity order, once imported', async () => {
     const t1 = Date.parse('2026-05-01T09:30:00.000Z');
     const t2 = Date.parse('2026-05-02T09:30:00.000Z');
-    await h.store.import({
+    await h.store.imports.import({
       kind: 'gold',
       records: [
         { purity: '24K', buy: 21_450_000_000, sell: 22_100_000_000, updatedAt: t1 },

@@ -190,11 +190,11 @@ describe.each(backends())('/v1/market/premium/history on $name', (backend) => {
       names: { en: code, fr: code, ar: code },
       type: 'currency' as const,
     });
-    await h.store.import({
+    await h.store.imports.import({
       kind: 'assets',
       records: ['XPR', 'XPH', 'XPP', 'XPO', 'XPN', 'XPL', 'XPM'].map(asset),
     });
-    await h.store.import({ kind: 'rates', records: [...RECORDS, ...XPL] });
+    await h.store.imports.import({ kind: 'rates', records: [...RECORDS, ...XPL] });
     await h.refresh();
     key = (await h.newKey()).key;
     call = await conformingGet(h);
@@ -389,7 +389,7 @@ describe.each(backends())('/v1/market/premium/history on $name', (backend) => {
       rate('XPL', 'parallel', 11, 20 * HOUR, 300, 303),
       rate('XPL', 'parallel', 3, 9 * HOUR, 200, 203),
     ];
-    await h.store.import({ kind: 'rates', records: late });
+    await h.store.imports.import({ kind: 'rates', records: late });
     await h.refresh();
     const rest: Item[] = [];
     let cursor: string | null = first.meta.nextCursor;

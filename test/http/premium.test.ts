@@ -152,8 +152,11 @@ describe.each(sqliteOnly())('/v1/market/premium arithmetic on $name', (backend) 
     h = await startHarness(backend, { seed: false });
     key = (await h.newKey()).key;
     call = await conformingGet(h);
-    await h.store.import({ kind: 'assets', records: ['EUR', 'USD', 'GBP', 'CAD', 'CHF', 'AUD'].map(asset) });
-    await h.store.import({
+    await h.store.imports.import({
+      kind: 'assets',
+      records: ['EUR', 'USD', 'GBP', 'CAD', 'CHF', 'AUD'].map(asset),
+    });
+    await h.store.imports.import({
       kind: 'rates',
       records: [
         // Older observations that the latest ones supersede.
@@ -251,7 +254,10 @@ describe.each(sqliteOnly())('/v1/market/premium arithmetic on $name', (backend) 
   });
 
   it('picks up a newly imported official observation', async () => {
-    await h.store.import({ kind: 'rates', records: [rate('CAD', 'official', 100_000_000, 100_000_000, T3)] });
+    await h.store.imports.import({
+      kind: 'rates',
+      records: [rate('CAD', 'official', 100_000_000, 100_000_000, T3)],
+    });
     await h.refresh();
     const res = await call('/v1/market/premium?currency=CAD', key);
     expect(res.json().data).toEqual([

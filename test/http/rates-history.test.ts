@@ -300,7 +300,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
       sell: 163_500_000,
       updatedAt: Date.parse(`${SAMPLE_END}T15:00:00.000Z`),
     };
-    await h.store.import({ kind: 'rates', records: [newer] });
+    await h.store.imports.import({ kind: 'rates', records: [newer] });
     await h.refresh();
 
     const rest: unknown[] = [];

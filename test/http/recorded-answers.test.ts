@@ -110,8 +110,13 @@ async function writeKeys(store: Store): Promise<Record<string, string>> {
   const created = NOW - 30 * DAY;
   for (const [name, spec] of Object.entries(KEYS)) {
     const id = publicIdOf(name);
-    await store.createAccount({ id: `acc_${id}`, name: `Recorded ${name}`, email: null, createdAt: created });
-    await store.createGrant({
+    await store.access.createAccount({
+      id: `acc_${id}`,
+      name: `Recorded ${name}`,
+      email: null,
+      createdAt: created,
+    });
+    await store.access.createGrant({
       id: `grt_${id}`,
       accountId: `acc_${id}`,
       provider: 'manual',
@@ -127,7 +132,7 @@ async function writeKeys(store: Store): Promise<Record<string, string>> {
     });
     const environment = spec.environment ?? 'live';
     const generated = generateKey(environment, id);
-    await store.createKey({
+    await store.access.createKey({
       publicId: id,
       grantId: `grt_${id}`,
       environment,
@@ -140,8 +145,8 @@ async function writeKeys(store: Store): Promise<Record<string, string>> {
       createdAt: created,
       revokedAt: null,
     });
-    if (spec.status) await store.updateGrant(`grt_${id}`, { status: spec.status }, created + DAY);
-    if (spec.revoked) await store.revokeKey(id, created + DAY);
+    if (spec.status) await store.access.updateGrant(`grt_${id}`, { status: spec.status }, created + DAY);
+    if (spec.revoked) await store.access.revokeKey(id, created + DAY);
     secrets[name] = generated.key;
   }
   // Well-formed (checksum and all) but never issued.

@@ -125,7 +125,7 @@ describe.each(backends())('usage for invoices on $name', (backend) => {
       const res = await daily(grantId);
       const sum = res.json().data.days.reduce((n: number, d: { requests: number }) => n + d.requests, 0);
       expect(sum).toBe(res.json().data.requests);
-      expect(sum).toBe(await h.store.getUsage(grantId, period.key));
+      expect(sum).toBe(await h.store.usage.getUsage(grantId, period.key));
     }
   });
 

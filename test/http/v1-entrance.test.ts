@@ -73,7 +73,7 @@ describe.each(backends())('the /v1 entrance on $name', (backend) => {
     expect(refused.json().error.code).toBe('rate_limited');
     // Answered units are committed before the answer is sent: nothing to wait for.
     const period = new Date().toISOString().slice(0, 7);
-    expect(await h.store.getUsage(a.grantId, period)).toBe(2); // /v1/me and one 200: a 429 does not count
+    expect(await h.store.usage.getUsage(a.grantId, period)).toBe(2); // /v1/me and one 200: a 429 does not count
   });
 
   it('a failure while answering is a 500 without quota headers, the unit given back', async () => {
@@ -82,7 +82,7 @@ describe.each(backends())('the /v1 entrance on $name', (backend) => {
     expect((await h.get('/v1/gold/latest', k.key)).statusCode).toBe(200); // verifies the key
     const first = await h.get('/v1/gold/latest', k.key);
     const period = new Date().toISOString().slice(0, 7);
-    const used = await h.store.getUsage(k.grantId, period);
+    const used = await h.store.usage.getUsage(k.grantId, period);
     // The 200's head fails to go out once (an invalid header, a socket error…).
     const writeHead = vi.spyOn(ServerResponse.prototype, 'writeHead').mockImplementationOnce(() => {
       throw new Error('the head could not be written');
@@ -99,7 +99,7 @@ describe.each(backends())('the /v1 entrance on $name', (backend) => {
       writeHead.mockRestore();
     }
     // The unit it consumed is given back: usage is as before it.
-    await vi.waitFor(async () => expect(await h.store.getUsage(k.grantId, period)).toBe(used), {
+    await vi.waitFor(async () => expect(await h.store.usage.getUsage(k.grantId, period)).toBe(used), {
       timeout: 3_000,
     });
     expect(first.statusCode).toBe(200);

@@ -115,7 +115,7 @@ describe('SIGTERM under load', () => {
     expect(server.proc.exitCode).toBe(0);
 
     const store = openStore(db);
-    const used = await store.getUsage(grantId, new Date().toISOString().slice(0, 7));
+    const used = await store.usage.getUsage(grantId, new Date().toISOString().slice(0, 7));
     await store.close();
     expect(used).toBe(ok);
   }, 60_000);
@@ -171,7 +171,7 @@ describe('SIGTERM under load', () => {
       expect(notOurs(received)).toEqual([]);
 
       const check = openStore(db);
-      const used = await check.getUsage(grant.id, new Date().toISOString().slice(0, 7));
+      const used = await check.usage.getUsage(grant.id, new Date().toISOString().slice(0, 7));
       await check.close();
       // The /v1/me that verified the key, and every 200 received.
       expect(used).toBe(received.filter((r) => r.status === 200).length + 1);

@@ -41,18 +41,18 @@ describe.each(variants)('limiter contract: $name', (variant) => {
   const make = (over: Store = store) => {
     const recorder = new UsageRecorder(over);
     const limiter = variant.redis
-      ? RedisLimiter.connect(REDIS_URL!, over, recorder, { prefix, clock: 'caller' })
+      ? RedisLimiter.connect(REDIS_URL!, over.usage, recorder, { prefix, clock: 'caller' })
       : variant.store
         ? new StoreLimiter(over, recorder)
-        : new MemoryLimiter(over, recorder);
+        : new MemoryLimiter(over.usage, recorder);
     limiters.push(limiter);
     return limiter;
   };
   let n = 0;
   const grant = async (rpm: number, monthly: number) => {
     const id = `grt_${variant.backend}_${++n}`;
-    if (n === 1) await store.createAccount({ id: 'acc', name: null, email: null, createdAt: NOW });
-    await store.createGrant({
+    if (n === 1) await store.access.createAccount({ id: 'acc', name: null, email: null, createdAt: NOW });
+    await store.access.createGrant({
       id,
       accountId: 'acc',
       provider: 'manual',
@@ -170,9 +170,9 @@ describe.each(variants)('limiter contract: $name', (variant) => {
       ['quota_exceeded', Date.UTC(2026, 11, 1)],
     ]);
 
-    expect(await store.getUsage(minute.id, '2026-11')).toBe(5);
-    expect(await store.getUsage(month.id, '2026-11')).toBe(3);
-    expect(await store.getUsage(both.id, '2026-11')).toBe(4);
+    expect(await store.usage.getUsage(minute.id, '2026-11')).toBe(5);
+    expect(await store.usage.getUsage(month.id, '2026-11')).toBe(3);
+    expect(await store.usage.getUsage(both.id, '2026-11')).toBe(4);
   });
 
   it('refuses the minute window with its reset, then opens the next minute', async () => {
@@ -185,7 +185,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     expect(refused.retryAt).toBe(Date.UTC(2026, 10, 22, 10, 16));
     expect((await limiter.consume(g, NOW + 30_000)).allowed).toBe(true);
     // Refusals consume nothing.
-    expect(await store.getUsage(g.id, '2026-11')).toBe(3);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(3);
   });
 
   it('consume resolves an allowed unit once it is durable, and a refusal having counted nothing', async () => {
@@ -193,9 +193,9 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     const g = await grant(1, 1000);
     expect(await limiter.consume(g, NOW, 'key')).toMatchObject({ allowed: true, minuteRemaining: 0 });
     // Counted in the store by the time the allowed unit is resolved.
-    expect(await store.getUsage(g.id, '2026-11')).toBe(1);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(1);
     expect(await limiter.consume(g, NOW, 'key')).toMatchObject({ allowed: false, reason: 'rate_limited' });
-    expect(await store.getUsage(g.id, '2026-11')).toBe(1);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(1);
   });
 
   it('refuses the monthly quota until the month resets, durably counted', async () => {
@@ -205,7 +205,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     const refused = await limiter.consume(g, NOW);
     expect(refused).toMatchObject({ allowed: false, reason: 'quota_exceeded', monthRemaining: 0 });
     expect(refused.retryAt).toBe(Date.UTC(2026, 11, 1));
-    expect(await store.getUsage(g.id, '2026-11')).toBe(3);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(3);
     // A fresh limiter (restart) starts from the durable count.
     expect((await make().consume(g, NOW)).allowed).toBe(false);
     expect((await make().consume(g, Date.UTC(2026, 11, 1, 0, 0, 1))).allowed).toBe(true);
@@ -225,13 +225,13 @@ describe.each(variants)('limiter contract: $name', (variant) => {
       monthRemaining: 0,
       retryAt: Date.UTC(2026, 11, 1),
     });
-    expect(await store.getUsage(g.id, '2026-11')).toBe(3);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(3);
   });
 
   it('counts nothing of a batch whose usage commit fails, and answers its requests unavailable', async () => {
     const failing = { on: false };
     // The store, but for usage commits that fail while `failing.on` (a full disk, a lost server).
-    const flaky = new Proxy(store, {
+    const usage = new Proxy(store.usage, {
       get(target, name) {
         if ((name === 'addUsage' || name === 'consumeUsage') && failing.on)
           return () => Promise.reject(new Error('no space left on device'));
@@ -239,6 +239,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+    const flaky = Object.assign(Object.create(store) as Store, { usage });
     const limiter = make(flaky);
     const g = await grant(5, 100);
     expect(await limiter.consume(g, NOW)).toMatchObject({
@@ -254,7 +255,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     }
     failing.on = false;
     expect(await limiter.peek(g, NOW)).toMatchObject({ minuteRemaining: 4, monthRemaining: 99 });
-    expect(await store.getUsage(g.id, '2026-11')).toBe(1);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(1);
     expect(await limiter.consume(g, NOW)).toMatchObject({ allowed: true, minuteRemaining: 3, monthUsed: 2 });
   });
 
@@ -263,14 +264,14 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     const g = await grant(5, 100);
     await limiter.refund(g, await limiter.consume(g, NOW));
     expect(await limiter.peek(g, NOW)).toMatchObject({ minuteRemaining: 5, monthRemaining: 100 });
-    await waitFor(async () => (await store.getUsage(g.id, '2026-11')) === 0, {
+    await waitFor(async () => (await store.usage.getUsage(g.id, '2026-11')) === 0, {
       what: 'the give-back stored',
     });
   });
 
   it('gives a refund back durably: a give-back whose commit fails is retried until it lands', async () => {
     const failing = { on: false };
-    const flaky = new Proxy(store, {
+    const usage = new Proxy(store.usage, {
       get(target, name) {
         if (name === 'addUsage' && failing.on)
           return () => Promise.reject(new Error('connection terminated'));
@@ -278,20 +279,21 @@ describe.each(variants)('limiter contract: $name', (variant) => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+    const flaky = Object.assign(Object.create(store) as Store, { usage });
     const limiter = make(flaky);
     const g = await grant(5, 100);
     const d = await limiter.consume(g, NOW);
-    expect(await store.getUsage(g.id, '2026-11')).toBe(1);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(1);
     failing.on = true;
     // The answer (a 5xx) may not wait forever, so the first failure is reported …
     await expect(limiter.refund(g, d)).rejects.toThrow();
     failing.on = false;
     // … but the unit still comes off the durable count, without any further request.
     const deadline = Date.now() + 5_000;
-    while ((await store.getUsage(g.id, '2026-11')) !== 0 && Date.now() < deadline) {
+    while ((await store.usage.getUsage(g.id, '2026-11')) !== 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(await store.getUsage(g.id, '2026-11')).toBe(0);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(0);
   });
 
   it('gives a refund back to the window and month it was taken from', async () => {
@@ -301,8 +303,8 @@ describe.each(variants)('limiter contract: $name', (variant) => {
     // The month turned before the request failed: November gets its unit back, not December.
     await limiter.consume(g, Date.UTC(2026, 11, 1, 0, 0, 0, 100));
     await limiter.refund(g, d);
-    expect(await store.getUsage(g.id, '2026-11')).toBe(0);
-    expect(await store.getUsage(g.id, '2026-12')).toBe(1);
+    expect(await store.usage.getUsage(g.id, '2026-11')).toBe(0);
+    expect(await store.usage.getUsage(g.id, '2026-12')).toBe(1);
     expect(await limiter.peek(g, Date.UTC(2026, 11, 1, 0, 0, 0, 200))).toMatchObject({ minuteRemaining: 4 });
   });
 
@@ -325,8 +327,8 @@ describe.each(variants)('limiter contract: $name', (variant) => {
 
   it.runIf(variant.redis)("takes its windows from Redis, whatever the instances' clocks say", async () => {
     const recorder = new UsageRecorder(store);
-    const a = RedisLimiter.connect(REDIS_URL!, store, recorder, { prefix });
-    const b = RedisLimiter.connect(REDIS_URL!, store, recorder, { prefix });
+    const a = RedisLimiter.connect(REDIS_URL!, store.usage, recorder, { prefix });
+    const b = RedisLimiter.connect(REDIS_URL!, store.usage, recorder, { prefix });
     limiters.push(a, b);
     const g = await grant(4, 1000);
     await withinOneMinute(5_000); // the assertion is about one window
@@ -375,7 +377,7 @@ describe.each(variants)('limiter contract: $name', (variant) => {
         r.disconnect();
       }
       // … so the month is seeded from the store: 3 consumed, 1 refunded, then this one.
-      await waitFor(async () => (await store.getUsage(g.id, '2026-11')) === 2, {
+      await waitFor(async () => (await store.usage.getUsage(g.id, '2026-11')) === 2, {
         what: 'the give-back stored',
       });
       expect(await limiter.consume(g, NOW)).toMatchObject({ allowed: true, monthUsed: 3, monthRemaining: 7 });

@@ -177,7 +177,7 @@ describe.each(backends())('operations on $name', ({ name }) => {
     expect(created.token).toMatch(/^mdsadm_[a-z0-9]{12}_[0-9A-Za-z]{49}$/);
     const record = await verifyAdminToken(store, created.token, T0);
     expect(record).toMatchObject({ publicId: created.publicId, label: 'ops', scopes: ['audit:read'] });
-    expect((await store.getAdminToken(created.publicId))?.lastUsedAt).toBe(T0);
+    expect((await store.operator.getAdminToken(created.publicId))?.lastUsedAt).toBe(T0);
     const typo = `${created.token.slice(0, -1)}${created.token.endsWith('A') ? 'B' : 'A'}`;
     expect(await verifyAdminToken(store, typo)).toBeNull();
     const apiKey = value(

@@ -19,13 +19,15 @@ describe('MarketData.refresh', () => {
     let loads = 0;
     const store = {
       versions: async () => ({ data: version, access: 1 }),
-      listAssets: async () => [],
-      latestGold: async () => [],
-      latestRates: async () => {
-        loads++;
-        const seen = rates;
-        if (loads === 1) await gate; // the first load read the store before the import
-        return seen;
+      market: {
+        listAssets: async () => [],
+        latestGold: async () => [],
+        latestRates: async () => {
+          loads++;
+          const seen = rates;
+          if (loads === 1) await gate; // the first load read the store before the import
+          return seen;
+        },
       },
     } as unknown as Store;
     const market = new MarketData(store);

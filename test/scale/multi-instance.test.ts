@@ -80,13 +80,13 @@ describe.runIf(SCALE_OUT)('three instances on PostgreSQL and Redis', () => {
     }
     const last = await getJson(`${servers[0]!.url}/v1/me`, other.key);
     expect(last.body.data.usage.requestsUsed).toBe(6 + 3 + 1);
-    expect(await store.getUsage(other.grantId, new Date().toISOString().slice(0, 7))).toBe(10);
+    expect(await store.usage.getUsage(other.grantId, new Date().toISOString().slice(0, 7))).toBe(10);
   }, 90_000);
 
   it('refuses a key revoked through one path on every instance within 2 seconds', async () => {
     const { key, publicId } = await newKey(1000);
     for (const s of servers) expect((await getJson(`${s.url}/v1/assets`, key)).status).toBe(200);
-    await store.revokeKey(publicId, Date.now());
+    await store.access.revokeKey(publicId, Date.now());
     const started = Date.now();
     const refusedBy = new Set<number>();
     while (refusedBy.size < servers.length && Date.now() - started < 2_000) {
@@ -101,7 +101,7 @@ describe.runIf(SCALE_OUT)('three instances on PostgreSQL and Redis', () => {
 
   it('serves data imported through the store on every instance within 2 seconds', async () => {
     const { key } = await newKey(1000);
-    await store.import({
+    await store.imports.import({
       kind: 'rates',
       records: [
         {

@@ -88,7 +88,7 @@ describe.runIf(SCALE_OUT)('dependency outages', () => {
       pollMs: 100,
     });
     const store = runtime.services.store;
-    await store.import({
+    await store.imports.import({
       kind: 'assets',
       records: [
         { code: 'EUR', symbol: '€', names: { en: 'Euro', fr: 'Euro', ar: 'يورو' }, type: 'currency' },

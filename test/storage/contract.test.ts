@@ -62,7 +62,9 @@ describe.each(backends())('store contract on $name', ({ name }) => {
 
   it('imports assets idempotently and bumps the data version only on change', async () => {
     const v0 = (await store.versions()).data;
-    expect(await store.import({ kind: 'assets', records: [asset('EUR'), asset('USD')] })).toMatchObject({
+    expect(
+      await store.imports.import({ kind: 'assets', records: [asset('EUR'), asset('USD')] }),
+    ).toMatchObject({
       inserted: 2,
       updated: 0,
       unchanged: 0,
@@ -70,16 +72,21 @@ describe.each(backends())('store contract on $name', ({ name }) => {
     const v1 = (await store.versions()).data;
     expect(v1).toBeGreaterThan(v0);
     expect(
-      await store.import({ kind: 'assets', records: [asset('EUR'), { ...asset('USD'), symbol: '$' }] }),
+      await store.imports.import({
+        kind: 'assets',
+        records: [asset('EUR'), { ...asset('USD'), symbol: '$' }],
+      }),
     ).toMatchObject({
       inserted: 0,
       updated: 1,
       unchanged: 1,
     });
-    expect(await store.import({ kind: 'assets', records: [asset('EUR')] })).toMatchObject({ unchanged: 1 });
+    expect(await store.imports.import({ kind: 'assets', records: [asset('EUR')] })).toMatchObject({
+      unchanged: 1,
+    });
     expect((await store.versions()).data).toBe(v1 + 1);
-    expect((await store.listAssets()).map((a) => a.code)).toEqual(['EUR', 'USD']);
-    expect(await store.unknownAssets(['EUR', 'XXX', 'XXX', 'AAA'])).toEqual(['AAA', 'XXX']);
+    expect((await store.market.listAssets()).map((a) => a.code)).toEqual(['EUR', 'USD']);
+    expect(await store.imports.unknownAssets(['EUR', 'XXX', 'XXX', 'AAA'])).toEqual(['AAA', 'XXX']);
   });
 
   it('imports rates with exact counts and round-trips integers exactly', async () => {
@@ -90,17 +97,20 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       sell: 266_123_456,
       updatedAt: T0 + d * DAY + 123,
     }));
-    expect(await store.import({ kind: 'rates', records })).toMatchObject({ received: 5, inserted: 5 });
-    const again = await store.import({
+    expect(await store.imports.import({ kind: 'rates', records })).toMatchObject({
+      received: 5,
+      inserted: 5,
+    });
+    const again = await store.imports.import({
       kind: 'rates',
       records: [...records.slice(0, 4), { ...records[4]!, sell: 1 }],
     });
     expect(again).toMatchObject({ inserted: 0, updated: 1, unchanged: 4 });
-    await store.import({
+    await store.imports.import({
       kind: 'rates',
       records: [{ currency: 'EUR', source: 'official', buy: 151_200_000, sell: 151_500_000, updatedAt: T0 }],
     });
-    const latest = await store.latestRates();
+    const latest = await store.market.latestRates();
     expect(latest).toEqual([
       { currency: 'EUR', source: 'official', buy: 151_200_000, sell: 151_500_000, updatedAt: T0 },
       { currency: 'EUR', source: 'parallel', buy: 264_000_004, sell: 1, updatedAt: T0 + 4 * DAY + 123 },
@@ -109,18 +119,23 @@ describe.each(backends())('store contract on $name', ({ name }) => {
 
   it('pages rate history newest first by keyset', async () => {
     const q = { currency: 'EUR', source: 'parallel' as const, from: T0 - DAY, to: T0 + 10 * DAY, limit: 2 };
-    const first = await store.rateHistory(q);
+    const first = await store.market.rateHistory(q);
     expect(first.map((r) => r.updatedAt)).toEqual([T0 + 4 * DAY + 123, T0 + 3 * DAY + 123]);
-    const second = await store.rateHistory({ ...q, before: first[1]!.updatedAt });
+    const second = await store.market.rateHistory({ ...q, before: first[1]!.updatedAt });
     expect(second.map((r) => r.updatedAt)).toEqual([T0 + 2 * DAY + 123, T0 + DAY + 123]);
-    const windowed = await store.rateHistory({ ...q, from: T0 + DAY, to: T0 + 2 * DAY + 123, limit: 10 });
+    const windowed = await store.market.rateHistory({
+      ...q,
+      from: T0 + DAY,
+      to: T0 + 2 * DAY + 123,
+      limit: 10,
+    });
     expect(windowed).toHaveLength(2);
   });
 
   it("gives a series' latest observation of each UTC day in a window, newest first", async () => {
     // Several a day on some days, none on others; T0 is 09:00 UTC.
     const at = [T0 - 9 * 3_600_000, T0, T0 + 3_600_000, T0 + 2 * DAY, T0 + 3 * DAY - 9 * 3_600_000 - 1];
-    await store.import({
+    await store.imports.import({
       kind: 'rates',
       records: at.map((updatedAt, i) => ({
         currency: 'USD',
@@ -131,7 +146,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       })),
     });
     const q = { currency: 'USD', source: 'official' as const, from: T0 - DAY, to: T0 + 10 * DAY };
-    const days = await store.dailyRates(q);
+    const days = await store.market.dailyRates(q);
     // The last instant is 23:59:59.999 of day T0+2 (the day before T0+3 at midnight).
     expect(days.map((r) => [r.updatedAt, r.buy])).toEqual([
       [T0 + 3 * DAY - 9 * 3_600_000 - 1, 130_000_004],
@@ -139,24 +154,24 @@ describe.each(backends())('store contract on $name', ({ name }) => {
     ]);
     expect(days[0]).toMatchObject({ currency: 'USD', source: 'official', sell: 131_000_000 });
     // The window's ends cut the instants, not the days.
-    const cut = await store.dailyRates({ ...q, from: T0 - 9 * 3_600_000, to: T0 });
+    const cut = await store.market.dailyRates({ ...q, from: T0 - 9 * 3_600_000, to: T0 });
     expect(cut.map((r) => r.updatedAt)).toEqual([T0]);
-    expect(await store.dailyRates({ ...q, source: 'transfer' })).toEqual([]);
+    expect(await store.market.dailyRates({ ...q, source: 'transfer' })).toEqual([]);
   });
 
   it('keeps gold in purity order and pages ties by purity', async () => {
     const gold = (['24K', '18K', '21K'] as const).flatMap((purity, i) =>
       [0, 1].map((d) => ({ purity, buy: 30_000_000_000 + i, sell: 31_000_000_000, updatedAt: T0 + d * DAY })),
     );
-    expect(await store.import({ kind: 'gold', records: gold })).toMatchObject({ inserted: 6 });
-    expect((await store.latestGold()).map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
+    expect(await store.imports.import({ kind: 'gold', records: gold })).toMatchObject({ inserted: 6 });
+    expect((await store.market.latestGold()).map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
     const q = { from: T0 - DAY, to: T0 + 2 * DAY, limit: 2 };
-    const p1 = await store.goldHistory(q);
+    const p1 = await store.market.goldHistory(q);
     expect(p1.map((g) => [g.updatedAt, g.purity])).toEqual([
       [T0 + DAY, '18K'],
       [T0 + DAY, '21K'],
     ]);
-    const p2 = await store.goldHistory({ ...q, after: { updatedAt: T0 + DAY, purity: '21K' } });
+    const p2 = await store.market.goldHistory({ ...q, after: { updatedAt: T0 + DAY, purity: '21K' } });
     expect(p2.map((g) => [g.updatedAt, g.purity])).toEqual([
       [T0 + DAY, '24K'],
       [T0, '18K'],
@@ -165,8 +180,8 @@ describe.each(backends())('store contract on $name', ({ name }) => {
 
   it('stores accounts, grants and keys, and moves the access version on each change', async () => {
     const v0 = (await store.versions()).access;
-    await store.createAccount({ id: 'acc_1', name: 'A', email: 'a@example.com', createdAt: T0 });
-    await store.createGrant({
+    await store.access.createAccount({ id: 'acc_1', name: 'A', email: 'a@example.com', createdAt: T0 });
+    await store.access.createGrant({
       id: 'grt_1',
       accountId: 'acc_1',
       provider: 'manual',
@@ -180,7 +195,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       createdAt: T0,
       updatedAt: T0,
     });
-    await store.createKey({
+    await store.access.createKey({
       publicId: 'abcdefabcdef',
       grantId: 'grt_1',
       environment: 'live',
@@ -194,46 +209,50 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       revokedAt: null,
     });
     expect((await store.versions()).access).toBe(v0 + 3);
-    expect(await store.getGrant('grt_1')).toMatchObject({
+    expect(await store.access.getGrant('grt_1')).toMatchObject({
       scopes: ['read', 'assets:read'],
       monthlyRequestLimit: 1000,
     });
-    expect(await store.getKey('abcdefabcdef')).toMatchObject({
+    expect(await store.access.getKey('abcdefabcdef')).toMatchObject({
       scopes: null,
       status: 'active',
       lastUsedAt: null,
     });
-    expect(await store.countAccounts()).toBe(1);
+    expect(await store.access.countAccounts()).toBe(1);
 
-    const updated = await store.updateGrant('grt_1', { status: 'suspended', requestsPerMinute: 5 }, T0 + 1);
+    const updated = await store.access.updateGrant(
+      'grt_1',
+      { status: 'suspended', requestsPerMinute: 5 },
+      T0 + 1,
+    );
     expect(updated).toMatchObject({ status: 'suspended', requestsPerMinute: 5, updatedAt: T0 + 1 });
-    expect(await store.updateGrant('nope', { status: 'active' }, T0)).toBeUndefined();
+    expect(await store.access.updateGrant('nope', { status: 'active' }, T0)).toBeUndefined();
 
-    await store.touchKeys([{ publicId: 'abcdefabcdef', at: T0 + 100 }]);
-    await store.touchKeys([{ publicId: 'abcdefabcdef', at: T0 + 50 }]);
-    expect((await store.getKey('abcdefabcdef'))?.lastUsedAt).toBe(T0 + 100);
+    await store.access.touchKeys([{ publicId: 'abcdefabcdef', at: T0 + 100 }]);
+    await store.access.touchKeys([{ publicId: 'abcdefabcdef', at: T0 + 50 }]);
+    expect((await store.access.getKey('abcdefabcdef'))?.lastUsedAt).toBe(T0 + 100);
 
-    const revoked = await store.revokeKey('abcdefabcdef', T0 + 200);
+    const revoked = await store.access.revokeKey('abcdefabcdef', T0 + 200);
     expect(revoked).toMatchObject({ status: 'revoked', revokedAt: T0 + 200 });
     // Revocation is final and keeps its first time.
-    expect(await store.revokeKey('abcdefabcdef', T0 + 300)).toMatchObject({ revokedAt: T0 + 200 });
-    expect(await store.revokeKey('unknown12345', T0)).toBeUndefined();
-    expect((await store.listKeys('grt_1')).map((k) => k.publicId)).toEqual(['abcdefabcdef']);
-    expect(await store.listKeys('grt_other')).toEqual([]);
+    expect(await store.access.revokeKey('abcdefabcdef', T0 + 300)).toMatchObject({ revokedAt: T0 + 200 });
+    expect(await store.access.revokeKey('unknown12345', T0)).toBeUndefined();
+    expect((await store.access.listKeys('grt_1')).map((k) => k.publicId)).toEqual(['abcdefabcdef']);
+    expect(await store.access.listKeys('grt_other')).toEqual([]);
   });
 
   it('adds usage durably per grant and period', async () => {
-    expect(await store.getUsage('grt_1', '2026-11')).toBe(0);
-    await store.addUsage(
+    expect(await store.usage.getUsage('grt_1', '2026-11')).toBe(0);
+    await store.usage.addUsage(
       [
         { grantId: 'grt_1', period: '2026-11', count: 3 },
         { grantId: 'grt_1', period: '2026-12', count: 1 },
       ],
       T0,
     );
-    await store.addUsage([{ grantId: 'grt_1', period: '2026-11', count: 2 }], T0);
-    expect(await store.getUsage('grt_1', '2026-11')).toBe(5);
-    expect(await store.getUsage('grt_1', '2026-12')).toBe(1);
+    await store.usage.addUsage([{ grantId: 'grt_1', period: '2026-11', count: 2 }], T0);
+    expect(await store.usage.getUsage('grt_1', '2026-11')).toBe(5);
+    expect(await store.usage.getUsage('grt_1', '2026-12')).toBe(1);
   });
 
   it('checks and consumes exactly across connections (the store limiter of several instances)', async () => {
@@ -250,29 +269,29 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       });
       // Two connections (two instances) race batches for one grant: exactly 10 pass the minute.
       const outcomes = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => (i % 2 ? store : other).consumeUsage([req(3)], W + i)),
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? store : other).usage.consumeUsage([req(3)], W + i)),
       );
       expect(outcomes.flat().reduce((n, o) => n + o.allowed, 0)).toBe(10);
-      expect(await store.getMinuteUsage('grt_1', W)).toBe(10);
-      expect(await store.getUsage('grt_1', '2026-10')).toBe(10);
+      expect(await store.usage.getMinuteUsage('grt_1', W)).toBe(10);
+      expect(await store.usage.getUsage('grt_1', '2026-10')).toBe(10);
       // The next window starts afresh; the month goes on counting, up to its limit.
-      const [next] = await other.consumeUsage([req(20, W + 60_000)], W + 60_000);
+      const [next] = await other.usage.consumeUsage([req(20, W + 60_000)], W + 60_000);
       expect(next).toEqual({ window: W + 60_000, minuteUsed: 0, monthUsed: 10, allowed: 10 });
-      const [late] = await store.consumeUsage([req(9, W)], W + 1);
+      const [late] = await store.usage.consumeUsage([req(9, W)], W + 1);
       // A caller still in the old window counts in the newer one the store holds.
       expect(late).toEqual({ window: W + 60_000, minuteUsed: 10, monthUsed: 20, allowed: 0 });
-      await store.releaseMinute('grt_1', W + 60_000, 4);
-      const [last] = await store.consumeUsage([req(9, W + 60_000)], W + 60_001);
+      await store.usage.releaseMinute('grt_1', W + 60_000, 4);
+      const [last] = await store.usage.consumeUsage([req(9, W + 60_000)], W + 60_001);
       expect(last).toEqual({ window: W + 60_000, minuteUsed: 6, monthUsed: 20, allowed: 4 });
-      expect(await store.getUsage('grt_1', '2026-10')).toBe(24);
+      expect(await store.usage.getUsage('grt_1', '2026-10')).toBe(24);
     } finally {
       await other.close();
     }
   });
 
   it('refuses rates for an asset outside the directory without writing anything', async () => {
-    const before = await store.latestRates();
-    const imports = await store.listImports(100);
+    const before = await store.market.latestRates();
+    const imports = await store.imports.listImports(100);
     const rate = (currency: string, at = T0) => ({
       currency,
       source: 'transfer' as const,
@@ -280,20 +299,20 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       sell: 2,
       updatedAt: at,
     });
-    const refused = store.import({
+    const refused = store.imports.import({
       kind: 'rates',
       records: [rate('EUR'), rate('ZZZ'), rate('AAA'), rate('ZZZ', T0 + DAY)],
     });
     // The store's own error, naming each unknown currency once (store.ts, UnknownAssetsError).
     await expect(refused).rejects.toBeInstanceOf(UnknownAssetsError);
     await expect(refused).rejects.toMatchObject({ currencies: ['AAA', 'ZZZ'] });
-    expect(await store.latestRates()).toEqual(before);
-    expect(await store.listImports(100)).toEqual(imports);
+    expect(await store.market.latestRates()).toEqual(before);
+    expect(await store.imports.listImports(100)).toEqual(imports);
   });
 
   it('stores text exactly as given, quotes and backslashes included (the bulk paths build their own literals)', async () => {
     const odd = 'Q"\\{x},y';
-    await store.import({ kind: 'assets', records: [asset(odd)] });
+    await store.imports.import({ kind: 'assets', records: [asset(odd)] });
     const rate = {
       currency: odd,
       source: 'official' as const,
@@ -301,9 +320,9 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       sell: 8_000_000,
       updatedAt: T0,
     };
-    expect(await store.import({ kind: 'rates', records: [rate] })).toMatchObject({ inserted: 1 });
-    expect((await store.latestRates()).filter((r) => r.currency === odd)).toEqual([rate]);
-    expect(await store.import({ kind: 'rates', records: [rate] })).toMatchObject({ unchanged: 1 });
+    expect(await store.imports.import({ kind: 'rates', records: [rate] })).toMatchObject({ inserted: 1 });
+    expect((await store.market.latestRates()).filter((r) => r.currency === odd)).toEqual([rate]);
+    expect(await store.imports.import({ kind: 'rates', records: [rate] })).toMatchObject({ unchanged: 1 });
   });
 
   it('counts large imports exactly: new, changed and unchanged records mixed in every chunk', async () => {
@@ -318,19 +337,19 @@ describe.each(backends())('store contract on $name', ({ name }) => {
         updatedAt: T0 + (from + k) * 3_600_000,
       }));
     const first = series(1_050);
-    expect(await store.import({ kind: 'rates', records: first })).toMatchObject({ inserted: 1_050 });
+    expect(await store.imports.import({ kind: 'rates', records: first })).toMatchObject({ inserted: 1_050 });
     // Every 7th stored record changed, then 230 new ones: chunks of stored, mixed and new records.
     const second = [
       ...first.map((r, k) => (k % 7 === 0 ? { ...r, sell: r.sell + 1 } : r)),
       ...series(230, 1_050),
     ];
-    expect(await store.import({ kind: 'rates', records: second })).toMatchObject({
+    expect(await store.imports.import({ kind: 'rates', records: second })).toMatchObject({
       received: 1_280,
       inserted: 230,
       updated: 150,
       unchanged: 900,
     });
-    const stored = await store.rateHistory({
+    const stored = await store.market.rateHistory({
       currency: 'USD',
       source: 'transfer',
       from: T0,
@@ -346,9 +365,9 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       sell: 41_000_000_000 + k,
       updatedAt: T0 + 1_000 * DAY + Math.floor(k / 3) * DAY,
     }));
-    expect(await store.import({ kind: 'gold', records: gold })).toMatchObject({ inserted: 330 });
+    expect(await store.imports.import({ kind: 'gold', records: gold })).toMatchObject({ inserted: 330 });
     const changed = gold.map((g, k) => (k === 200 ? { ...g, buy: 1 } : g));
-    expect(await store.import({ kind: 'gold', records: changed })).toMatchObject({
+    expect(await store.imports.import({ kind: 'gold', records: changed })).toMatchObject({
       updated: 1,
       unchanged: 329,
     });
@@ -419,7 +438,7 @@ describe.each(backends())('store failures on $name', ({ name }) => {
 
   /** Writes enough to need new pages. */
   const bulk = (store: Store) =>
-    store.import({
+    store.imports.import({
       kind: 'gold',
       records: Array.from({ length: 5_000 }, (_, k) => ({
         purity: '24K' as const,
@@ -449,7 +468,7 @@ describe.each(backends())('store failures on $name', ({ name }) => {
     await expect(bulk(store)).rejects.toBeInstanceOf(StoreUnavailableError);
     if (name === 'postgres') {
       // (SQLite's full disk leaves reads working: only PostgreSQL's cut fails them.)
-      await expect(store.listAssets()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.market.listAssets()).rejects.toBeInstanceOf(StoreUnavailableError);
       // The authenticator reads keys from the store and passes its failure on as it is.
       const { key } = generateKey('live');
       await expect(
@@ -457,6 +476,6 @@ describe.each(backends())('store failures on $name', ({ name }) => {
       ).rejects.toBeInstanceOf(StoreUnavailableError);
     }
     await restore();
-    if (name === 'postgres') expect(await store.listAssets()).toEqual([]);
+    if (name === 'postgres') expect(await store.market.listAssets()).toEqual([]);
   });
 });

@@ -69,7 +69,7 @@ describe.each(cases)('an import beside a serving process (%s)', (backend) => {
     try {
       await store.migrate();
       const sample = generateSample({ endDate: '2024-12-31', days: 30 });
-      await store.import({ kind: 'assets', records: sample.assets });
+      await store.imports.import({ kind: 'assets', records: sample.assets });
       codes = sample.assets.filter((a) => a.type === 'currency').map((a) => a.code);
       const account = await createAccount(store, { name: 'Import beside serving' });
       const grant = await createGrant(store, {

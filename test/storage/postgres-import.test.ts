@@ -74,7 +74,7 @@ describe.runIf(POSTGRES_URL)('the PostgreSQL import', () => {
     await onStore(
       async (store) => {
         await store.migrate();
-        await store.import({
+        await store.imports.import({
           kind: 'assets',
           records: ['EUR', 'USD'].map((code) => ({
             code,
@@ -83,7 +83,7 @@ describe.runIf(POSTGRES_URL)('the PostgreSQL import', () => {
             type: 'currency' as const,
           })),
         });
-        await store.import({
+        await store.imports.import({
           kind: 'rates',
           records: Array.from({ length: 3_000 }, (_, i) => rate(i, 260_000_000)),
         });
@@ -109,7 +109,7 @@ describe.runIf(POSTGRES_URL)('the PostgreSQL import', () => {
       })),
     ];
     const outcome = await onStore(
-      (store) => store.import({ kind: 'rates', records }),
+      (store) => store.imports.import({ kind: 'rates', records }),
       (c) => c.inserted >= before.inserted + 1_500 && c.updated >= before.updated + 1_000,
     );
     expect(outcome).toMatchObject({ received: 3_500, inserted: 1_500, updated: 1_000, unchanged: 1_000 });
@@ -120,7 +120,7 @@ describe.runIf(POSTGRES_URL)('the PostgreSQL import', () => {
     expect(outcome.revisions[0]).toMatchObject({ old: { buy: 260_000_000 }, new: { buy: 261_000_000 } });
     const store = db.open();
     try {
-      expect(await store.listRevisions({ kind: 'rates', limit: 5_000 })).toHaveLength(1_000);
+      expect(await store.imports.listRevisions({ kind: 'rates', limit: 5_000 })).toHaveLength(1_000);
     } finally {
       await store.close();
     }

@@ -65,14 +65,14 @@ describe.runIf(POSTGRES_URL)('usage commits on held PostgreSQL clients', () => {
     const grantId = grants[0]!;
     try {
       await Promise.all([
-        store.addUsage([{ grantId: grantId, period: '2026-11', count: 2 }], T0),
-        store.addUsage([{ grantId: grantId, period: '2026-11', count: 3 }], T0),
+        store.usage.addUsage([{ grantId: grantId, period: '2026-11', count: 2 }], T0),
+        store.usage.addUsage([{ grantId: grantId, period: '2026-11', count: 3 }], T0),
       ]);
       expect(await terminateStoreConnections()).toBeGreaterThan(0);
       // The idle held clients learn of it from their socket, as the pool's own would.
       await new Promise((r) => setTimeout(r, 200));
-      await store.addUsage([{ grantId: grantId, period: '2026-11', count: 4 }], T0);
-      expect(await store.getUsage(grantId, '2026-11')).toBe(9);
+      await store.usage.addUsage([{ grantId: grantId, period: '2026-11', count: 4 }], T0);
+      expect(await store.usage.getUsage(grantId, '2026-11')).toBe(9);
     } finally {
       await store.close();
     }
@@ -82,12 +82,14 @@ describe.runIf(POSTGRES_URL)('usage commits on held PostgreSQL clients', () => {
     const store: Store = openStore(url);
     const grantId = grants[0]!;
     try {
-      const before = await store.getUsage(grantId, '2026-12');
+      const before = await store.usage.getUsage(grantId, '2026-12');
       // More concurrent commits than the pool has connections (10).
       await Promise.all(
-        Array.from({ length: 12 }, () => store.addUsage([{ grantId, period: '2026-12', count: 1 }], T0)),
+        Array.from({ length: 12 }, () =>
+          store.usage.addUsage([{ grantId, period: '2026-12', count: 1 }], T0),
+        ),
       );
-      expect(await store.getUsage(grantId, '2026-12')).toBe(before + 12);
+      expect(await store.usage.getUsage(grantId, '2026-12')).toBe(before + 12);
     } finally {
       await store.close();
     }
@@ -98,16 +100,16 @@ describe.runIf(POSTGRES_URL)('usage commits on held PostgreSQL clients', () => {
     const grantId = grants[1]!;
     await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        store.addUsage([{ grantId: grantId, period: '2026-11', count: i + 1 }], T0),
+        store.usage.addUsage([{ grantId: grantId, period: '2026-11', count: i + 1 }], T0),
       ),
     );
-    expect(await store.getUsage(grantId, '2026-11')).toBe(21);
+    expect(await store.usage.getUsage(grantId, '2026-11')).toBe(21);
     // A rejected statement (a count beyond bigint) fails that commit only.
     await expect(
-      store.addUsage([{ grantId: grantId, period: '2026-11', count: 1e20 }], T0),
+      store.usage.addUsage([{ grantId: grantId, period: '2026-11', count: 1e20 }], T0),
     ).rejects.toThrow();
-    await store.addUsage([{ grantId: grantId, period: '2026-11', count: 1 }], T0);
-    expect(await store.getUsage(grantId, '2026-11')).toBe(22);
+    await store.usage.addUsage([{ grantId: grantId, period: '2026-11', count: 1 }], T0);
+    expect(await store.usage.getUsage(grantId, '2026-11')).toBe(22);
     const closed = store.close().then(() => 'closed');
     const timeout = new Promise((r) => setTimeout(() => r('still open after 5 s'), 5_000));
     expect(await Promise.race([closed, timeout])).toBe('closed');

@@ -34,7 +34,8 @@ const asset = (code: string, symbol: string) => ({
 
 /** A few small commits: each appends pages to the WAL, far fewer than any automatic checkpoint needs. */
 async function writeSome(store: Store, rounds: number): Promise<void> {
-  for (let i = 0; i < rounds; i++) await store.import({ kind: 'assets', records: [asset('EUR', `E${i}`)] });
+  for (let i = 0; i < rounds; i++)
+    await store.imports.import({ kind: 'assets', records: [asset('EUR', `E${i}`)] });
 }
 
 async function until(check: () => boolean, ms = 5_000): Promise<void> {
@@ -61,14 +62,14 @@ describe('background WAL checkpoints (SQLite, serving)', () => {
       // new ones: the file itself says when the new pages have moved.
       await until(() => !readFileSync(path).equals(before));
       expect(reports.at(-1)!.checkpointed).toBeGreaterThan(0);
-      expect((await store.listAssets())[0]!.symbol).toBe('E4');
+      expect((await store.market.listAssets())[0]!.symbol).toBe('E4');
     } finally {
       await store.close();
     }
     // The thread's connection closed first; the serving one, closing last, folded the WAL away.
     expect(existsSync(`${path}-wal`)).toBe(false);
     const reopened = SqliteStore.open(path);
-    expect((await reopened.listAssets())[0]!.symbol).toBe('E4');
+    expect((await reopened.market.listAssets())[0]!.symbol).toBe('E4');
     await reopened.close();
   });
 
@@ -162,10 +163,10 @@ describe('background WAL checkpoints (SQLite, serving)', () => {
       "const names = { en: 'Euro', fr: 'Euro', ar: 'Euro' };",
       'for (let round = 0; round < 300; round++) {',
       "  const records = [{ code: 'EUR', symbol: 'E' + round, names, type: 'currency' }];",
-      "  await store.import({ kind: 'assets', records });",
-      '  await store.listAssets();',
-      "  await store.touchKeys([{ publicId: 'none', at: round }]);",
-      '  await store.countAccounts();',
+      "  await store.imports.import({ kind: 'assets', records });",
+      '  await store.market.listAssets();',
+      "  await store.access.touchKeys([{ publicId: 'none', at: round }]);",
+      '  await store.access.countAccounts();',
       '  churn(20_000);',
       '}',
       'for (const end = Date.now() + 10_000; checkpoints === 0 && Date.now() < end; )',

@@ -43,9 +43,9 @@ describe('SqliteConnection', () => {
       const rounds = async (from: number, to: number) => {
         for (let i = from; i < to; i++) {
           const records = [{ code: 'EUR', symbol: `E${i}`, names, type: 'currency' as const }];
-          await store.import({ kind: 'assets', records });
-          await store.listAssets();
-          await store.touchKeys([{ publicId: 'none', at: i }]);
+          await store.imports.import({ kind: 'assets', records });
+          await store.market.listAssets();
+          await store.access.touchKeys([{ publicId: 'none', at: i }]);
         }
       };
       await rounds(0, 10);

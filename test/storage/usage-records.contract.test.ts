@@ -50,9 +50,9 @@ describe.each(backends())('usage records on $name', ({ name }) => {
     await recorder.giveBack(a.grantId, '2026-11', '2026-11-02', 'k1', 2);
     await recorder.flush();
 
-    expect(await store.getUsage(a.grantId, '2026-11')).toBe(9);
-    expect(await store.getUsage(a.grantId, '2026-12')).toBe(7);
-    const november = await store.dailyUsage(a.grantId, '2026-11-01', '2026-11-30');
+    expect(await store.usage.getUsage(a.grantId, '2026-11')).toBe(9);
+    expect(await store.usage.getUsage(a.grantId, '2026-12')).toBe(7);
+    const november = await store.usage.dailyUsage(a.grantId, '2026-11-01', '2026-11-30');
     expect(november).toEqual([
       {
         day: '2026-11-01',
@@ -65,13 +65,13 @@ describe.each(backends())('usage records on $name', ({ name }) => {
       { day: '2026-11-02', total: 3, keys: [{ keyId: 'k1', used: 3 }] },
       { day: '2026-11-30', total: 1, keys: [{ keyId: 'k2', used: 1 }] },
     ]);
-    expect(november.reduce((n, d) => n + d.total, 0)).toBe(await store.getUsage(a.grantId, '2026-11'));
-    expect(await store.dailyUsage(a.grantId, '2026-11-02', '2026-12-01')).toMatchObject([
+    expect(november.reduce((n, d) => n + d.total, 0)).toBe(await store.usage.getUsage(a.grantId, '2026-11'));
+    expect(await store.usage.dailyUsage(a.grantId, '2026-11-02', '2026-12-01')).toMatchObject([
       { day: '2026-11-02', total: 3 },
       { day: '2026-11-30', total: 1 },
       { day: '2026-12-01', total: 7 },
     ]);
-    expect(await store.dailyUsage(a.grantId, '2026-10-01', '2026-10-31')).toEqual([]);
+    expect(await store.usage.dailyUsage(a.grantId, '2026-10-01', '2026-10-31')).toEqual([]);
   });
 
   it('counts a run of one key’s units, and each unit that breaks the run, where it belongs', async () => {
@@ -93,9 +93,9 @@ describe.each(backends())('usage records on $name', ({ name }) => {
     // And again in a later commit, after the run was cut by the commit itself.
     await recorder.record(a.grantId, '2026-11', '2026-11-04', 'k1');
     await recorder.flush();
-    expect(await store.getUsage(a.grantId, '2026-11')).toBe(8);
-    expect(await store.getUsage(b.grantId, '2026-11')).toBe(1);
-    expect(await store.dailyUsage(a.grantId, '2026-11-01', '2026-11-30')).toEqual([
+    expect(await store.usage.getUsage(a.grantId, '2026-11')).toBe(8);
+    expect(await store.usage.getUsage(b.grantId, '2026-11')).toBe(1);
+    expect(await store.usage.dailyUsage(a.grantId, '2026-11-01', '2026-11-30')).toEqual([
       {
         day: '2026-11-03',
         total: 4,
@@ -114,7 +114,7 @@ describe.each(backends())('usage records on $name', ({ name }) => {
     const recorder = new UsageRecorder(store);
     await recorder.record(a.grantId, '2026-11', '2026-11-05', a.publicId, 4);
     await recorder.flush();
-    const lines = await store.monthlyStatement('2026-11');
+    const lines = await store.usage.monthlyStatement('2026-11');
     const line = lines.find((l) => l.grantId === a.grantId);
     expect(line).toEqual({
       grantId: a.grantId,
@@ -128,27 +128,29 @@ describe.each(backends())('usage records on $name', ({ name }) => {
     });
     expect(lines.find((l) => l.grantId === idle.grantId)).toMatchObject({ used: 0, monthlyRequestLimit: 40 });
     // A grant created after the month ended is not on its statement.
-    expect(await store.monthlyStatement('2000-01')).toEqual([]);
+    expect(await store.usage.monthlyStatement('2000-01')).toEqual([]);
   });
 
   it('tells whether a failed usage commit was applied, decisively', async () => {
     const a = await keyOnNewGrant(store);
     const id = `test.${name}.${Date.now()}`;
     if (name === 'postgres') {
-      await store.addUsage([{ grantId: a.grantId, period: '2026-11', count: 1 }], Date.now(), {
+      await store.usage.addUsage([{ grantId: a.grantId, period: '2026-11', count: 1 }], Date.now(), {
         batchId: id,
       });
-      expect(await store.usageBatchOutcome(id, Date.now())).toEqual({ applied: true, detail: null });
+      expect(await store.usage.usageBatchOutcome(id, Date.now())).toEqual({ applied: true, detail: null });
     }
     const never = `${id}.never`;
-    expect(await store.usageBatchOutcome(never, Date.now())).toEqual({ applied: false, detail: null });
+    expect(await store.usage.usageBatchOutcome(never, Date.now())).toEqual({ applied: false, detail: null });
     // Asked again (its first answer lost): still not applied, and a commit arriving late is refused.
-    expect(await store.usageBatchOutcome(never, Date.now())).toEqual({ applied: false, detail: null });
+    expect(await store.usage.usageBatchOutcome(never, Date.now())).toEqual({ applied: false, detail: null });
     if (name === 'postgres') {
       await expect(
-        store.addUsage([{ grantId: a.grantId, period: '2026-11', count: 1 }], Date.now(), { batchId: never }),
+        store.usage.addUsage([{ grantId: a.grantId, period: '2026-11', count: 1 }], Date.now(), {
+          batchId: never,
+        }),
       ).rejects.toThrow();
-      expect(await store.getUsage(a.grantId, '2026-11')).toBe(1);
+      expect(await store.usage.getUsage(a.grantId, '2026-11')).toBe(1);
     }
   });
 });

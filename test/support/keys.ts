@@ -71,8 +71,9 @@ export async function createGrant(store: Store, input: GrantInput, now = Date.no
       { now },
     ),
   );
-  if (known.length !== scopes.length) return (await store.updateGrant(view.id, { scopes }, now, SYSTEM))!;
-  return (await store.getGrant(view.id))!;
+  if (known.length !== scopes.length)
+    return (await store.access.updateGrant(view.id, { scopes }, now, SYSTEM))!;
+  return (await store.access.getGrant(view.id))!;
 }
 
 export async function updateGrant(
@@ -89,7 +90,7 @@ export async function updateGrant(
 ): Promise<GrantRecord> {
   const { validUntil, ...rest } = patch;
   value(await updateGrantOperation(store, SYSTEM, { id, ...rest, validUntil: iso(validUntil) }, { now }));
-  return (await store.getGrant(id))!;
+  return (await store.access.getGrant(id))!;
 }
 
 export async function createKey(
@@ -105,13 +106,13 @@ export async function createKey(
     key: created.key,
     publicId: created.publicId,
     prefix: created.prefix,
-    record: (await store.getKey(created.publicId))!,
+    record: (await store.access.getKey(created.publicId))!,
   };
 }
 
 export async function revokeKey(store: Store, publicId: string, now = Date.now()): Promise<KeyRecord> {
   value(await revokeKeyOperation(store, SYSTEM, { publicId }, { now }));
-  return (await store.getKey(publicId))!;
+  return (await store.access.getKey(publicId))!;
 }
 
 export interface GrantOptions {

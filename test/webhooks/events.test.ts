@@ -155,7 +155,7 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
 
   it('data.imported after an import that wrote, with its kind, sources, counts and newest instant', async () => {
     const at = Date.now() - 60_000;
-    await store().import({
+    await store().imports.import({
       kind: 'rates',
       records: [{ currency: 'EUR', source: 'parallel', buy: 250_000_000, sell: 252_000_000, updatedAt: at }],
     });
@@ -167,7 +167,8 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
       newestUpdatedAt: new Date(at).toISOString(),
     });
     await waitFor(
-      async () => (await store().listDeliveries((await subscriptionId()) ?? '', { limit: 100 })).length > 0,
+      async () =>
+        (await store().webhooks.listDeliveries((await subscriptionId()) ?? '', { limit: 100 })).length > 0,
     );
   });
 
@@ -229,7 +230,10 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
       const [delivery] = await deliveries(id);
       expect(delivery.status).toBe('failed');
       expect(delivery.log).toHaveLength(FAST.delaysMs.length);
-      const audit = await store().listAudit({ targetId: id, action: 'webhook.disabled' }, { limit: 10 });
+      const audit = await store().operator.listAudit(
+        { targetId: id, action: 'webhook.disabled' },
+        { limit: 10 },
+      );
       expect(audit).toHaveLength(1);
       expect(audit[0]!.actorId).toBe('system');
       expect(JSON.stringify(audit)).not.toContain('whsec_');
@@ -279,7 +283,7 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
       const imported = async (sell: number) => {
         at += 1_000;
         const before = r.accepted('data.imported').length;
-        await store().import({
+        await store().imports.import({
           kind: 'rates',
           records: [{ currency: 'EUR', source: 'parallel', buy: sell - 2_000_000, sell, updatedAt: at }],
         });
@@ -375,7 +379,7 @@ describe('data.stale and data.fresh', () => {
     // The first state seen (stale) is recorded without an event.
     await new Promise((resolve) => setTimeout(resolve, 5 * FAST.pollMs));
     expect(receiver.received).toHaveLength(0);
-    await server.runtime.services.store.import({
+    await server.runtime.services.store.imports.import({
       kind: 'rates',
       records: [
         { currency: 'EUR', source: 'parallel', buy: 250_000_000, sell: 252_000_000, updatedAt: Date.now() },

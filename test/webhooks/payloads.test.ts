@@ -54,7 +54,7 @@ const written: string[] = [];
 
 /** Every payload delivered, its id masked, in order of type then bytes. */
 async function delivered(): Promise<string[]> {
-  const claimed = await store.claimDeliveries(T + 100 * DAY, 30_000, 100);
+  const claimed = await store.webhooks.claimDeliveries(T + 100 * DAY, 30_000, 100);
   written.push(...claimed.map((d) => d.payload));
   return claimed
     .map((d) => {
@@ -66,8 +66,8 @@ async function delivered(): Promise<string[]> {
 }
 
 it('every event type is written with the same bytes as before', async () => {
-  await store.createAccount({ id: 'acc_a', name: null, email: null, createdAt: T });
-  await store.createGrant({
+  await store.access.createAccount({ id: 'acc_a', name: null, email: null, createdAt: T });
+  await store.access.createGrant({
     id: 'grt_g',
     accountId: 'acc_a',
     provider: 'manual',
@@ -81,7 +81,7 @@ it('every event type is written with the same bytes as before', async () => {
     createdAt: T,
     updatedAt: T,
   });
-  await store.createSubscription({
+  await store.webhooks.createSubscription({
     id: 'whk_s',
     url: 'https://example.com/hook',
     eventTypes: [
@@ -107,12 +107,17 @@ it('every event type is written with the same bytes as before', async () => {
     createdAt: T,
     updatedAt: T,
   });
-  await store.createKey(key('key_1', T + 10 * DAY));
-  await store.createKey(key('key_2', null));
-  await store.revokeKey('key_1', T + 1_000);
-  await store.updateGrant('grt_g', { status: 'suspended', requestsPerMinute: 30 }, T + 2_000);
-  await store.rollKey('key_2', { ...key('key_3', null), createdAt: T + 3_000 }, T + 7 * DAY, T + 3_000);
-  await store.emitEvents(
+  await store.access.createKey(key('key_1', T + 10 * DAY));
+  await store.access.createKey(key('key_2', null));
+  await store.access.revokeKey('key_1', T + 1_000);
+  await store.access.updateGrant('grt_g', { status: 'suspended', requestsPerMinute: 30 }, T + 2_000);
+  await store.access.rollKey(
+    'key_2',
+    { ...key('key_3', null), createdAt: T + 3_000 },
+    T + 7 * DAY,
+    T + 3_000,
+  );
+  await store.webhooks.emitEvents(
     [
       dataImported({
         id: 'imp_1',

@@ -212,9 +212,9 @@ export const accessCommands: Command[] = [
       const now = Date.now();
       const period = monthPeriod(now);
       const result = await withStore(databaseUrl, async (s) => {
-        const grant = await s.getGrant(grantId);
+        const grant = await s.access.getGrant(grantId);
         if (!grant) throw new AdminError(`no grant ${grantId}`);
-        return { grant, used: await s.getUsage(grantId, period.key) };
+        return { grant, used: await s.usage.getUsage(grantId, period.key) };
       });
       const doc = {
         grantId,

@@ -8,7 +8,8 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeStore, sqlitePath } from '../../storage/open.js';
-import { SqliteStore, USAGE_SCHEMA, usageFilePath } from '../../storage/sqlite.js';
+import { SqliteStore } from '../../storage/sqlite.js';
+import { USAGE_SCHEMA, usageFilePath } from '../../storage/sqlite-files.js';
 import type { Command } from '../command.js';
 import { CliError } from '../output.js';
 

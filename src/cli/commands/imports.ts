@@ -28,7 +28,7 @@ export const importsCommands: Command[] = [
     options: { limit: { type: 'string' } },
     async run({ values, out, databaseUrl }) {
       const limit = limitOf(values.limit as string | undefined);
-      const records = await withStore(databaseUrl, (s) => s.listImports(limit));
+      const records = await withStore(databaseUrl, (s) => s.imports.listImports(limit));
       const docs = records.map((r) => ({ ...r, createdAt: iso(r.createdAt) }));
       out.result(
         { imports: docs },
@@ -93,7 +93,7 @@ export const importsCommands: Command[] = [
         }
         query.since = at;
       }
-      const revisions = await withStore(databaseUrl, (s) => s.listRevisions(query));
+      const revisions = await withStore(databaseUrl, (s) => s.imports.listRevisions(query));
       out.result(
         { revisions: revisions.map(revisionDoc) },
         revisions.length === 0

@@ -36,7 +36,7 @@ export const initCommand: Command = {
     let assets: AssetsOutcome;
     try {
       applied = await store.migrate();
-      const existing = (await store.listAssets()).length;
+      const existing = (await store.market.listAssets()).length;
       if (existing > 0) {
         assets = {
           loaded: 0,
@@ -57,7 +57,7 @@ export const initCommand: Command = {
             1,
             parsed.problems,
           );
-        const summary = await store.import({ kind: 'assets', records: parsed.records });
+        const summary = await store.imports.import({ kind: 'assets', records: parsed.records });
         assets = { loaded: summary.received, file };
       }
     } finally {

@@ -33,12 +33,12 @@ interface FirstRun {
 async function firstRun(store: Store): Promise<FirstRun> {
   await store.migrate();
   const result: FirstRun = { seeded: false };
-  if ((await store.listAssets()).length === 0) {
+  if ((await store.market.listAssets()).length === 0) {
     // The last day whose observations are all in the past: never a time in the future.
     await seedSample(store, generateSample({ endDate: lastCompleteDay() }));
     result.seeded = true;
   }
-  if ((await store.countAccounts()) === 0) {
+  if ((await store.access.countAccounts()) === 0) {
     // Provisioned by the service itself: the audit log names `system` (docs/decisions.md, 57).
     const account = provisioned(await createAccount(store, SYSTEM_ACTOR, { name: 'Demo account' }));
     const grant = provisioned(

@@ -5,6 +5,7 @@
 import type { AccountRecord, GrantRecord, GrantStatus, KeyRecord, KeyStatus } from '../admin-records.js';
 import type { Database } from '../schema.js';
 import { auditInstant } from './audit.js';
+import type { Runner } from './database.js';
 
 export const splitScopes = (text: string) => (text === '' ? [] : text.split(','));
 
@@ -83,3 +84,22 @@ export const keyFields = (k: KeyRecord) => ({
   expiresAt: auditInstant(k.expiresAt),
   revokedAt: auditInstant(k.revokedAt),
 });
+
+export async function insertKey(trx: Runner, k: KeyRecord): Promise<void> {
+  await trx
+    .insertInto('api_keys')
+    .values({
+      public_id: k.publicId,
+      grant_id: k.grantId,
+      environment: k.environment,
+      digest: k.digest,
+      label: k.label,
+      scopes: k.scopes === null ? null : k.scopes.join(','),
+      status: k.status,
+      expires_at: k.expiresAt,
+      last_used_at: k.lastUsedAt,
+      created_at: k.createdAt,
+      revoked_at: k.revokedAt,
+    })
+    .execute();
+}

@@ -5,12 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ImportSummary } from '../../domain/types.js';
-import type { AuditActor, AuditChanges, AuditFilter, AuditRecord, KeysetPage } from '../admin-records.js';
+import type { AuditActor, AuditChanges, AuditRecord } from '../admin-records.js';
 import { SYSTEM_ACTOR } from '../admin-records.js';
 import { errorCode } from '../errors.js';
 import type { ImportMeta } from '../import-records.js';
 import type { AuditLogTable } from '../schema.js';
-import type { Db, Runner } from './database.js';
+import type { Runner } from './database.js';
 
 let sequence = 0;
 
@@ -94,23 +94,6 @@ export function toAudit(r: AuditLogTable): AuditRecord {
     changes: JSON.parse(r.changes) as AuditChanges,
     requestId: r.request_id,
   };
-}
-
-export async function listAudit(db: Db, f: AuditFilter, page: KeysetPage): Promise<AuditRecord[]> {
-  let q = db.selectFrom('audit_log').selectAll();
-  if (f.actor !== undefined) q = q.where('actor_id', '=', f.actor);
-  if (f.targetId !== undefined) q = q.where('target_id', '=', f.targetId);
-  if (f.action !== undefined) q = q.where('action', '=', f.action);
-  if (f.from !== undefined) q = q.where('at', '>=', f.from);
-  if (f.to !== undefined) q = q.where('at', '<=', f.to);
-  const after = page.after;
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([eb('at', '<', after.at), eb.and([eb('at', '=', after.at), eb('id', '<', after.id)])]),
-    );
-  }
-  const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
-  return rows.map(toAudit);
 }
 
 /** A unique index refused the row (SQLite's extended code, PostgreSQL's SQLSTATE). */

@@ -5,108 +5,25 @@
  * consumeUsage) are each backend's own: sqlite.ts, postgres.ts.
  */
 import { type Kysely, sql } from 'kysely';
+import type {
+  ConsumeOutcome,
+  ConsumeRequest,
+  UsageIncrement,
+  UsageRepository,
+} from '../repositories/usage.js';
 import type { Database } from '../schema.js';
 import type {
   BatchOutcome,
   DailyUsage,
   StatementLine,
   UsageBatchesTable,
+  UsageCommit,
   UsageDailyTable,
 } from '../usage-records.js';
 import type { Db } from './database.js';
 
-export async function getUsage(db: Db, grantId: string, period: string): Promise<number> {
-  const r = await db
-    .selectFrom('usage')
-    .select('used')
-    .where('grant_id', '=', grantId)
-    .where('period', '=', period)
-    .executeTakeFirst();
-  return r ? Number(r.used) : 0;
-}
-
-export async function getMinuteUsage(db: Db, grantId: string, window: number): Promise<number> {
-  const r = await db
-    .selectFrom('minute_usage')
-    .select(['window_start', 'used'])
-    .where('grant_id', '=', grantId)
-    .executeTakeFirst();
-  return r && Number(r.window_start) === window ? Number(r.used) : 0;
-}
-
-export async function releaseMinute(db: Db, grantId: string, window: number, count: number): Promise<void> {
-  await db
-    .updateTable('minute_usage')
-    .set({ used: sql`case when used > ${count} then used - ${count} else 0 end` })
-    .where('grant_id', '=', grantId)
-    .where('window_start', '=', window)
-    .execute();
-}
-
 type UsageDb = Kysely<Database & { usage_daily: UsageDailyTable; usage_batches: UsageBatchesTable }>;
 const typed = (db: Db) => db as unknown as UsageDb;
-
-export async function dailyUsage(
-  db: Db,
-  grantId: string,
-  fromDay: string,
-  toDay: string,
-): Promise<DailyUsage[]> {
-  const rows = await typed(db)
-    .selectFrom('usage_daily')
-    .select(['day', 'key_id', 'used'])
-    .where('grant_id', '=', grantId)
-    .where('day', '>=', fromDay)
-    .where('day', '<=', toDay)
-    .orderBy('day')
-    .orderBy('key_id')
-    .execute();
-  const days: DailyUsage[] = [];
-  for (const r of rows) {
-    let last = days.at(-1);
-    if (last?.day !== r.day) {
-      last = { day: r.day, total: 0, keys: [] };
-      days.push(last);
-    }
-    const used = Number(r.used);
-    last.total += used;
-    last.keys.push({ keyId: r.key_id, used });
-  }
-  return days;
-}
-
-export async function monthlyStatement(db: Db, period: string): Promise<StatementLine[]> {
-  const [year, month] = period.split('-').map(Number) as [number, number];
-  const monthEnd = Date.UTC(year, month, 1);
-  const rows = await typed(db)
-    .selectFrom('grants')
-    .innerJoin('accounts', 'accounts.id', 'grants.account_id')
-    .leftJoin('usage', (j) => j.onRef('usage.grant_id', '=', 'grants.id').on('usage.period', '=', period))
-    .select([
-      'grants.id as grant_id',
-      'grants.account_id',
-      'accounts.external_id as account_external_id',
-      'grants.external_id as grant_external_id',
-      'grants.plan',
-      'grants.provider',
-      'grants.monthly_request_limit',
-      sql<number>`coalesce(usage.used, 0)`.as('used'),
-    ])
-    .where('grants.created_at', '<', monthEnd)
-    .orderBy('grants.account_id')
-    .orderBy('grants.id')
-    .execute();
-  return rows.map((r) => ({
-    grantId: r.grant_id,
-    accountId: r.account_id,
-    accountExternalId: r.account_external_id ?? null,
-    grantExternalId: r.grant_external_id ?? null,
-    plan: r.plan,
-    provider: r.provider,
-    monthlyRequestLimit: Number(r.monthly_request_limit),
-    used: Number(r.used),
-  }));
-}
 
 /**
  * PostgreSQL's answer: claim the id. A commit that wrote it holds or held its
@@ -133,4 +50,105 @@ export async function claimBatch(db: Db, batchId: string, now: number): Promise<
   // row at all is only possible past the retention, which askOutcome stops before.
   if (!row || row.claimed) return { applied: false, detail: null };
   return { applied: true, detail: row.detail ?? null };
+}
+
+/**
+ * The usage repository: its reads as both backends run them; the commits on
+ * the request path are each backend's own (sqlite-usage.ts, postgres.ts).
+ */
+export abstract class KyselyUsage implements UsageRepository {
+  constructor(protected readonly db: Db) {}
+
+  async getUsage(grantId: string, period: string): Promise<number> {
+    const r = await this.db
+      .selectFrom('usage')
+      .select('used')
+      .where('grant_id', '=', grantId)
+      .where('period', '=', period)
+      .executeTakeFirst();
+    return r ? Number(r.used) : 0;
+  }
+
+  async getMinuteUsage(grantId: string, window: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('minute_usage')
+      .select(['window_start', 'used'])
+      .where('grant_id', '=', grantId)
+      .executeTakeFirst();
+    return r && Number(r.window_start) === window ? Number(r.used) : 0;
+  }
+
+  async releaseMinute(grantId: string, window: number, count: number): Promise<void> {
+    await this.db
+      .updateTable('minute_usage')
+      .set({ used: sql`case when used > ${count} then used - ${count} else 0 end` })
+      .where('grant_id', '=', grantId)
+      .where('window_start', '=', window)
+      .execute();
+  }
+
+  async dailyUsage(grantId: string, fromDay: string, toDay: string): Promise<DailyUsage[]> {
+    const rows = await typed(this.db)
+      .selectFrom('usage_daily')
+      .select(['day', 'key_id', 'used'])
+      .where('grant_id', '=', grantId)
+      .where('day', '>=', fromDay)
+      .where('day', '<=', toDay)
+      .orderBy('day')
+      .orderBy('key_id')
+      .execute();
+    const days: DailyUsage[] = [];
+    for (const r of rows) {
+      let last = days.at(-1);
+      if (last?.day !== r.day) {
+        last = { day: r.day, total: 0, keys: [] };
+        days.push(last);
+      }
+      const used = Number(r.used);
+      last.total += used;
+      last.keys.push({ keyId: r.key_id, used });
+    }
+    return days;
+  }
+
+  async monthlyStatement(period: string): Promise<StatementLine[]> {
+    const [year, month] = period.split('-').map(Number) as [number, number];
+    const monthEnd = Date.UTC(year, month, 1);
+    const rows = await typed(this.db)
+      .selectFrom('grants')
+      .innerJoin('accounts', 'accounts.id', 'grants.account_id')
+      .leftJoin('usage', (j) => j.onRef('usage.grant_id', '=', 'grants.id').on('usage.period', '=', period))
+      .select([
+        'grants.id as grant_id',
+        'grants.account_id',
+        'accounts.external_id as account_external_id',
+        'grants.external_id as grant_external_id',
+        'grants.plan',
+        'grants.provider',
+        'grants.monthly_request_limit',
+        sql<number>`coalesce(usage.used, 0)`.as('used'),
+      ])
+      .where('grants.created_at', '<', monthEnd)
+      .orderBy('grants.account_id')
+      .orderBy('grants.id')
+      .execute();
+    return rows.map((r) => ({
+      grantId: r.grant_id,
+      accountId: r.account_id,
+      accountExternalId: r.account_external_id ?? null,
+      grantExternalId: r.grant_external_id ?? null,
+      plan: r.plan,
+      provider: r.provider,
+      monthlyRequestLimit: Number(r.monthly_request_limit),
+      used: Number(r.used),
+    }));
+  }
+
+  abstract addUsage(increments: readonly UsageIncrement[], now: number, commit?: UsageCommit): Promise<void>;
+  abstract consumeUsage(
+    requests: readonly ConsumeRequest[],
+    now: number,
+    batchId?: string,
+  ): Promise<ConsumeOutcome[]>;
+  abstract usageBatchOutcome(batchId: string, now: number): Promise<BatchOutcome>;
 }

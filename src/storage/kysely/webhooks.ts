@@ -11,7 +11,8 @@ import { SYSTEM_ACTOR } from '../admin-records.js';
 import type { WebhookDeliveriesTable } from '../schema.js';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryStatus } from '../webhook-records.js';
 import { appendAudit, changesOf } from './audit.js';
-import type { Db, Runner } from './database.js';
+import type { Runner } from './database.js';
+import { WebhookDeliveries } from './webhook-deliveries.js';
 import { auditFields, getSubscription, toSubscription } from './webhook-subscriptions.js';
 
 /**
@@ -53,147 +54,144 @@ export async function emitIn(trx: Runner, events: readonly NewEvent[], now: numb
   return written;
 }
 
-export async function emitEvents(db: Db, events: readonly NewEvent[], now: number): Promise<string[]> {
-  if (events.length === 0) return [];
-  return db.transaction().execute((trx) => emitIn(trx, events, now));
-}
+/** The webhook repository's outbox: events written, deliveries claimed and attempts recorded. */
+export class WebhookOutbox extends WebhookDeliveries {
+  async emitEvents(events: readonly NewEvent[], now: number): Promise<string[]> {
+    if (events.length === 0) return [];
+    return this.db.transaction().execute((trx) => emitIn(trx, events, now));
+  }
 
-export async function claimDeliveries(
-  db: Db,
-  dialect: 'sqlite' | 'postgres',
-  now: number,
-  leaseMs: number,
-  limit: number,
-): Promise<ClaimedDelivery[]> {
-  const until = now + leaseMs;
-  // Due, unclaimed (or its claim lapsed: the claimer died mid-attempt), of an enabled subscription.
-  const due = sql`status = 'pending' and next_attempt_at <= ${now}
-    and (claimed_until is null or claimed_until <= ${now})
-    and subscription_id in (select id from webhook_subscriptions where status = 'enabled')`;
-  // Read first: a poll that finds nothing due writes nothing. On SQLite a write
-  // would wait for the file's lock, held for seconds by an import in another
-  // process, and block the event loop meanwhile; a read does not wait in WAL mode.
-  const anyDue = await sql<{ id: string }>`select id from webhook_deliveries where ${due} limit 1`.execute(
-    db,
-  );
-  if (anyDue.rows.length === 0) return [];
-  const claimed =
-    dialect === 'postgres'
-      ? await sql<WebhookDeliveriesTable>`update webhook_deliveries d set claimed_until = ${until}
-          from (select id from webhook_deliveries where ${due}
-                order by next_attempt_at limit ${limit} for update skip locked) c
-          where d.id = c.id returning d.*`.execute(db)
-      : await sql<WebhookDeliveriesTable>`update webhook_deliveries set claimed_until = ${until}
-          where id in (select id from webhook_deliveries where ${due} order by next_attempt_at limit ${limit})
-          returning *`.execute(db);
-  if (claimed.rows.length === 0) return [];
-  const events = await db
-    .selectFrom('webhook_events')
-    .select(['id', 'payload'])
-    .where(
-      'id',
-      'in',
-      claimed.rows.map((d) => d.event_id),
-    )
-    .execute();
-  const subscriptions = await db
-    .selectFrom('webhook_subscriptions')
-    .selectAll()
-    .where(
-      'id',
-      'in',
-      claimed.rows.map((d) => d.subscription_id),
-    )
-    .execute();
-  const payloads = new Map(events.map((e) => [e.id, e.payload]));
-  const subs = new Map(subscriptions.map((s) => [s.id, toSubscription(s)]));
-  const out: ClaimedDelivery[] = [];
-  for (const d of claimed.rows) {
-    const s = subs.get(d.subscription_id);
-    const payload = payloads.get(d.event_id);
-    if (!s || payload === undefined) continue;
-    const secrets = [s.secret];
-    if (s.previousSecret !== null && (s.previousSecretExpiresAt ?? 0) > now) secrets.push(s.previousSecret);
-    out.push({
-      id: d.id,
-      subscriptionId: d.subscription_id,
-      eventId: d.event_id,
-      payload,
-      url: s.url,
-      secrets,
-      attempts: Number(d.attempts),
-      roundStart: Number(d.round_start),
-      since: Number(d.updated_at),
+  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+    const until = now + leaseMs;
+    // Due, unclaimed (or its claim lapsed: the claimer died mid-attempt), of an enabled subscription.
+    const due = sql`status = 'pending' and next_attempt_at <= ${now}
+      and (claimed_until is null or claimed_until <= ${now})
+      and subscription_id in (select id from webhook_subscriptions where status = 'enabled')`;
+    // Read first: a poll that finds nothing due writes nothing. On SQLite a write
+    // would wait for the file's lock, held for seconds by an import in another
+    // process, and block the event loop meanwhile; a read does not wait in WAL mode.
+    const anyDue = await sql<{ id: string }>`select id from webhook_deliveries where ${due} limit 1`.execute(
+      this.db,
+    );
+    if (anyDue.rows.length === 0) return [];
+    const claimed =
+      this.dialect === 'postgres'
+        ? await sql<WebhookDeliveriesTable>`update webhook_deliveries d set claimed_until = ${until}
+            from (select id from webhook_deliveries where ${due}
+                  order by next_attempt_at limit ${limit} for update skip locked) c
+            where d.id = c.id returning d.*`.execute(this.db)
+        : await sql<WebhookDeliveriesTable>`update webhook_deliveries set claimed_until = ${until}
+            where id in (select id from webhook_deliveries where ${due} order by next_attempt_at limit ${limit})
+            returning *`.execute(this.db);
+    if (claimed.rows.length === 0) return [];
+    const events = await this.db
+      .selectFrom('webhook_events')
+      .select(['id', 'payload'])
+      .where(
+        'id',
+        'in',
+        claimed.rows.map((d) => d.event_id),
+      )
+      .execute();
+    const subscriptions = await this.db
+      .selectFrom('webhook_subscriptions')
+      .selectAll()
+      .where(
+        'id',
+        'in',
+        claimed.rows.map((d) => d.subscription_id),
+      )
+      .execute();
+    const payloads = new Map(events.map((e) => [e.id, e.payload]));
+    const subs = new Map(subscriptions.map((s) => [s.id, toSubscription(s)]));
+    const out: ClaimedDelivery[] = [];
+    for (const d of claimed.rows) {
+      const s = subs.get(d.subscription_id);
+      const payload = payloads.get(d.event_id);
+      if (!s || payload === undefined) continue;
+      const secrets = [s.secret];
+      if (s.previousSecret !== null && (s.previousSecretExpiresAt ?? 0) > now) secrets.push(s.previousSecret);
+      out.push({
+        id: d.id,
+        subscriptionId: d.subscription_id,
+        eventId: d.event_id,
+        payload,
+        url: s.url,
+        secrets,
+        attempts: Number(d.attempts),
+        roundStart: Number(d.round_start),
+        since: Number(d.updated_at),
+      });
+    }
+    return out;
+  }
+
+  async recordAttempt(o: AttemptOutcome): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const d = await trx
+        .selectFrom('webhook_deliveries')
+        .select(['subscription_id', 'status'])
+        .where('id', '=', o.deliveryId)
+        .executeTakeFirst();
+      // Deleted with its subscription meanwhile: nothing to record.
+      if (!d) return;
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: o.deliveryId,
+          n: o.n,
+          at: o.at,
+          status_code: o.statusCode,
+          error: o.error,
+          duration_ms: Math.round(o.durationMs),
+          response_prefix: o.responsePrefix,
+        })
+        .onConflict((oc) => oc.columns(['delivery_id', 'n']).doNothing())
+        .execute();
+      const status: DeliveryStatus = o.delivered
+        ? 'delivered'
+        : o.nextAttemptAt === null
+          ? 'failed'
+          : 'pending';
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          status,
+          attempts: o.n,
+          next_attempt_at: status === 'pending' ? o.nextAttemptAt : null,
+          claimed_until: null,
+          last_status: o.statusCode,
+          last_error: o.error,
+          updated_at: o.at,
+        })
+        .where('id', '=', o.deliveryId)
+        .execute();
+      if (status !== 'failed') return;
+      const sub = await getSubscription(trx, d.subscription_id);
+      if (!sub || sub.status === 'disabled') return;
+      const reason = `delivery ${o.deliveryId} failed ${o.n} attempts; enable the subscription to resume`;
+      await trx
+        .updateTable('webhook_subscriptions')
+        .set({ status: 'disabled', disabled_reason: reason, updated_at: o.at })
+        .where('id', '=', d.subscription_id)
+        .execute();
+      const after = { ...sub, status: 'disabled' as const, disabledReason: reason };
+      await appendAudit(
+        trx,
+        SYSTEM_ACTOR,
+        'webhook.disabled',
+        sub.id,
+        changesOf(auditFields(sub), auditFields(after)),
+        o.at,
+      );
     });
   }
-  return out;
-}
 
-export async function recordAttempt(db: Db, o: AttemptOutcome): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const d = await trx
-      .selectFrom('webhook_deliveries')
-      .select(['subscription_id', 'status'])
-      .where('id', '=', o.deliveryId)
-      .executeTakeFirst();
-    // Deleted with its subscription meanwhile: nothing to record.
-    if (!d) return;
-    await trx
-      .insertInto('webhook_attempts')
-      .values({
-        delivery_id: o.deliveryId,
-        n: o.n,
-        at: o.at,
-        status_code: o.statusCode,
-        error: o.error,
-        duration_ms: Math.round(o.durationMs),
-        response_prefix: o.responsePrefix,
-      })
-      .onConflict((oc) => oc.columns(['delivery_id', 'n']).doNothing())
-      .execute();
-    const status: DeliveryStatus = o.delivered
-      ? 'delivered'
-      : o.nextAttemptAt === null
-        ? 'failed'
-        : 'pending';
-    await trx
+  async releaseDeliveryClaims(): Promise<void> {
+    await this.db
       .updateTable('webhook_deliveries')
-      .set({
-        status,
-        attempts: o.n,
-        next_attempt_at: status === 'pending' ? o.nextAttemptAt : null,
-        claimed_until: null,
-        last_status: o.statusCode,
-        last_error: o.error,
-        updated_at: o.at,
-      })
-      .where('id', '=', o.deliveryId)
+      .set({ claimed_until: null })
+      .where('claimed_until', 'is not', null)
       .execute();
-    if (status !== 'failed') return;
-    const sub = await getSubscription(trx, d.subscription_id);
-    if (!sub || sub.status === 'disabled') return;
-    const reason = `delivery ${o.deliveryId} failed ${o.n} attempts; enable the subscription to resume`;
-    await trx
-      .updateTable('webhook_subscriptions')
-      .set({ status: 'disabled', disabled_reason: reason, updated_at: o.at })
-      .where('id', '=', d.subscription_id)
-      .execute();
-    const after = { ...sub, status: 'disabled' as const, disabledReason: reason };
-    await appendAudit(
-      trx,
-      SYSTEM_ACTOR,
-      'webhook.disabled',
-      sub.id,
-      changesOf(auditFields(sub), auditFields(after)),
-      o.at,
-    );
-  });
-}
-
-export async function releaseDeliveryClaims(db: Db): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ claimed_until: null })
-    .where('claimed_until', 'is not', null)
-    .execute();
+  }
 }

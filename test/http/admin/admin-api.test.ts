@@ -101,8 +101,8 @@ describe.each(backends())('the admin API on $name', (backend) => {
   });
 
   it('a first request that ends in a 5xx releases its key: the retry runs', async () => {
-    const createAccount = h.store.createAccount;
-    h.store.createAccount = async () => {
+    const createAccount = h.store.access.createAccount;
+    h.store.access.createAccount = async () => {
       throw new Error('the disk is on fire');
     };
     try {
@@ -112,7 +112,7 @@ describe.each(backends())('the admin API on $name', (backend) => {
         'internal_error',
       );
     } finally {
-      h.store.createAccount = createAccount;
+      h.store.access.createAccount = createAccount;
     }
     const retry = await post('/admin/v1/accounts', { name: 'Retry' }, 'five-hundred');
     expect(retry.statusCode).toBe(201);

@@ -28,15 +28,15 @@ describe.each(backends())('data imports over the admin API on $name', (backend) 
 
   it('imports NDJSON, a JSON array and CSV; a dry run reports the same and keeps nothing', async () => {
     const ndjson = `${rate('EUR', '2020-01-06', 250)}\n${rate('USD', '2020-01-06', 230)}\n`;
-    const before = (await h.store.listImports(100)).length;
+    const before = (await h.store.imports.listImports(100)).length;
     const dry = await send('rates', ndjson, 'application/x-ndjson', '?dryRun=true');
     expect(dry.statusCode, dry.body).toBe(200);
     expect(dry.json().data).toMatchObject({ kind: 'rates', dryRun: true, received: 2, inserted: 2 });
-    expect((await h.store.listImports(100)).length).toBe(before);
+    expect((await h.store.imports.listImports(100)).length).toBe(before);
 
     const real = await send('rates', ndjson, 'application/x-ndjson');
     expect(real.json().data).toMatchObject({ dryRun: false, received: 2, inserted: 2 });
-    const [record] = await h.store.listImports(1);
+    const [record] = await h.store.imports.listImports(1);
     expect(record).toMatchObject({ id: real.json().data.importId, actor: tokenId, format: 'ndjson' });
 
     const array = `[${rate('EUR', '2020-01-06', 251)}]`;

@@ -287,7 +287,7 @@ describe.each(backends())('the webhook admin routes on $name', (backend) => {
     const got = await call('GET', `/admin/v1/webhooks/${hook.id}`);
     expect(got.json().data.previousSecretExpiresAt).toBe(rotated.previousSecretExpiresAt);
     expect(got.body).not.toContain('whsec_');
-    const stored = await h.store.getSubscription(hook.id);
+    const stored = await h.store.webhooks.getSubscription(hook.id);
     expect([stored?.secret, stored?.previousSecret]).toEqual([rotated.secret, hook.secret]);
   });
 
@@ -317,7 +317,7 @@ describe.each(backends())('the webhook admin routes on $name', (backend) => {
       ),
       accountId: null,
     });
-    await h.store.emitEvents([keyEvent('k1'), keyEvent('k2')], Date.now());
+    await h.store.webhooks.emitEvents([keyEvent('k1'), keyEvent('k2')], Date.now());
     const listed = await call('GET', `/admin/v1/webhooks/${hook.id}/deliveries?limit=1`);
     expect(listed.statusCode).toBe(200);
     const [newest] = listed.json().data;

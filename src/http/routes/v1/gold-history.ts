@@ -42,7 +42,7 @@ export function goldHistory(services: Services) {
       const { limit, window } = q;
       return parts.page(market.snapshot, q, csv, async () => {
         const position = window.position;
-        const rows = await store.goldHistory({
+        const rows = await store.market.goldHistory({
           from: window.from,
           to: window.to,
           after: position ? { updatedAt: position[0]!, purity: PURITIES[position[1]!] ?? '24K' } : undefined,

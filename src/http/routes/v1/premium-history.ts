@@ -34,9 +34,14 @@ export function premiumHistory(services: Services) {
     let series: PremiumSeries | undefined = snapshot.premiumSeries.get(key);
     if (series) return series;
     const [parallel, official] = await Promise.all([
-      store.dailyRates({ currency, source: 'parallel', from: window.from, to: window.to }),
+      store.market.dailyRates({ currency, source: 'parallel', from: window.from, to: window.to }),
       // An official observation up to 7 days before the window's first parallel one still counts.
-      store.dailyRates({ currency, source: 'official', from: window.from - CARRY_FORWARD_MS, to: window.to }),
+      store.market.dailyRates({
+        currency,
+        source: 'official',
+        from: window.from - CARRY_FORWARD_MS,
+        to: window.to,
+      }),
     ]);
     series = premiumSeries(currency, parallel, official);
     if (snapshot.premiumSeries.size >= MAX_SERIES) snapshot.premiumSeries.clear();

@@ -50,7 +50,7 @@ export function ratesHistory(services: Services) {
       if (!snapshot.hasSeries(q.currency, source))
         return { notFound: `No ${source} rate series for ${q.currency}.` };
       return parts.page(snapshot, q, csv, async () => {
-        const rows = await store.rateHistory({
+        const rows = await store.market.rateHistory({
           currency: q.currency,
           source,
           from: window.from,

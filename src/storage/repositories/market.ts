@@ -1,0 +1,45 @@
+/**
+ * Market data as the public API reads it: the asset directory, rates and gold.
+ * Implemented once in Kysely (kysely/market.ts); SQLite reads history pages on
+ * a raw prepared statement (sqlite-market.ts). Tested on both backends by
+ * test/storage/market.contract.test.ts.
+ */
+import type { Asset, GoldObservation, Purity, RateObservation, Source } from '../../domain/types.js';
+
+export interface RateHistoryQuery {
+  currency: string;
+  source: Source;
+  from: number;
+  to: number;
+  /** Keyset position: only records strictly older than this instant. */
+  before?: number;
+  limit: number;
+}
+
+/** A series over a window of instants, both ends included. */
+export interface DailyRatesQuery {
+  currency: string;
+  source: Source;
+  from: number;
+  to: number;
+}
+
+export interface GoldHistoryQuery {
+  from: number;
+  to: number;
+  /** Keyset position: the last record of the previous page. */
+  after?: { updatedAt: number; purity: Purity };
+  limit: number;
+}
+
+export interface MarketRepository {
+  listAssets(): Promise<Asset[]>;
+  /** Newest observation of every (currency, source) series. */
+  latestRates(): Promise<RateObservation[]>;
+  rateHistory(query: RateHistoryQuery): Promise<RateObservation[]>;
+  /** The latest observation of each UTC day in the window on which the series has one, newest first. */
+  dailyRates(query: DailyRatesQuery): Promise<RateObservation[]>;
+  /** Newest record of every purity. */
+  latestGold(): Promise<GoldObservation[]>;
+  goldHistory(query: GoldHistoryQuery): Promise<GoldObservation[]>;
+}
