@@ -1,5 +1,6 @@
 /**
- * The storage contract of the operator's records (docs/decisions.md, 57), on
+ * The operator repository's contract (docs/decisions.md, 57), with the access
+ * repository's side the operator uses (its lists, the key roll), on
  * every backend: external ids unique, lists filtered and paged by keyset, the
  * audit record written in the transaction of its change (and rolled back with
  * it), the audit log append-only, and Idempotency-Key claims that tell

@@ -1,0 +1,148 @@
+/**
+ * The market repository's contract, on every backend: the asset directory,
+ * rates and gold as the public API reads them, written through imports.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/storage/store.js';
+import { backends, type Database, freshDatabase } from '../support/backends.js';
+
+const T0 = Date.UTC(2026, 10, 1, 9);
+const DAY = 86_400_000;
+const asset = (code: string) => ({
+  code,
+  symbol: code,
+  names: { en: `${code} en`, fr: `${code} fr`, ar: `${code} ar` },
+  type: 'currency' as const,
+});
+
+describe.each(backends())('market repository on $name', ({ name }) => {
+  let db: Database;
+  let store: Store;
+  beforeAll(async () => {
+    db = await freshDatabase(name);
+    store = db.open();
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('imports assets idempotently and bumps the data version only on change', async () => {
+    const v0 = (await store.versions()).data;
+    expect(
+      await store.imports.import({ kind: 'assets', records: [asset('EUR'), asset('USD')] }),
+    ).toMatchObject({
+      inserted: 2,
+      updated: 0,
+      unchanged: 0,
+    });
+    const v1 = (await store.versions()).data;
+    expect(v1).toBeGreaterThan(v0);
+    expect(
+      await store.imports.import({
+        kind: 'assets',
+        records: [asset('EUR'), { ...asset('USD'), symbol: '$' }],
+      }),
+    ).toMatchObject({
+      inserted: 0,
+      updated: 1,
+      unchanged: 1,
+    });
+    expect(await store.imports.import({ kind: 'assets', records: [asset('EUR')] })).toMatchObject({
+      unchanged: 1,
+    });
+    expect((await store.versions()).data).toBe(v1 + 1);
+    expect((await store.market.listAssets()).map((a) => a.code)).toEqual(['EUR', 'USD']);
+    expect(await store.imports.unknownAssets(['EUR', 'XXX', 'XXX', 'AAA'])).toEqual(['AAA', 'XXX']);
+  });
+
+  it('imports rates with exact counts and round-trips integers exactly', async () => {
+    const records = [0, 1, 2, 3, 4].map((d) => ({
+      currency: 'EUR',
+      source: 'parallel' as const,
+      buy: 264_000_000 + d,
+      sell: 266_123_456,
+      updatedAt: T0 + d * DAY + 123,
+    }));
+    expect(await store.imports.import({ kind: 'rates', records })).toMatchObject({
+      received: 5,
+      inserted: 5,
+    });
+    const again = await store.imports.import({
+      kind: 'rates',
+      records: [...records.slice(0, 4), { ...records[4]!, sell: 1 }],
+    });
+    expect(again).toMatchObject({ inserted: 0, updated: 1, unchanged: 4 });
+    await store.imports.import({
+      kind: 'rates',
+      records: [{ currency: 'EUR', source: 'official', buy: 151_200_000, sell: 151_500_000, updatedAt: T0 }],
+    });
+    const latest = await store.market.latestRates();
+    expect(latest).toEqual([
+      { currency: 'EUR', source: 'official', buy: 151_200_000, sell: 151_500_000, updatedAt: T0 },
+      { currency: 'EUR', source: 'parallel', buy: 264_000_004, sell: 1, updatedAt: T0 + 4 * DAY + 123 },
+    ]);
+  });
+
+  it('pages rate history newest first by keyset', async () => {
+    const q = { currency: 'EUR', source: 'parallel' as const, from: T0 - DAY, to: T0 + 10 * DAY, limit: 2 };
+    const first = await store.market.rateHistory(q);
+    expect(first.map((r) => r.updatedAt)).toEqual([T0 + 4 * DAY + 123, T0 + 3 * DAY + 123]);
+    const second = await store.market.rateHistory({ ...q, before: first[1]!.updatedAt });
+    expect(second.map((r) => r.updatedAt)).toEqual([T0 + 2 * DAY + 123, T0 + DAY + 123]);
+    const windowed = await store.market.rateHistory({
+      ...q,
+      from: T0 + DAY,
+      to: T0 + 2 * DAY + 123,
+      limit: 10,
+    });
+    expect(windowed).toHaveLength(2);
+  });
+
+  it("gives a series' latest observation of each UTC day in a window, newest first", async () => {
+    // Several a day on some days, none on others; T0 is 09:00 UTC.
+    const at = [T0 - 9 * 3_600_000, T0, T0 + 3_600_000, T0 + 2 * DAY, T0 + 3 * DAY - 9 * 3_600_000 - 1];
+    await store.imports.import({
+      kind: 'rates',
+      records: at.map((updatedAt, i) => ({
+        currency: 'USD',
+        source: 'official' as const,
+        buy: 130_000_000 + i,
+        sell: 131_000_000,
+        updatedAt,
+      })),
+    });
+    const q = { currency: 'USD', source: 'official' as const, from: T0 - DAY, to: T0 + 10 * DAY };
+    const days = await store.market.dailyRates(q);
+    // The last instant is 23:59:59.999 of day T0+2 (the day before T0+3 at midnight).
+    expect(days.map((r) => [r.updatedAt, r.buy])).toEqual([
+      [T0 + 3 * DAY - 9 * 3_600_000 - 1, 130_000_004],
+      [T0 + 3_600_000, 130_000_002],
+    ]);
+    expect(days[0]).toMatchObject({ currency: 'USD', source: 'official', sell: 131_000_000 });
+    // The window's ends cut the instants, not the days.
+    const cut = await store.market.dailyRates({ ...q, from: T0 - 9 * 3_600_000, to: T0 });
+    expect(cut.map((r) => r.updatedAt)).toEqual([T0]);
+    expect(await store.market.dailyRates({ ...q, source: 'transfer' })).toEqual([]);
+  });
+
+  it('keeps gold in purity order and pages ties by purity', async () => {
+    const gold = (['24K', '18K', '21K'] as const).flatMap((purity, i) =>
+      [0, 1].map((d) => ({ purity, buy: 30_000_000_000 + i, sell: 31_000_000_000, updatedAt: T0 + d * DAY })),
+    );
+    expect(await store.imports.import({ kind: 'gold', records: gold })).toMatchObject({ inserted: 6 });
+    expect((await store.market.latestGold()).map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
+    const q = { from: T0 - DAY, to: T0 + 2 * DAY, limit: 2 };
+    const p1 = await store.market.goldHistory(q);
+    expect(p1.map((g) => [g.updatedAt, g.purity])).toEqual([
+      [T0 + DAY, '18K'],
+      [T0 + DAY, '21K'],
+    ]);
+    const p2 = await store.market.goldHistory({ ...q, after: { updatedAt: T0 + DAY, purity: '21K' } });
+    expect(p2.map((g) => [g.updatedAt, g.purity])).toEqual([
+      [T0 + DAY, '24K'],
+      [T0, '18K'],
+    ]);
+  });
+});
