@@ -1,7 +1,8 @@
 /**
  * The operator's records (accounts, grants, keys, admin tokens), the audit log
- * and the admin API's idempotency keys, as the store keeps them, and the part
- * of the Store interface that writes and lists them (docs/decisions.md, 57).
+ * and the admin API's idempotency keys, as the store keeps them
+ * (docs/decisions.md, 57), for the access and operator repositories
+ * (repositories/access.ts, repositories/operator.ts).
  *
  * Every method that changes an account, a grant, a key or an admin token takes
  * the actor making the change and appends one audit record in the same

@@ -41,7 +41,7 @@ export interface CheckpointerOptions {
   onCheckpoint?: (result: CheckpointResult) => void;
   /** Told when the thread fails; the serving connection's own checkpoint takes over. */
   onError?: (err: Error) => void;
-  /** The store's usage file (sqlite.ts usageFilePath), checkpointed on the same thread. */
+  /** The store's usage file (sqlite-files.ts usageFilePath), checkpointed on the same thread. */
   usagePath?: string;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Usage by UTC day, the month's statement, and the record of each usage
- * commit (docs/decisions.md, 59): the types, the part of the Store interface
- * that reads them, and the Kysely queries both backends share. The commits
- * themselves are each backend's own (sqlite.ts, postgres.ts).
+ * commit (docs/decisions.md, 59): the types of the usage repository
+ * (repositories/usage.ts), read by kysely/usage.ts. The commits themselves are
+ * each backend's own (sqlite-usage.ts, postgres.ts).
  */
 import type { Generated } from 'kysely';
 

@@ -1,7 +1,7 @@
 /**
- * Webhook subscriptions, the outbox and deliveries as the store keeps them,
- * and the part of the Store interface that writes and reads them
- * (docs/decisions.md, 68). Every change to a subscription appends its audit
+ * Webhook subscriptions, the outbox and deliveries as the store keeps them
+ * (docs/decisions.md, 68), for the webhook repository
+ * (repositories/webhooks.ts). Every change to a subscription appends its audit
  * record in its own transaction; an event is written to the outbox with one
  * delivery per matching subscription, in the transaction of the change that
  * causes it.

@@ -240,7 +240,7 @@ export class KyselyAccess extends KyselyAccessLists implements AccessRepository 
 
   /**
    * PostgreSQL's `lastUsedAt` updates; SQLite runs them on its raw connection
-   * (sqlite.ts). lastUsedAt is informational: it does not bump the access version.
+   * (sqlite-access.ts). lastUsedAt is informational: it does not bump the access version.
    */
   async touchKeys(uses: ReadonlyArray<{ publicId: string; at: number }>): Promise<void> {
     if (uses.length === 0) return;

@@ -74,7 +74,7 @@ export class KyselyMarket implements MarketRepository {
     return rows.map(toRate);
   }
 
-  /** PostgreSQL's history page; SQLite reads it with a raw prepared statement (sqlite.ts). */
+  /** PostgreSQL's history page; SQLite reads it with a raw prepared statement (sqlite-market.ts). */
   async rateHistory(q: RateHistoryQuery): Promise<RateObservation[]> {
     let query = this.db
       .selectFrom('rates')

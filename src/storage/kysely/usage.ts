@@ -2,7 +2,7 @@
  * Durable usage reads (the month, the days, the statement), the store
  * limiter's minute give-back, and the lookup of a usage commit's id, as Kysely
  * writes them for either dialect. The commits on the request path (addUsage,
- * consumeUsage) are each backend's own: sqlite.ts, postgres.ts.
+ * consumeUsage) are each backend's own: sqlite-usage.ts, postgres.ts.
  */
 import { type Kysely, sql } from 'kysely';
 import type {
