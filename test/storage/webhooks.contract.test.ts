@@ -8,11 +8,18 @@
  * test/webhooks/events.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyCreated } from '../../src/domain/webhook-builders.js';
 import type { Store } from '../../src/storage/store.js';
 import type { SubscriptionRecord } from '../../src/storage/webhook-records.js';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
 
 const T0 = Date.UTC(2026, 10, 1, 9);
+
+/** A key.created event concerning no account, so that every subscription to it gets it. */
+const keyEvent = (publicId: string) => ({
+  ...keyCreated({ publicId, grantId: 'grt_x', label: 'k', environment: 'live', expiresAt: null }, 'acc_x'),
+  accountId: null,
+});
 
 const subscription = (id: string, extra: Partial<SubscriptionRecord> = {}): SubscriptionRecord => ({
   id,
@@ -72,7 +79,7 @@ describe.each(backends())('webhook repository on $name', ({ name }) => {
   });
 
   it('writes an event once per dedupe key, a delivery per subscription, claimed by one claimer', async () => {
-    const event = { type: 'key.created' as const, accountId: null, data: { n: 1 }, dedupeKey: 'once' };
+    const event = { ...keyEvent('k1'), dedupeKey: 'once' };
     const written = await store.webhooks.emitEvents([event], T0 + 100);
     expect(written).toHaveLength(1);
     expect(await store.webhooks.emitEvents([event], T0 + 101)).toEqual([]);
@@ -110,7 +117,7 @@ describe.each(backends())('webhook repository on $name', ({ name }) => {
   });
 
   it('moves a setting only from the value its writer saw, with its events', async () => {
-    const event = { type: 'key.created' as const, accountId: null, data: { n: 2 } };
+    const event = keyEvent('k2');
     expect(await store.webhooks.putSettingIf('cursor_test', undefined, 'a', [event], T0)).toBe(true);
     expect(await store.setting('cursor_test')).toBe('a');
     expect(await store.webhooks.putSettingIf('cursor_test', undefined, 'b', [], T0)).toBe(false);
