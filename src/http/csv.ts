@@ -11,30 +11,44 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { bodyFor, etagOf, type Prepared } from './respond.js';
 
-/** Each column's path in the record, and the header row. */
+/** Each column's path in the record, whether it is a number column, and the header row. */
 export interface CsvColumns {
   paths: readonly (readonly string[])[];
+  numeric: readonly boolean[];
   header: string;
+}
+
+/** A number (or integer) schema, alone or with null: its values are never text. */
+function isNumeric(schema: TSchema): boolean {
+  const members = (schema.anyOf as TSchema[] | undefined) ?? [schema];
+  return members.every((m) => m.type === 'number' || m.type === 'integer' || m.type === 'null');
 }
 
 export function csvColumns(record: TObject): CsvColumns {
   const paths: string[][] = [];
+  const numeric: boolean[] = [];
   const walk = (schema: TObject, prefix: string[]) => {
     for (const [name, property] of Object.entries(schema.properties) as [string, TSchema][]) {
       if (property.type === 'object' && property.properties) walk(property as TObject, [...prefix, name]);
-      else paths.push([...prefix, name]);
+      else {
+        paths.push([...prefix, name]);
+        numeric.push(isNumeric(property));
+      }
     }
   };
   walk(record, []);
-  return { paths, header: paths.map((p) => field(p.join('_'))).join(',') };
+  return { paths, numeric, header: paths.map((p) => field(p.join('_'), false)).join(',') };
 }
 
 const NEEDS_QUOTES = /[",\r\n]/;
+/** The first characters that make a spreadsheet read a cell as a formula. */
+const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** One field, quoted only when RFC 4180 requires it. */
-function field(value: unknown): string {
+/** One field: text that would be a formula neutralised, then quoted only when RFC 4180 requires it. */
+function field(value: unknown, numeric: boolean): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  let text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (!numeric && FORMULA_START.test(text)) text = `'${text}`;
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -42,11 +56,11 @@ export function toCsv(columns: CsvColumns, records: readonly unknown[]): string 
   let out = `${columns.header}\r\n`;
   for (const record of records) {
     const fields: string[] = [];
-    for (const path of columns.paths) {
+    columns.paths.forEach((path, i) => {
       let value: unknown = record;
       for (const name of path) value = (value as Record<string, unknown> | null)?.[name];
-      fields.push(field(value));
-    }
+      fields.push(field(value, columns.numeric[i]!));
+    });
     out += `${fields.join(',')}\r\n`;
   }
   return out;

