@@ -12,6 +12,7 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Asset, AssetType, GoldObservation, Purity, RateObservation, Source } from '../domain/types.js';
+import { EnteredNames, EnteredSymbol } from '../schemas/common.js';
 import { Asset as AssetEntity, GoldRecord, HistoryRate } from '../schemas/market.js';
 import { MSG_AMOUNT, readAmount } from './amounts.js';
 import type { Delimiter } from './detect.js';
@@ -79,7 +80,11 @@ const READERS = new Map<TSchema, Reader>([
 ]);
 
 const closed = { additionalProperties: false } as const;
-export const AssetRecord = Type.Object({ ...AssetEntity.properties }, closed);
+/** The asset's fields, its labels as the directory takes them in (no formula's first character). */
+export const AssetRecord = Type.Object(
+  { ...AssetEntity.properties, symbol: EnteredSymbol, names: EnteredNames },
+  closed,
+);
 export const RateRecord = Type.Object(
   {
     currency: HistoryRate.properties.currency,
@@ -98,11 +103,17 @@ export const GoldImportRecord = Type.Object(
 // ---------------------------------------------------------------------------
 // Compiling a record schema
 
+interface Rule {
+  check: (value: unknown) => boolean;
+  message: string;
+}
+
 interface Field {
   key: string;
   required: boolean;
   message: string;
-  check?: (value: unknown) => boolean;
+  /** The field's rules, each with its own message: one, or each member of an intersection. */
+  rules?: readonly Rule[];
   read?: Reader;
   /** A nested object (names): its own fields. */
   object?: Shape;
@@ -143,7 +154,12 @@ function compileShape(schema: TObject): Shape {
     const read = READERS.get(field);
     if (read) return { ...base, read };
     if (field.type === 'object') return { ...base, object: compileShape(field as TObject) };
-    return { ...base, check: compileCheck(field) };
+    const members = (field.allOf as TSchema[] | undefined) ?? [field];
+    const rules = members.map((m) => ({
+      check: compileCheck(m),
+      message: String(m.errorMessage ?? base.message),
+    }));
+    return { ...base, rules };
   });
   return { known: new Set(Object.keys(schema.properties)), fields };
 }
@@ -194,8 +210,9 @@ function validate(
       valid = result !== null;
       if (!isObject(value)) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${field.message}`);
     } else {
-      valid = field.check!(value);
-      if (!valid) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${field.message}`);
+      const broken = field.rules!.find((rule) => !rule.check(value));
+      valid = broken === undefined;
+      if (broken) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${broken.message}`);
     }
     ok &&= valid;
     values.push(result);

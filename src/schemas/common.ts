@@ -65,6 +65,29 @@ export const LocalizedNames = Type.Object(
   },
 );
 
+/**
+ * A label as the asset directory takes it in (`mds import assets`, POST
+ * /admin/v1/data/assets, both through src/import/records.ts): a Label that
+ * does not begin with a character a spreadsheet reads as a formula (=, +, -,
+ * @, tab, CR; docs/decisions.md 84). The responses declare the plain Label:
+ * they describe what is stored, which may predate the rule.
+ */
+const EnteredLabel = (max: number) =>
+  Type.Intersect([
+    Label(max),
+    Type.String({
+      pattern: '^[^=+\\-@\\t\\r]',
+      errorMessage:
+        'must not begin with =, +, -, @, a tab or a carriage return, which a spreadsheet runs as a formula: ' +
+        'remove or reword the first character',
+    }),
+  ]);
+export const EnteredSymbol = EnteredLabel(MAX_SYMBOL_LENGTH);
+export const EnteredNames = Type.Object(
+  { en: EnteredLabel(MAX_NAME_LENGTH), fr: EnteredLabel(MAX_NAME_LENGTH), ar: EnteredLabel(MAX_NAME_LENGTH) },
+  { additionalProperties: false, errorMessage: LocalizedNames.errorMessage },
+);
+
 // ---- Query parameters -------------------------------------------------------
 
 export const CurrencyCodeParam = Type.String({

@@ -41,6 +41,10 @@ const GOLD_NDJSON = [
 const GOLD_CSV = 'purity,buy,sell,updatedAt\n21K,18400,18800,2025-03-01T09:30:00.000Z\n';
 const GOLD_JSON = '[{"purity":"24K","buy":21100,"sell":21600,"updatedAt":"2025-03-02T09:30:00.000Z"}]';
 
+const FORMULA_MESSAGE =
+  'must not begin with =, +, -, @, a tab or a carriage return, which a spreadsheet runs as a formula: ' +
+  'remove or reword the first character';
+
 function summary(r: CliResult) {
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
@@ -270,6 +274,29 @@ export function importFlow(backend: Backend): void {
         updated: 0,
         unchanged: 0,
       });
+    });
+
+    it('refuses an asset name or symbol a spreadsheet would run as a formula, naming the value and the fix', async () => {
+      // docs/decisions.md 84: the directory's text reaches CSV cells and spreadsheets.
+      const formula = [
+        '{"code":"XFA","symbol":"F","names":{"en":"Franc","fr":"Franc","ar":"فرنك"},"type":"currency"}',
+        '{"code":"XFB","symbol":"F","names":{"en":"=1+1","fr":"Franc","ar":"فرنك"},"type":"currency"}',
+      ].join('\n');
+      const refused = await run(['import', 'assets', file('formula.ndjson', formula)]);
+      expect(refused.status).not.toBe(0);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toBe(
+        'mds: import refused: 1 problem(s), nothing was written\n' +
+          `  line 2: names.en: "=1+1" ${FORMULA_MESSAGE}\n`,
+      );
+      const csv = 'code,symbol,type,name_en,name_fr,name_ar\nXFC,@,currency,Franc,-Franc,فرنك\n';
+      const refusedCsv = await run(['import', 'assets', file('formula.csv', csv)]);
+      expect(refusedCsv.status).not.toBe(0);
+      expect(refusedCsv.stderr).toContain(`line 2: symbol: "@" ${FORMULA_MESSAGE}`);
+      expect(refusedCsv.stderr).toContain(`line 2: name_fr: "-Franc" ${FORMULA_MESSAGE}`);
+      // Nothing was written: the good record is new.
+      const good = formula.split('\n')[0]!;
+      expect(summary(await run(['import', 'assets', '-', '--json'], good))).toMatchObject({ inserted: 1 });
     });
 
     it('refuses rates whose currency is not in the asset directory, naming the line', async () => {

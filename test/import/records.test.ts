@@ -11,10 +11,20 @@ import { Asset, GoldRecord, HistoryRate } from '../../src/schemas/market.js';
 
 const T0 = '2026-01-10T09:00:00.000Z';
 const MSG_CODE = 'must be an uppercase asset code (2-10 of A-Z, 0-9)';
+const MSG_FORMULA =
+  'must not begin with =, +, -, @, a tab or a carriage return, which a spreadsheet runs as a formula: ' +
+  'remove or reword the first character';
 
 describe('import records from the entity schemas', () => {
   it('take their fields from the entities, the asset-code rule included', () => {
-    expect(AssetRecord.properties).toEqual(Asset.properties);
+    const { symbol, names, ...rest } = AssetRecord.properties;
+    const { symbol: entitySymbol, names: entityNames, ...entityRest } = Asset.properties;
+    expect(rest).toEqual(entityRest);
+    // The labels: the entity's rule, then the formula rule (docs/decisions.md 84).
+    expect(symbol.allOf[0]).toEqual(entitySymbol);
+    for (const lang of ['en', 'fr', 'ar'] as const) {
+      expect(names.properties[lang].allOf[0]).toEqual(entityNames.properties[lang]);
+    }
     expect(AssetRecord.properties.code).toBe(AssetCode);
     expect(RateRecord.properties.currency).toBe(HistoryRate.properties.currency);
     expect(RateRecord.properties.source).toBe(HistoryRate.properties.source);
@@ -38,6 +48,42 @@ describe('import records from the entity schemas', () => {
     expect(parseImport('assets', `${JSON.stringify(asset)}\n`, 'ndjson').problems).toEqual([
       { line: 1, message: `code: "us$" ${MSG_CODE}` },
     ]);
+  });
+
+  it('refuse a symbol or name a spreadsheet would run as a formula, in every format', () => {
+    const asset = (symbol: string, en: string) => ({
+      code: 'XFA',
+      symbol,
+      names: { en, fr: 'Franc', ar: '\u200fفرنك' },
+      type: 'currency',
+    });
+    const cases: Array<[string, string, string]> = [
+      ['=', 'Franc', 'symbol: "="'],
+      ['F', '=1+1', 'names.en: "=1+1"'],
+      ['F', '+Franc', 'names.en: "+Franc"'],
+      ['F', '-Franc', 'names.en: "-Franc"'],
+      ['F', '@SUM(A1:A9)', 'names.en: "@SUM(A1:A9)"'],
+      ['F', '\tFranc', 'names.en: "\\tFranc"'],
+      ['F', '\rFranc', 'names.en: "\\rFranc"'],
+    ];
+    for (const [symbol, en, echoed] of cases) {
+      expect(parseImport('assets', JSON.stringify([asset(symbol, en)]), 'json').problems, en).toEqual([
+        { line: 1, message: `${echoed} ${MSG_FORMULA}` },
+      ]);
+    }
+    expect(
+      parseImport(
+        'assets',
+        'code,symbol,type,name_en,name_fr,name_ar\nXFA,F,currency,Franc,@Franc,فرنك\n',
+        'csv',
+      ).problems,
+    ).toEqual([{ line: 2, message: `name_fr: "@Franc" ${MSG_FORMULA}` }]);
+    // A formula character later on, an Arabic name and its right-to-left mark are names like any other.
+    const fine = [asset('F', 'Euro'), asset('€', 'A-1 = B+C @ home'), asset('F', 'يورو')].map((a, i) => ({
+      ...a,
+      code: `XF${i}`,
+    }));
+    expect(parseImport('assets', JSON.stringify(fine), 'json').problems).toEqual([]);
   });
 
   it('count the length of a symbol or name in characters, not UTF-16 units', () => {

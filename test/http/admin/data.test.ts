@@ -71,6 +71,25 @@ describe.each(backends())('data imports over the admin API on $name', (backend) 
     expect((await send('rates', body, 'application/x-ndjson', '?dryRun=true')).statusCode).toBe(400);
   });
 
+  it('refuses an asset name a spreadsheet would run as a formula; Arabic and plain names pass', async () => {
+    // docs/decisions.md 84: the directory's text reaches CSV cells and spreadsheets.
+    const asset = (code: string, en: string) =>
+      JSON.stringify({ code, symbol: 'F', names: { en, fr: 'Franc', ar: '\u200fفرنك' }, type: 'currency' });
+    const body = `${asset('XFA', 'Euro')}\n${asset('XFB', '=1+1')}\n`;
+    const res = await send('assets', body, 'application/x-ndjson');
+    const error = expectErrorBody(res, 400, 'invalid_request', expect.any(Array)).error;
+    expect(error.details).toEqual([
+      {
+        parameter: 'line 2',
+        message:
+          'names.en: "=1+1" must not begin with =, +, -, @, a tab or a carriage return, which a spreadsheet ' +
+          'runs as a formula: remove or reword the first character',
+      },
+    ]);
+    const good = await send('assets', asset('XFA', 'Euro'), 'application/x-ndjson', '?dryRun=true');
+    expect(good.statusCode, good.body).toBe(200);
+  });
+
   it('applies the guards; maxChange and acceptOutliers let a reviewed move through', async () => {
     const body = `${rate('GBP', '2020-03-02', 300)}\n${rate('GBP', '2020-03-03', 600)}\n`;
     expectErrorBody(
