@@ -69,7 +69,7 @@ export const LocalizedNames = Type.Object(
  * A label as the asset directory takes it in (`mds import assets`, POST
  * /admin/v1/data/assets, both through src/import/records.ts): a Label that
  * does not begin with a character a spreadsheet reads as a formula (=, +, -,
- * @, tab, CR; docs/decisions.md 84). The responses declare the plain Label:
+ * @, tab, CR; docs/decisions.md 86). The responses declare the plain Label:
  * they describe what is stored, which may predate the rule.
  */
 const EnteredLabel = (max: number) =>

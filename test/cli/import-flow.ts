@@ -277,7 +277,7 @@ export function importFlow(backend: Backend): void {
     });
 
     it('refuses an asset name or symbol a spreadsheet would run as a formula, naming the value and the fix', async () => {
-      // docs/decisions.md 84: the directory's text reaches CSV cells and spreadsheets.
+      // docs/decisions.md 86: the directory's text reaches CSV cells and spreadsheets.
       const formula = [
         '{"code":"XFA","symbol":"F","names":{"en":"Franc","fr":"Franc","ar":"فرنك"},"type":"currency"}',
         '{"code":"XFB","symbol":"F","names":{"en":"=1+1","fr":"Franc","ar":"فرنك"},"type":"currency"}',

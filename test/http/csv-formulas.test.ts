@@ -1,6 +1,6 @@
 /**
  * The CSV writer (src/http/csv.ts) neutralises a text cell a spreadsheet would
- * run as a formula (docs/decisions.md 84): one beginning with `=`, `+`, `-`,
+ * run as a formula (docs/decisions.md 86): one beginning with `=`, `+`, `-`,
  * `@`, a tab or a carriage return gets a leading `'`, then RFC 4180 quoting as
  * needed. Numeric columns, declared so by the record's schema, keep their
  * value: a negative premium stays `-1.5`. Read back with csv-parse.

@@ -20,7 +20,7 @@ describe('import records from the entity schemas', () => {
     const { symbol, names, ...rest } = AssetRecord.properties;
     const { symbol: entitySymbol, names: entityNames, ...entityRest } = Asset.properties;
     expect(rest).toEqual(entityRest);
-    // The labels: the entity's rule, then the formula rule (docs/decisions.md 84).
+    // The labels: the entity's rule, then the formula rule (docs/decisions.md 86).
     expect(symbol.allOf[0]).toEqual(entitySymbol);
     for (const lang of ['en', 'fr', 'ar'] as const) {
       expect(names.properties[lang].allOf[0]).toEqual(entityNames.properties[lang]);

@@ -72,7 +72,7 @@ describe.each(backends())('data imports over the admin API on $name', (backend) 
   });
 
   it('refuses an asset name a spreadsheet would run as a formula; Arabic and plain names pass', async () => {
-    // docs/decisions.md 84: the directory's text reaches CSV cells and spreadsheets.
+    // docs/decisions.md 86: the directory's text reaches CSV cells and spreadsheets.
     const asset = (code: string, en: string) =>
       JSON.stringify({ code, symbol: 'F', names: { en, fr: 'Franc', ar: '\u200fفرنك' }, type: 'currency' });
     const body = `${asset('XFA', 'Euro')}\n${asset('XFB', '=1+1')}\n`;
