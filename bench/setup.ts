@@ -1,7 +1,7 @@
 /**
  * Stores for the bench: a temp SQLite file or a fresh PostgreSQL schema,
  * holding the two-year sample and keys whose limits the load never reaches,
- * provisioned through the operator's own use-cases (src/operations), as
+ * provisioned through the operator's own use-cases (src/use-cases), as
  * `mds accounts create`, `mds grants create` and `mds keys create` do.
  */
 import { randomBytes } from 'node:crypto';
@@ -9,14 +9,14 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ENTITLEMENTS } from '../src/domain/scopes.js';
 import { seedSample } from '../src/import/seed.js';
-import { createAccount } from '../src/operations/accounts.js';
-import type { Result } from '../src/operations/contract.js';
-import { createGrant } from '../src/operations/grants.js';
-import { createKey } from '../src/operations/keys.js';
 import type { SampleData } from '../src/sample/generate.js';
 import { SYSTEM_ACTOR } from '../src/storage/admin-records.js';
 import { openStore } from '../src/storage/open.js';
 import type { Store } from '../src/storage/store.js';
+import { createAccount } from '../src/use-cases/accounts.js';
+import type { Result } from '../src/use-cases/contract.js';
+import { createGrant } from '../src/use-cases/grants.js';
+import { createKey } from '../src/use-cases/keys.js';
 import { defer } from './proc.js';
 import { UNREACHABLE_LIMIT } from './reference-config.js';
 

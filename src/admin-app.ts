@@ -21,10 +21,10 @@ import { ApiError } from './http/errors.js';
 import { cleanDocument } from './http/openapi.js';
 import { requestIds } from './http/request-ids.js';
 import { JSON_TYPE } from './http/respond.js';
-import { verifyAdminToken } from './operations/admin-tokens.js';
 import { adminRoutes } from './plugins/admin.js';
 import { observe, observers } from './plugins/observability.js';
 import type { Services } from './runtime/services.js';
+import { verifyAdminToken } from './use-cases/admin-tokens.js';
 
 /** The body of an admin JSON request; the data imports set their own (http/admin/data.ts). */
 export const ADMIN_BODY_LIMIT = 1024 * 1024;

@@ -1,12 +1,12 @@
 /**
- * What the CLI's commands share when they call an operation (src/operations/,
+ * What the CLI's commands share when they call an operation (src/use-cases/,
  * docs/decisions.md, 57): the CLI's actor, the refusal as a sentence naming
  * the option (not the admin API's field), whole lists read page by page, and
  * options turned into the operations' input.
  */
 import { userInfo } from 'node:os';
 import { AdminError } from '../access/admin-error.js';
-import type { Actor, OperationError, Page, Result } from '../operations/contract.js';
+import type { Actor, OperationError, Page, Result } from '../use-cases/contract.js';
 
 /** The CLI acts as `cli`, labelled with the operating-system user who ran it. */
 export function cliActor(): Actor {

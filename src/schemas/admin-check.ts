@@ -1,9 +1,9 @@
 /**
  * Checking an admin input against its schema (schemas/admin.ts): the one rule
  * for each field, used by the admin API's validator (http/admin/validation.ts)
- * and by the operations themselves (operations/rules.ts `checked`), so that
+ * and by the operations themselves (use-cases/rules.ts `checked`), so that
  * the CLI, which calls the operations, refuses what the API refuses with the
- * same sentence (test/operations/refusals.test.ts).
+ * same sentence (test/use-cases/refusals.test.ts).
  *
  * A problem's sentence is the schema's `errorMessage` where it has one
  * (`{value}` in it stands for the value given, quoted), `is required` for a

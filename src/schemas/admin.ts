@@ -26,7 +26,7 @@ export const Nullable = <T extends TSchema>(schema: T) =>
 const Id = (description: string, example: string) => Type.String({ description, examples: [example] });
 
 // The rule of each kind of field, one for the admin API and the CLI alike
-// (schemas/admin-check.ts; test/operations/refusals.test.ts drives both).
+// (schemas/admin-check.ts; test/use-cases/refusals.test.ts drives both).
 
 /** A name or a plan: not blank, no control characters. */
 const Text = (max: number, description: string) =>
@@ -294,7 +294,7 @@ const filter = (description: string, example: string) =>
   Type.String({ minLength: 1, maxLength: 320, description, examples: [example] });
 
 const Paging = { limit: Defaulted(LimitParam, 100), cursor: Type.Optional(CursorParam) };
-/** A page's size as every list operation judges it, whoever asks (operations/rules.ts keysetOf). */
+/** A page's size as every list operation judges it, whoever asks (use-cases/rules.ts keysetOf). */
 export const PageSize = Type.Object({ limit: Type.Optional(LimitParam) });
 
 export const AccountListQuery = Type.Object(
@@ -305,7 +305,7 @@ export const AccountListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-/** The status a grant list is filtered by, as the operation judges it whoever asks (operations/grants.ts). */
+/** The status a grant list is filtered by, as the operation judges it whoever asks (use-cases/grants.ts). */
 export const GrantStatusFilter = Type.Object({ status: Type.Optional(GrantStatus) });
 export const GrantListQuery = Type.Object(
   {
@@ -325,7 +325,7 @@ export const KeyListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-/** The window of an audit list, as the operation judges it whoever asks (operations/audit.ts). */
+/** The window of an audit list, as the operation judges it whoever asks (use-cases/audit.ts). */
 export const AuditWindow = Type.Object(
   { from: Type.Optional(Instant('Inclusive start')), to: Type.Optional(Instant('Inclusive end')) },
   { additionalProperties: false },

@@ -100,7 +100,7 @@ export interface AdminTokenRecord {
   revokedAt: number | null;
 }
 
-/** Who makes a change (the operations' Actor, src/operations/contract.ts, has this shape). */
+/** Who makes a change (the operations' Actor, src/use-cases/contract.ts, has this shape). */
 export interface AuditActor {
   /** `adm_…`, `cli` or `system`. */
   id: string;

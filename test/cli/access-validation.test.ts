@@ -2,7 +2,7 @@
  * The admin CLI refuses bad account, grant and key options with a sentence
  * naming the option (decisions §3, §4, §11): stderr, non-zero exit, nothing
  * on stdout, and nothing written. The sentence after the option is the admin
- * API's for the same field (one schema: test/operations/refusals.test.ts).
+ * API's for the same field (one schema: test/use-cases/refusals.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, freshDatabase } from '../support/backends.js';

@@ -7,8 +7,8 @@
  */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildAdminApp } from '../../src/admin-app.js';
-import { createAdminToken, revokeAdminToken } from '../../src/operations/admin-tokens.js';
-import type { Actor } from '../../src/operations/contract.js';
+import { createAdminToken, revokeAdminToken } from '../../src/use-cases/admin-tokens.js';
+import type { Actor } from '../../src/use-cases/contract.js';
 import type { Backend } from './backends.js';
 import { type Harness, startHarness } from './harness.js';
 import type { OpenApiDocument } from './openapi.js';

@@ -1,24 +1,24 @@
 /**
  * Accounts, grants and keys written straight to a store, for tests that
- * provision as the service itself: the admin use-cases of src/operations/,
+ * provision as the service itself: the admin use-cases of src/use-cases/,
  * which hold every rule (docs/decisions.md, 57), by the `system` actor, with a
  * refusal thrown as an Error and instants given as epoch milliseconds; and
  * `keyOnNewGrant`, a key on a fresh account and grant for tests that run real
  * server processes (the harness has its own `newKey`).
  */
 import { ENTITLEMENTS, isKnownScope } from '../../src/domain/scopes.js';
-import { createAccount as createAccountOperation } from '../../src/operations/accounts.js';
-import type { Actor, Result } from '../../src/operations/contract.js';
+import { SYSTEM_ACTOR } from '../../src/storage/admin-records.js';
+import type { GrantRecord, KeyRecord, Store } from '../../src/storage/store.js';
+import { createAccount as createAccountOperation } from '../../src/use-cases/accounts.js';
+import type { Actor, Result } from '../../src/use-cases/contract.js';
 import {
   createGrant as createGrantOperation,
   updateGrant as updateGrantOperation,
-} from '../../src/operations/grants.js';
+} from '../../src/use-cases/grants.js';
 import {
   createKey as createKeyOperation,
   revokeKey as revokeKeyOperation,
-} from '../../src/operations/keys.js';
-import { SYSTEM_ACTOR } from '../../src/storage/admin-records.js';
-import type { GrantRecord, KeyRecord, Store } from '../../src/storage/store.js';
+} from '../../src/use-cases/keys.js';
 
 const SYSTEM: Actor = SYSTEM_ACTOR;
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());

@@ -7,9 +7,9 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
-import { createAdminToken } from '../../src/operations/admin-tokens.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import type { Store } from '../../src/storage/store.js';
+import { createAdminToken } from '../../src/use-cases/admin-tokens.js';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/settings.js';
 import { TEST_ACTOR } from '../support/admin.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';

@@ -1,17 +1,17 @@
 /**
  * Accounts, grants and usage (keys: keys.ts): thin commands over the operations
- * (src/operations/, docs/decisions.md, 57), which hold every rule and write the
+ * (src/use-cases/, docs/decisions.md, 57), which hold every rule and write the
  * audit log; the admin API calls the same ones.
  */
 import { AdminError } from '../../access/admin-error.js';
 import { monthPeriod } from '../../domain/dates.js';
 import { STATEMENT_COLUMNS } from '../../http/admin/statement-columns.js';
 import { toCsv } from '../../http/csv.js';
-import { createAccount, listAccounts, updateAccount } from '../../operations/accounts.js';
-import type { Result } from '../../operations/contract.js';
-import { createGrant, listGrants, updateGrant } from '../../operations/grants.js';
-import { dailyUsage, statement } from '../../operations/usage.js';
-import type { GrantView } from '../../operations/views.js';
+import { createAccount, listAccounts, updateAccount } from '../../use-cases/accounts.js';
+import type { Result } from '../../use-cases/contract.js';
+import { createGrant, listGrants, updateGrant } from '../../use-cases/grants.js';
+import { dailyUsage, statement } from '../../use-cases/usage.js';
+import type { GrantView } from '../../use-cases/views.js';
 import type { Command } from '../command.js';
 import { cliActor, everything, instant, list, outcome, str, wholeNumber } from '../operation.js';
 import { table } from '../output.js';

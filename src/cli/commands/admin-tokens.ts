@@ -1,10 +1,10 @@
 /**
  * Admin tokens, the admin API's credentials: thin commands over the
- * operations (src/operations/admin-tokens.ts, docs/decisions.md, 57). The
+ * operations (src/use-cases/admin-tokens.ts, docs/decisions.md, 57). The
  * token is printed once, by `admin-tokens create`; lists show its public id.
  */
 import { ADMIN_SCOPES } from '../../domain/admin-tokens.js';
-import { createAdminToken, listAdminTokens, revokeAdminToken } from '../../operations/admin-tokens.js';
+import { createAdminToken, listAdminTokens, revokeAdminToken } from '../../use-cases/admin-tokens.js';
 import type { Command } from '../command.js';
 import { cliActor, everything, list, outcome, str } from '../operation.js';
 import { table } from '../output.js';

@@ -1,10 +1,10 @@
 /**
- * `mds audit`: the audit log, newest first (src/operations/audit.ts,
+ * `mds audit`: the audit log, newest first (src/use-cases/audit.ts,
  * docs/decisions.md, 57). It shows what the store recorded of each change:
  * never a secret, a digest or a full key.
  */
-import { listAudit } from '../../operations/audit.js';
-import type { AuditView } from '../../operations/views.js';
+import { listAudit } from '../../use-cases/audit.js';
+import type { AuditView } from '../../use-cases/views.js';
 import type { Command } from '../command.js';
 import { cliActor, instant, outcome, str, wholeNumber } from '../operation.js';
 import { table } from '../output.js';

@@ -1,9 +1,9 @@
 /**
- * API keys: thin commands over the operations (src/operations/keys.ts,
+ * API keys: thin commands over the operations (src/use-cases/keys.ts,
  * docs/decisions.md, 57). A full key is printed once, by `keys create` and
  * `keys roll`; lists never show a key or its digest.
  */
-import { createKey, listKeys, revokeKey, rollKey } from '../../operations/keys.js';
+import { createKey, listKeys, revokeKey, rollKey } from '../../use-cases/keys.js';
 import type { Command } from '../command.js';
 import { cliActor, everything, instant, list, outcome, str, wholeNumber } from '../operation.js';
 import { table } from '../output.js';

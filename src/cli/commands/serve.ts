@@ -1,16 +1,16 @@
 import { ConfigError, readConfig, type ServeConfig } from '../../config.js';
 import { ENTITLEMENTS } from '../../domain/scopes.js';
 import { seedSample } from '../../import/seed.js';
-import { createAccount } from '../../operations/accounts.js';
-import type { Result } from '../../operations/contract.js';
-import { createGrant } from '../../operations/grants.js';
-import { createKey } from '../../operations/keys.js';
 import { tuneHeap } from '../../runtime/heap.js';
 import { TopologyError } from '../../runtime/single-process.js';
 import { generateSample, lastCompleteDay, SAMPLE_NOTICE } from '../../sample/generate.js';
 import { SYSTEM_ACTOR } from '../../storage/admin-records.js';
 import { openStore } from '../../storage/open.js';
 import type { Store } from '../../storage/store.js';
+import { createAccount } from '../../use-cases/accounts.js';
+import type { Result } from '../../use-cases/contract.js';
+import { createGrant } from '../../use-cases/grants.js';
+import { createKey } from '../../use-cases/keys.js';
 import type { Command } from '../command.js';
 import { CliError } from '../output.js';
 

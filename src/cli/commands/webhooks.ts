@@ -1,6 +1,6 @@
 /**
  * Webhook subscriptions: thin commands over the operations
- * (src/operations/webhooks.ts), as /admin/v1/webhooks is. A secret is printed
+ * (src/use-cases/webhooks.ts), as /admin/v1/webhooks is. A secret is printed
  * once, by `webhooks create` and `webhooks rotate-secret`; lists never show
  * one. URLs pass the target policy of MDS_WEBHOOK_ALLOW_HTTP and
  * MDS_WEBHOOK_ALLOW_PRIVATE, read as `mds serve` reads them.
@@ -8,7 +8,7 @@
 import { AdminError } from '../../access/admin-error.js';
 import { setting } from '../../config.js';
 import type { AlertFilter } from '../../domain/webhooks.js';
-import type { Result } from '../../operations/contract.js';
+import type { Result } from '../../use-cases/contract.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -18,7 +18,7 @@ import {
   rotateWebhookSecret,
   updateWebhook,
   type WebhookOptions,
-} from '../../operations/webhooks.js';
+} from '../../use-cases/webhooks.js';
 import type { Command, OptionSpec } from '../command.js';
 import { cliActor, everything, list, outcome, str, wholeNumber } from '../operation.js';
 import { table } from '../output.js';

@@ -1,8 +1,8 @@
 /**
  * /admin/v1/accounts: customers, each with the billing system's id
- * (`externalId`, unique). Thin over src/operations/accounts.ts.
+ * (`externalId`, unique). Thin over src/use-cases/accounts.ts.
  */
-import { createAccount, getAccount, listAccounts, updateAccount } from '../../operations/accounts.js';
+
 import {
   AccountAnswer,
   AccountCreate,
@@ -12,6 +12,7 @@ import {
   adminResponses,
   IdParams,
 } from '../../schemas/admin.js';
+import { createAccount, getAccount, listAccounts, updateAccount } from '../../use-cases/accounts.js';
 import { type AdminRoute, adminRoute, answer, pageAnswer, unwrap } from './route.js';
 
 type Id = { id: string };

@@ -2,8 +2,9 @@
  * /admin/v1/audit: every change, through the CLI or this API, newest first.
  * Read only: the store writes each record in the transaction of its change.
  */
-import { listAudit } from '../../operations/audit.js';
+
 import { AuditList, AuditListQuery, adminResponses } from '../../schemas/admin.js';
+import { listAudit } from '../../use-cases/audit.js';
 import { type AdminRoute, adminRoute, pageAnswer } from './route.js';
 
 export const auditRoutes: AdminRoute[] = [

@@ -6,7 +6,7 @@
  * another method 405 with Allow.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import type { OperationError } from '../../operations/contract.js';
+import type { OperationError } from '../../use-cases/contract.js';
 import { ApiError, errorBody, invalidParameters, unavailable } from '../errors.js';
 import { JSON_TYPE } from '../respond.js';
 

@@ -2,9 +2,9 @@
  * /admin/v1/grants: what an account bought, from the plan catalogue or with
  * explicit limits; `provider` and its `externalId` (unique per provider) tie
  * it to the billing system. Status changes follow decisions §3: an illegal
- * one is a 409. Thin over src/operations/grants.ts.
+ * one is a 409. Thin over src/use-cases/grants.ts.
  */
-import { createGrant, getGrant, listGrants, updateGrant } from '../../operations/grants.js';
+
 import {
   adminResponses,
   GrantAnswer,
@@ -14,6 +14,7 @@ import {
   GrantListQuery,
   GrantPatch,
 } from '../../schemas/admin.js';
+import { createGrant, getGrant, listGrants, updateGrant } from '../../use-cases/grants.js';
 import { type AdminRoute, adminRoute, answer, pageAnswer, unwrap } from './route.js';
 
 type Id = { id: string };

@@ -1,9 +1,9 @@
 /**
  * /admin/v1/keys: API keys of a grant. The full key is in the answer that
  * creates it (a create, a roll) and nowhere else; a roll lets the old key
- * work through a grace period. Thin over src/operations/keys.ts.
+ * work through a grace period. Thin over src/use-cases/keys.ts.
  */
-import { createKey, getKey, listKeys, revokeKey, rollKey } from '../../operations/keys.js';
+
 import {
   adminResponses,
   CreatedKeyAnswer,
@@ -16,6 +16,7 @@ import {
   KeyRoll,
   RolledKeyAnswer,
 } from '../../schemas/admin.js';
+import { createKey, getKey, listKeys, revokeKey, rollKey } from '../../use-cases/keys.js';
 import { type AdminRoute, adminRoute, answer, pageAnswer, unwrap } from './route.js';
 
 type PublicId = { publicId: string };

@@ -1,7 +1,7 @@
 /**
  * What an admin route is: its method and path under /admin/v1, the scope it
  * requires, its schema (which validates, serializes and documents it) and a
- * handler over one operation of src/operations/. Route files (one per
+ * handler over one operation of src/use-cases/. Route files (one per
  * resource) list theirs with `adminRoute`; plugins/admin.ts mounts them, with
  * authentication, the scope check and Idempotency-Key in front of each.
  *
@@ -11,9 +11,9 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor, OperationError, Page, Result } from '../../operations/contract.js';
 import type { Services } from '../../runtime/services.js';
 import type { AdminScope } from '../../schemas/admin.js';
+import type { Actor, OperationError, Page, Result } from '../../use-cases/contract.js';
 import type { AdminIdentity } from './auth.js';
 import { operationError } from './errors.js';
 

@@ -2,9 +2,9 @@
  * /admin/v1 usage reads (docs/decisions.md 62): a grant's requests per UTC
  * day with each key's (support questions), and the month's statement of
  * every grant (invoices), as JSON or as CSV when `Accept` asks for it. Thin
- * over src/operations/usage.ts, which the CLI and /v1/usage/daily use too.
+ * over src/use-cases/usage.ts, which the CLI and /v1/usage/daily use too.
  */
-import { dailyUsage, statement } from '../../operations/usage.js';
+
 import { adminResponses, GrantIdParams } from '../../schemas/admin.js';
 import {
   DailyUsageAnswer,
@@ -13,6 +13,7 @@ import {
   StatementQuery,
   statementExample,
 } from '../../schemas/admin-usage.js';
+import { dailyUsage, statement } from '../../use-cases/usage.js';
 import { prefersCsv } from '../accept.js';
 import { toCsv } from '../csv.js';
 import { CSV_TYPE } from '../respond.js';

@@ -3,18 +3,9 @@
  * (docs/webhooks.md). The signing secret is in the answer that makes it (a
  * create, a rotation) and nowhere else; a URL must pass the target policy
  * (MDS_WEBHOOK_ALLOW_HTTP, MDS_WEBHOOK_ALLOW_PRIVATE). Thin over
- * src/operations/webhooks.ts.
+ * src/use-cases/webhooks.ts.
  */
-import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listWebhookDeliveries,
-  listWebhooks,
-  redeliverWebhook,
-  rotateWebhookSecret,
-  updateWebhook,
-} from '../../operations/webhooks.js';
+
 import { adminResponses } from '../../schemas/admin.js';
 import {
   DeliveryAnswer,
@@ -31,6 +22,16 @@ import {
   WebhookRotate,
   WebhookSecretAnswer,
 } from '../../schemas/admin-webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  redeliverWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+} from '../../use-cases/webhooks.js';
 import { type AdminRoute, adminRoute, answer, pageAnswer, unwrap } from './route.js';
 
 type Id = { id: string };

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAdminApp } from '../../../src/admin-app.js';
 import { canonical, fingerprint, type IdempotencyRecords } from '../../../src/http/admin/idempotency.js';
-import { createAdminToken } from '../../../src/operations/admin-tokens.js';
+import { createAdminToken } from '../../../src/use-cases/admin-tokens.js';
 import { ALL_ADMIN_SCOPES, TEST_ACTOR } from '../../support/admin.js';
 import { type Harness, startHarness } from '../../support/harness.js';
 import { expectErrorBody, validateResponses } from '../../support/openapi.js';

@@ -4,11 +4,11 @@
  * before the answer is read, so today's count includes this request.
  */
 import { type DayWindow, dayWindow } from '../../../domain/usage-window.js';
-import { dailyUsage } from '../../../operations/usage.js';
 import type { Services } from '../../../runtime/services.js';
 import type { QueryOf } from '../../../schemas/query.js';
 import { responses } from '../../../schemas/responses.js';
 import { DailyUsageQuery, DailyUsageResponse } from '../../../schemas/usage.js';
+import { dailyUsage } from '../../../use-cases/usage.js';
 import { operation } from '../../v1/operation.js';
 
 type Query = QueryOf<typeof DailyUsageQuery> & { window: DayWindow };

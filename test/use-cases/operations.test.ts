@@ -5,13 +5,13 @@
  * cursors, the key roll, and admin tokens verified by format, then digest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, getAccount, listAccounts, updateAccount } from '../../src/operations/accounts.js';
-import { createAdminToken, revokeAdminToken, verifyAdminToken } from '../../src/operations/admin-tokens.js';
-import { listAudit } from '../../src/operations/audit.js';
-import type { Actor } from '../../src/operations/contract.js';
-import { createGrant, getGrant, listGrants, updateGrant } from '../../src/operations/grants.js';
-import { createKey, getKey, listKeys, revokeKey, rollKey } from '../../src/operations/keys.js';
 import type { Store } from '../../src/storage/store.js';
+import { createAccount, getAccount, listAccounts, updateAccount } from '../../src/use-cases/accounts.js';
+import { createAdminToken, revokeAdminToken, verifyAdminToken } from '../../src/use-cases/admin-tokens.js';
+import { listAudit } from '../../src/use-cases/audit.js';
+import type { Actor } from '../../src/use-cases/contract.js';
+import { createGrant, getGrant, listGrants, updateGrant } from '../../src/use-cases/grants.js';
+import { createKey, getKey, listKeys, revokeKey, rollKey } from '../../src/use-cases/keys.js';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
 
 const ACTOR: Actor = { id: 'adm_tttttttttttt', label: 'billing', requestId: 'req_1' };
