@@ -13,6 +13,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import { StoreUnavailableError } from '../../src/storage/errors.js';
 import type { Store } from '../../src/storage/store.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
+import { injectThroughServer } from '../support/dispatch.js';
 import { SAMPLE_END } from '../support/harness.js';
 import { keyOnNewGrant } from '../support/keys.js';
 import { validateResponses } from '../support/openapi.js';
@@ -77,6 +78,7 @@ describe.each(variants)('refunds on $name', (variant) => {
     });
     app = await buildApp(runtime.services, { logger: false });
     await app.ready();
+    injectThroughServer(app);
     await validateResponses(app);
   });
 
