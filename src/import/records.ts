@@ -1,4 +1,7 @@
 /**
+ * Longer than 300 lines because the three kinds' record schemas and the one
+ * compiler that reads every format through them belong together.
+ *
  * The records of `mds import`, validated by rules compiled from the entity
  * schemas the API declares (src/schemas/common.ts, market.ts): the fields, which
  * are required, that no other field is allowed, and each field's rule (the
