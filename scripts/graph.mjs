@@ -17,7 +17,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 
 /** Folders that are layers of their own inside http/ (docs/decisions.md 79). */
-const SUB_LAYERS = ['http/routes', 'http/v1'];
+const SUB_LAYERS = ['http/routes', 'http/operations', 'http/pipeline'];
 
 /** The layer of a module: its folder under src/ (a file at the top is its own layer). */
 export function layerOf(file) {

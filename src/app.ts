@@ -4,7 +4,7 @@
  * server.ts's business, and the services are assembled in runtime/assemble.ts.
  *
  * Every /v1 request is answered by the /v1 entrance, in front of Fastify's
- * router (plugins/v1.ts): a hook added to this app applies to the other
+ * router (plugins/pipeline.ts): a hook added to this app applies to the other
  * routes only (health, documents, pages).
  */
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
@@ -12,13 +12,13 @@ import type { Logger } from 'pino';
 import type { Contact } from './config.js';
 import { clientAddress, type TrustProxy, trustFunction } from './http/client-address.js';
 import { registerOpenApi } from './http/openapi.js';
+import { operations } from './http/operations/index.js';
+import type { Operation } from './http/pipeline/operation.js';
 import { openRoutes } from './http/routes/index.js';
-import { operations } from './http/routes/v1/index.js';
-import type { Operation } from './http/v1/operation.js';
 import { errorsPlugin, routeTable } from './plugins/errors.js';
 import { observe, observers } from './plugins/observability.js';
+import { pipelinePlugin } from './plugins/pipeline.js';
 import { type TransportOptions, transport } from './plugins/transport.js';
-import { v1Plugin } from './plugins/v1.js';
 import type { Services } from './runtime/services.js';
 
 export interface AppOptions extends TransportOptions {
@@ -32,7 +32,7 @@ export interface AppOptions extends TransportOptions {
   /** info.contact of the OpenAPI document (MDS_CONTACT_*); a name only when undefined. */
   contact?: Contact;
   /**
-   * The /v1 operations (http/routes/v1/index.ts unless given): a test adds one
+   * The /v1 operations (http/operations/index.ts unless given): a test adds one
    * here to show that a route module is all a new endpoint needs
    * (test/http/new-endpoint.test.ts).
    */
@@ -60,7 +60,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.register(errorsPlugin, { routes });
   await registerOpenApi(app, options.contact);
   app.register(openRoutes, { services });
-  app.register(v1Plugin, {
+  app.register(pipelinePlugin, {
     services,
     operations: (options.operations ?? operations)(services),
     transport: wire,

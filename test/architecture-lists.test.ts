@@ -33,7 +33,7 @@ function listOf(title: string): string {
 }
 
 describe('adding a /v1 endpoint (docs/architecture.md)', () => {
-  const routes = filesIn('src/http/routes/v1').filter((f) => !f.endsWith('/index.ts'));
+  const routes = filesIn('src/http/operations').filter((f) => !f.endsWith('/index.ts'));
   const endpoints = routes.flatMap((file) => {
     const text = read(file);
     const urls = [...text.matchAll(/url: '([^']+)'/g)].map((m) => m[1]!);
@@ -52,8 +52,8 @@ describe('adding a /v1 endpoint (docs/architecture.md)', () => {
   const current = (e: (typeof endpoints)[number]) => !e.operationId.endsWith('Deprecated');
   const places: [string, (e: (typeof endpoints)[number]) => boolean][] = [
     [
-      'src/http/routes/v1/index.ts',
-      (e) => read('src/http/routes/v1/index.ts').includes(e.file.split('/').pop()!.replace('.ts', '.js')),
+      'src/http/operations/index.ts',
+      (e) => read('src/http/operations/index.ts').includes(e.file.split('/').pop()!.replace('.ts', '.js')),
     ],
     [
       'packages/client/src/index.ts',

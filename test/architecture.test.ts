@@ -57,7 +57,10 @@ function layerViolation(from: string, to: string): string | undefined {
   )
     return 'access/ and limits/ do not import the layers that assemble them';
   // A routes index that registers every route is the one file allowed to import them.
-  if (under(from, 'http/routes') && under(to, 'http/routes') && !from.endsWith('/index.ts'))
+  if (
+    (under(from, 'http/routes') && under(to, 'http/routes') && !from.endsWith('/index.ts')) ||
+    (under(from, 'http/operations') && under(to, 'http/operations') && !from.endsWith('/index.ts'))
+  )
     return 'a route file does not import another route file';
   return undefined;
 }
@@ -150,9 +153,10 @@ describe('architecture of src/', () => {
     expect(layerViolation('config/setting.ts', 'domain/types.ts')).toBeDefined();
     expect(layerViolation('runtime/snapshot.ts', 'http/respond.ts')).toBeDefined();
     expect(layerViolation('limits/redis.ts', 'runtime/services.ts')).toBeDefined();
-    expect(layerViolation('http/routes/v1/gold.ts', 'http/routes/v1/rates.ts')).toBeDefined();
+    expect(layerViolation('http/operations/gold.ts', 'http/operations/rates.ts')).toBeDefined();
     expect(layerViolation('http/routes/index.ts', 'http/routes/rates.ts')).toBeUndefined();
-    expect(layerViolation('http/routes/rates.ts', 'http/v1/decide.ts')).toBeUndefined();
+    expect(layerViolation('http/operations/gold.ts', 'http/operations/rates.ts')).toBeDefined();
+    expect(layerViolation('http/routes/rates.ts', 'http/pipeline/decide.ts')).toBeUndefined();
     expect(
       REASON.test(
         firstComment('/**\n * Longer than 300 lines because the scanner is one state machine.\n */\n'),

@@ -2,7 +2,7 @@
  * Prepared history pages, kept until the data changes. A page is fully
  * determined by its filters, window, keyset position and limit, and the store
  * only changes with the `data` version, so the cache belongs to the snapshot of
- * that version (http/v1/bodies.ts) and is dropped with it. Bounded by bytes, least recently used
+ * that version (http/pipeline/bodies.ts) and is dropped with it. Bounded by bytes, least recently used
  * out first; a page larger than a quarter of the bound is not kept.
  *
  * The bookkeeping is lru-cache's (a maintained library where one does the

@@ -6,8 +6,8 @@
  * [A-Za-z0-9_-] (app.ts), so they need no JSON escaping.
  *
  * http/serialize.ts makes them from the response schemas; the per-version
- * bodies (http/v1/bodies.ts) and the page cache keep them; the writer
- * (http/v1/write.ts) only writes them.
+ * bodies (http/pipeline/bodies.ts) and the page cache keep them; the writer
+ * (http/pipeline/write.ts) only writes them.
  */
 import { createHash } from 'node:crypto';
 

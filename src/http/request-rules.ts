@@ -1,6 +1,6 @@
 /**
  * The rules every request meets before a route answers it (decisions §10), in
- * one order, for the /v1 entrance (http/v1/entrance.ts) and for the
+ * one order, for the /v1 entrance (http/pipeline/entrance.ts) and for the
  * transport's hook on every other path (plugins/transport.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

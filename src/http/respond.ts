@@ -1,12 +1,12 @@
 /**
  * Envelope assembly and HTTP caching. Bodies that depend only on the data (the
  * latest rates of a source, gold latest, the asset directory) are prepared once
- * per snapshot (http/v1/bodies.ts, http/serialize.ts), split around the request
+ * per snapshot (http/pipeline/bodies.ts, http/serialize.ts), split around the request
  * id (prepared.ts); a request then writes its id between the two halves.
  *
  * Every 200 of a data endpoint carries a weak ETag (the bytes differ by request
  * id, the representation does not) and `Cache-Control: private`. A matching
- * `If-None-Match` gets 304 (http/v1/decide.ts); it has passed the pipeline, so
+ * `If-None-Match` gets 304 (http/pipeline/decide.ts); it has passed the pipeline, so
  * it consumed a unit.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -46,7 +46,7 @@ export const cacheControl = (maxAge: number): string =>
 /**
  * The body with this request's id written between its halves: for compressed
  * answers. Plain answers send the halves as they are, without this copy
- * (http/v1/write.ts).
+ * (http/pipeline/write.ts).
  */
 export function bodyFor(body: Prepared, requestId: string): Buffer {
   if (body.csv) return body.head;

@@ -2,13 +2,13 @@
  * How Fastify answers what its routes (every path outside /v1) do not: 404
  * and 405 from the router, framework errors (a malformed request Fastify
  * refuses), and failures while a reply is sent. The /v1 entrance answers
- * every /v1 request itself (http/v1/entrance.ts), in the same envelope.
+ * every /v1 request itself (http/pipeline/entrance.ts), in the same envelope.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, errorBody, unavailable } from '../http/errors.js';
+import { QUOTA_HEADERS, WITH_QUOTA } from '../http/pipeline/quota.js';
 import { JSON_TYPE } from '../http/respond.js';
-import { QUOTA_HEADERS, WITH_QUOTA } from '../http/v1/quota.js';
 
 /** The GET routes' paths, so that another method on one gets 405, not 404. */
 export interface RouteTable {

@@ -2,13 +2,13 @@
  * Metrics on every response, and one access line when the level would print
  * it. Each route gets its own onResponse hook with its template captured, so
  * that request.routeOptions is never built; the /v1 entrance records through
- * the same observer (http/v1/entrance.ts).
+ * the same observer (http/pipeline/entrance.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { redactKeys } from '../domain/keys.js';
-import type { Observe } from '../http/v1/entrance.js';
+import type { Observe } from '../http/pipeline/entrance.js';
 import type { Metrics } from '../observability/metrics.js';
 
 const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);

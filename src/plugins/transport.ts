@@ -1,7 +1,7 @@
 /**
  * The transport: the server Fastify listens on (HTTP or TLS, timeouts, header
  * limits), with the /v1 entrance in front of Fastify's router
- * (http/v1/entrance.ts), what Node's parser rejects before either sees it
+ * (http/pipeline/entrance.ts), what Node's parser rejects before either sees it
  * (431, 408, 400, CONNECT), request ids, HSTS, and the rules every request
  * outside /v1 meets before a route does (414, Host, GET only, answers while
  * stopping; the entrance applies the same to /v1). Raw answers carry our
@@ -20,11 +20,11 @@ import type {
 } from 'fastify';
 import { defaultOf } from '../config/environment.js';
 import { ApiError, errorBody } from '../http/errors.js';
+import type { V1Entrance } from '../http/pipeline/entrance.js';
 import { requestIds } from '../http/request-ids.js';
 import { requestRefusal } from '../http/request-rules.js';
 import { JSON_TYPE } from '../http/respond.js';
 import { cutStalledReaders } from '../http/stalled-readers.js';
-import type { V1Entrance } from '../http/v1/entrance.js';
 import type { Services } from '../runtime/services.js';
 import type { RouteTable } from './errors.js';
 
@@ -94,7 +94,7 @@ export function transport(services: Services, options: TransportOptions, routes:
   const hsts = options.tls ? 'max-age=31536000; includeSubDomains' : null;
   // Answers written on the raw socket, outside Fastify's hooks, need HSTS spelled out.
   const rawHeaders = hsts ? `Strict-Transport-Security: ${hsts}\r\n` : '';
-  /** Set by plugins/v1.ts: it answers every /v1 request before the router. */
+  /** Set by plugins/pipeline.ts: it answers every /v1 request before the router. */
   const front: { entrance: V1Entrance | null } = { entrance: null };
   // Node checks the header and request timeouts only every connectionsCheckingInterval
   // (30 s by default), which would let a slow client hold a connection far longer.
@@ -109,7 +109,7 @@ export function transport(services: Services, options: TransportOptions, routes:
   };
 
   const fastifyOptions: FastifyServerOptions = {
-    // The server Fastify would create, with the /v1 entrance (http/v1/entrance.ts) in front of its router.
+    // The server Fastify would create, with the /v1 entrance (http/pipeline/entrance.ts) in front of its router.
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
       const dispatch = (req: IncomingMessage, res: ServerResponse) => {
         if (front.entrance === null || !front.entrance.take(req, res)) handler(req, res);

@@ -3,7 +3,7 @@
  * change and shared by every request until the next one. It keeps values, the
  * records as their response schemas declare them (runtime/records.ts), and the
  * latest observation of each series for new calculations over them (`latest`);
- * the HTTP layer makes and caches the bytes (http/v1/bodies.ts).
+ * the HTTP layer makes and caches the bytes (http/pipeline/bodies.ts).
  */
 
 import type { Static } from '@sinclair/typebox';

@@ -1,6 +1,6 @@
 /**
  * Building blocks shared by every route schema. These TypeBox schemas are the
- * single source of truth: they validate queries (http/v1/query.ts), type the
+ * single source of truth: they validate queries (http/pipeline/query.ts), type the
  * handlers and generate the OpenAPI document (http/openapi.ts).
  *
  * `errorMessage` is our own annotation: the sentence a client reads in

@@ -1,6 +1,6 @@
 /**
  * Query parameters with defaults, typed: the schema says what an absent
- * parameter means (OpenAPI shows it, the validator fills it in, http/v1/query.ts),
+ * parameter means (OpenAPI shows it, the validator fills it in, http/pipeline/query.ts),
  * and the type of a validated query says that such a parameter is always there.
  */
 import { type Static, type TObject, type TOptional, type TSchema, Type } from '@sinclair/typebox';

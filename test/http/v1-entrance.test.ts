@@ -1,12 +1,12 @@
 /**
- * The /v1 entrance (src/http/v1/entrance.ts) answers every request whose path
+ * The /v1 entrance (src/http/pipeline/entrance.ts) answers every request whose path
  * is under /v1, however its target is spelled, and leaves every other path to
  * Fastify's router; what it answers is counted against the limits, and a
  * failure while answering gives the unit back.
  */
 import { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { V1Entrance } from '../../src/http/v1/entrance.js';
+import { V1Entrance } from '../../src/http/pipeline/entrance.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { withinOneMinute } from '../support/wait.js';

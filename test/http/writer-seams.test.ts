@@ -1,5 +1,5 @@
 /**
- * The one writer of /v1 answers (src/http/v1/write.ts) over real TLS: a 200,
+ * The one writer of /v1 answers (src/http/pipeline/write.ts) over real TLS: a 200,
  * a HEAD, a 304, a 404, a 429 and a 503 each carry exactly one X-Request-Id (equal to
  * `meta.requestId` where there is a body) and Strict-Transport-Security, and
  * a draining server's answers close their connections. Deleting any line of

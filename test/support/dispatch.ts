@@ -1,7 +1,7 @@
 /**
  * Routes `app.inject` through the request listener of the app's own HTTP
  * server, so that in-process tests take the same path as a real connection:
- * the /v1 entrance (src/http/v1/entrance.ts) first, then Fastify's router. Fastify's
+ * the /v1 entrance (src/http/pipeline/entrance.ts) first, then Fastify's router. Fastify's
  * own inject calls the router directly and would never reach the /v1 entrance.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * The admin routes' validators, compiled from their TypeBox schemas
- * (schemas/admin.ts): queries as on /v1 (http/v1/query.ts: strict, every
+ * (schemas/admin.ts): queries as on /v1 (http/pipeline/query.ts: strict, every
  * problem named by its parameter), bodies and path parameters with the check
  * the operations apply too (schemas/admin-check.ts), each problem named by its
  * field. A refusal is an ApiError, answered by the admin error handler
@@ -9,7 +9,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { check } from '../../schemas/admin-check.js';
 import { ApiError, invalidParameters } from '../errors.js';
-import { compileQuery } from '../v1/query.js';
+import { compileQuery } from '../pipeline/query.js';
 
 type Validator = (data: unknown) => { value: unknown } | { error: Error };
 

@@ -1,12 +1,12 @@
-import { nextCursor } from '../../../domain/history.js';
-import { GOLD_UNIT, PURITIES, QUOTE } from '../../../domain/types.js';
-import { goldRecord } from '../../../runtime/records.js';
-import type { Services } from '../../../runtime/services.js';
-import { examples } from '../../../schemas/examples.js';
-import { GoldHistoryQuery, GoldHistoryResponse, GoldRecord } from '../../../schemas/market.js';
-import type { QueryOf } from '../../../schemas/query.js';
-import { historyParts, type Windowed, windowMeta } from '../../v1/history.js';
-import { operation } from '../../v1/operation.js';
+import { nextCursor } from '../../domain/history.js';
+import { GOLD_UNIT, PURITIES, QUOTE } from '../../domain/types.js';
+import { goldRecord } from '../../runtime/records.js';
+import type { Services } from '../../runtime/services.js';
+import { examples } from '../../schemas/examples.js';
+import { GoldHistoryQuery, GoldHistoryResponse, GoldRecord } from '../../schemas/market.js';
+import type { QueryOf } from '../../schemas/query.js';
+import { historyParts, type Windowed, windowMeta } from '../pipeline/history.js';
+import { operation } from '../pipeline/operation.js';
 
 type Query = QueryOf<typeof GoldHistoryQuery> & Windowed;
 const SCOPE = 'gold/history';

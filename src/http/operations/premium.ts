@@ -1,14 +1,14 @@
-import { QUOTE } from '../../../domain/types.js';
-import type { Services } from '../../../runtime/services.js';
-import type { PremiumItemValue } from '../../../runtime/snapshot.js';
-import { PremiumQuery, PremiumResponse } from '../../../schemas/market.js';
-import type { QueryOf } from '../../../schemas/query.js';
-import { responses } from '../../../schemas/responses.js';
-import { dedupe, MAX_AGE, type PreparedAnswer } from '../../respond.js';
-import { preparer } from '../../serialize.js';
-import { pagesOf } from '../../v1/bodies.js';
-import { checkCodeCount } from '../../v1/history.js';
-import { operation } from '../../v1/operation.js';
+import { QUOTE } from '../../domain/types.js';
+import type { Services } from '../../runtime/services.js';
+import type { PremiumItemValue } from '../../runtime/snapshot.js';
+import { PremiumQuery, PremiumResponse } from '../../schemas/market.js';
+import type { QueryOf } from '../../schemas/query.js';
+import { responses } from '../../schemas/responses.js';
+import { pagesOf } from '../pipeline/bodies.js';
+import { checkCodeCount } from '../pipeline/history.js';
+import { operation } from '../pipeline/operation.js';
+import { dedupe, MAX_AGE, type PreparedAnswer } from '../respond.js';
+import { preparer } from '../serialize.js';
 
 const body = preparer(PremiumResponse);
 

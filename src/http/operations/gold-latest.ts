@@ -1,13 +1,13 @@
-import { GOLD_UNIT, QUOTE } from '../../../domain/types.js';
-import type { Services } from '../../../runtime/services.js';
-import type { MarketSnapshot } from '../../../runtime/snapshot.js';
-import { GoldLatestResponse } from '../../../schemas/market.js';
-import { NoQuery } from '../../../schemas/query.js';
-import { responses } from '../../../schemas/responses.js';
-import { MAX_AGE, type PreparedAnswer } from '../../respond.js';
-import { preparer } from '../../serialize.js';
-import { perVersion } from '../../v1/bodies.js';
-import { operation } from '../../v1/operation.js';
+import { GOLD_UNIT, QUOTE } from '../../domain/types.js';
+import type { Services } from '../../runtime/services.js';
+import type { MarketSnapshot } from '../../runtime/snapshot.js';
+import { GoldLatestResponse } from '../../schemas/market.js';
+import { NoQuery } from '../../schemas/query.js';
+import { responses } from '../../schemas/responses.js';
+import { perVersion } from '../pipeline/bodies.js';
+import { operation } from '../pipeline/operation.js';
+import { MAX_AGE, type PreparedAnswer } from '../respond.js';
+import { preparer } from '../serialize.js';
 
 const prepare = preparer(GoldLatestResponse);
 

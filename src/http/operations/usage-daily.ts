@@ -3,13 +3,13 @@
  * of its keys' (docs/decisions.md 62). Priced like /v1/me: one unit, counted
  * before the answer is read, so today's count includes this request.
  */
-import { type DayWindow, dayWindow } from '../../../domain/usage-window.js';
-import type { Services } from '../../../runtime/services.js';
-import type { QueryOf } from '../../../schemas/query.js';
-import { responses } from '../../../schemas/responses.js';
-import { DailyUsageQuery, DailyUsageResponse } from '../../../schemas/usage.js';
-import { dailyUsage } from '../../../use-cases/usage.js';
-import { operation } from '../../v1/operation.js';
+import { type DayWindow, dayWindow } from '../../domain/usage-window.js';
+import type { Services } from '../../runtime/services.js';
+import type { QueryOf } from '../../schemas/query.js';
+import { responses } from '../../schemas/responses.js';
+import { DailyUsageQuery, DailyUsageResponse } from '../../schemas/usage.js';
+import { dailyUsage } from '../../use-cases/usage.js';
+import { operation } from '../pipeline/operation.js';
 
 type Query = QueryOf<typeof DailyUsageQuery> & { window: DayWindow };
 

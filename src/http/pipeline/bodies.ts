@@ -21,5 +21,5 @@ export function perVersion<K extends object, V>(make: (key: K) => V): (key: K) =
   };
 }
 
-/** The page cache of a version of the data: history pages and filtered latest lists (http/v1/history.ts). */
+/** The page cache of a version of the data: history pages and filtered latest lists (http/pipeline/history.ts). */
 export const pagesOf: (snapshot: MarketSnapshot) => PageCache = perVersion(() => new PageCache());

@@ -1,9 +1,9 @@
-import { keyPrefix } from '../../../domain/keys.js';
-import type { Services } from '../../../runtime/services.js';
-import { MeResponse } from '../../../schemas/me.js';
-import { NoQuery } from '../../../schemas/query.js';
-import { responses } from '../../../schemas/responses.js';
-import { operation } from '../../v1/operation.js';
+import { keyPrefix } from '../../domain/keys.js';
+import type { Services } from '../../runtime/services.js';
+import { MeResponse } from '../../schemas/me.js';
+import { NoQuery } from '../../schemas/query.js';
+import { responses } from '../../schemas/responses.js';
+import { operation } from '../pipeline/operation.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

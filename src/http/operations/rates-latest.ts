@@ -1,15 +1,15 @@
-import { ratesEntitlement } from '../../../domain/scopes.js';
-import { QUOTE } from '../../../domain/types.js';
-import type { Services } from '../../../runtime/services.js';
-import type { SourceView } from '../../../runtime/snapshot.js';
-import { RatesLatestQuery, RatesLatestResponse } from '../../../schemas/market.js';
-import type { QueryOf } from '../../../schemas/query.js';
-import { responses } from '../../../schemas/responses.js';
-import { dedupe, MAX_AGE, type PreparedAnswer } from '../../respond.js';
-import { preparer } from '../../serialize.js';
-import { pagesOf, perVersion } from '../../v1/bodies.js';
-import { checkCodeCount } from '../../v1/history.js';
-import { operation } from '../../v1/operation.js';
+import { ratesEntitlement } from '../../domain/scopes.js';
+import { QUOTE } from '../../domain/types.js';
+import type { Services } from '../../runtime/services.js';
+import type { SourceView } from '../../runtime/snapshot.js';
+import { RatesLatestQuery, RatesLatestResponse } from '../../schemas/market.js';
+import type { QueryOf } from '../../schemas/query.js';
+import { responses } from '../../schemas/responses.js';
+import { pagesOf, perVersion } from '../pipeline/bodies.js';
+import { checkCodeCount } from '../pipeline/history.js';
+import { operation } from '../pipeline/operation.js';
+import { dedupe, MAX_AGE, type PreparedAnswer } from '../respond.js';
+import { preparer } from '../serialize.js';
 
 const body = preparer(RatesLatestResponse);
 

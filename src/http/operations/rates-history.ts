@@ -1,13 +1,13 @@
-import { nextCursor } from '../../../domain/history.js';
-import { ratesEntitlement } from '../../../domain/scopes.js';
-import { QUOTE } from '../../../domain/types.js';
-import { historyRate } from '../../../runtime/records.js';
-import type { Services } from '../../../runtime/services.js';
-import { examples } from '../../../schemas/examples.js';
-import { HistoryRate, RatesHistoryQuery, RatesHistoryResponse } from '../../../schemas/market.js';
-import type { QueryOf } from '../../../schemas/query.js';
-import { historyParts, type Windowed, windowMeta } from '../../v1/history.js';
-import { deprecatedAlias, operation } from '../../v1/operation.js';
+import { nextCursor } from '../../domain/history.js';
+import { ratesEntitlement } from '../../domain/scopes.js';
+import { QUOTE } from '../../domain/types.js';
+import { historyRate } from '../../runtime/records.js';
+import type { Services } from '../../runtime/services.js';
+import { examples } from '../../schemas/examples.js';
+import { HistoryRate, RatesHistoryQuery, RatesHistoryResponse } from '../../schemas/market.js';
+import type { QueryOf } from '../../schemas/query.js';
+import { historyParts, type Windowed, windowMeta } from '../pipeline/history.js';
+import { deprecatedAlias, operation } from '../pipeline/operation.js';
 
 type Query = QueryOf<typeof RatesHistoryQuery> & Windowed;
 

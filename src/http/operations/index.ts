@@ -1,6 +1,6 @@
 /** Every /v1 operation, in the order the OpenAPI document lists them. Add a new one here. */
-import type { Services } from '../../../runtime/services.js';
-import type { Operation } from '../../v1/operation.js';
+import type { Services } from '../../runtime/services.js';
+import type { Operation } from '../pipeline/operation.js';
 import { assets } from './assets.js';
 import { goldHistory } from './gold-history.js';
 import { goldLatest } from './gold-latest.js';

@@ -1,6 +1,6 @@
 /**
- * Puts the /v1 entrance (http/v1/entrance.ts) in front of Fastify's router,
- * with the pipeline (http/v1/decide.ts) and the operations (http/routes/v1/).
+ * Puts the /v1 entrance (http/pipeline/entrance.ts) in front of Fastify's router,
+ * with the pipeline (http/pipeline/decide.ts) and the operations (http/operations/).
  *
  * Each operation is also declared to Fastify as a GET route with its schema,
  * for the OpenAPI document only (@fastify/swagger reads the declared routes):
@@ -11,13 +11,13 @@ import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { decider } from '../http/v1/decide.js';
-import { type Observe, V1Entrance } from '../http/v1/entrance.js';
-import type { Operation } from '../http/v1/operation.js';
+import { decider } from '../http/pipeline/decide.js';
+import { type Observe, V1Entrance } from '../http/pipeline/entrance.js';
+import type { Operation } from '../http/pipeline/operation.js';
 import type { Services } from '../runtime/services.js';
 import { parseQuery, type transport } from './transport.js';
 
-export interface V1Options {
+export interface PipelineOptions {
   services: Services;
   operations: Operation[];
   transport: ReturnType<typeof transport>;
@@ -30,8 +30,8 @@ const documentOnly = (): never => {
   throw new Error('a /v1 request is answered by the /v1 entrance, before the router');
 };
 
-export const v1Plugin = fp(
-  (app: FastifyInstance, { services, operations, transport, observer, addressOf }: V1Options, done) => {
+export const pipelinePlugin = fp(
+  (app: FastifyInstance, { services, operations, transport, observer, addressOf }: PipelineOptions, done) => {
     const logError = (err: unknown, requestId: string) =>
       app.log.error({ err, requestId }, 'unhandled error');
     const entrance = new V1Entrance({

@@ -1,8 +1,8 @@
 /**
  * What a /v1 operation is: its schema (which documents it, types its query and
  * compiles its validator), the entitlement it needs, and its answer. Route
- * files (http/routes/v1/) each define one with `operation()`; the pipeline
- * (decide.ts) runs them all the same way, and plugins/v1.ts mounts them.
+ * files (http/operations/) each define one with `operation()`; the pipeline
+ * (decide.ts) runs them all the same way, and plugins/pipeline.ts mounts them.
  *
  * An operation returns an outcome, never an HTTP error: the pipeline turns
  * `{ notFound }` into the 404 of the specification.
@@ -117,7 +117,7 @@ export interface AliasSpec {
 
 /**
  * The headers the alias adds, declared on its responses (docs/decisions.md 48,
- * 63): on every answer of the pipeline (http/v1/decide.ts), refusals and 304s
+ * 63): on every answer of the pipeline (http/pipeline/decide.ts), refusals and 304s
  * included. Not on the 414 (answered before any route) nor the 500 (decisions
  * 48: X-Request-Id only; one from the error handler has none of them); on the
  * 503 only when the pipeline answered it, not a stopping server's.

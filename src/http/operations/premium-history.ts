@@ -1,13 +1,13 @@
-import { type HistoryWindow, nextCursor } from '../../../domain/history.js';
-import { QUOTE } from '../../../domain/types.js';
-import { CARRY_FORWARD_MS, type PremiumSeries, premiumSeries } from '../../../runtime/premium-history.js';
-import type { Services } from '../../../runtime/services.js';
-import type { MarketSnapshot } from '../../../runtime/snapshot.js';
-import { examples } from '../../../schemas/examples.js';
-import { PremiumHistoryItem, PremiumHistoryQuery, PremiumHistoryResponse } from '../../../schemas/market.js';
-import type { QueryOf } from '../../../schemas/query.js';
-import { historyParts, type Windowed, windowMeta } from '../../v1/history.js';
-import { operation } from '../../v1/operation.js';
+import { type HistoryWindow, nextCursor } from '../../domain/history.js';
+import { QUOTE } from '../../domain/types.js';
+import { CARRY_FORWARD_MS, type PremiumSeries, premiumSeries } from '../../runtime/premium-history.js';
+import type { Services } from '../../runtime/services.js';
+import type { MarketSnapshot } from '../../runtime/snapshot.js';
+import { examples } from '../../schemas/examples.js';
+import { PremiumHistoryItem, PremiumHistoryQuery, PremiumHistoryResponse } from '../../schemas/market.js';
+import type { QueryOf } from '../../schemas/query.js';
+import { historyParts, type Windowed, windowMeta } from '../pipeline/history.js';
+import { operation } from '../pipeline/operation.js';
 
 type Query = QueryOf<typeof PremiumHistoryQuery> & Windowed;
 

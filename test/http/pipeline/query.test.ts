@@ -1,10 +1,10 @@
 /**
- * The compiled query validator (src/http/v1/query.ts): the judgement of an
+ * The compiled query validator (src/http/pipeline/query.ts): the judgement of an
  * absent query is made once and shared, so it must be one nothing can change.
  */
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { compileQuery } from '../../../src/http/v1/query.js';
+import { compileQuery } from '../../../src/http/pipeline/query.js';
 
 const schema = Type.Object(
   {

@@ -1,6 +1,6 @@
 /** The quota headers' numbers: countText writes every count exactly as String() does. */
 import { describe, expect, it } from 'vitest';
-import { countText } from '../../../src/http/v1/quota.js';
+import { countText } from '../../../src/http/pipeline/quota.js';
 
 describe('countText', () => {
   it('writes small and large counts as String() does, across the 2^30 and 10^9 boundaries', () => {
