@@ -18,8 +18,14 @@ export interface PlanDefaults {
 
 const DEFAULT_FILE = join(PROJECT_ROOT, defaultOf('MDS_PLANS_FILE'));
 
-/** `file`: MDS_PLANS_FILE, checked by src/config.ts (the CLI passes it). */
-export function loadPlans(file = DEFAULT_FILE): Map<string, PlanDefaults> {
+/**
+ * `file`: MDS_PLANS_FILE, checked by src/config.ts (the CLI passes it). Its
+ * declared default names the project's own catalogue, so it is read from the
+ * project, whatever folder the process was started in; a path the operator
+ * set is read as given (test/docs/commands.test.ts serves from a temp folder).
+ */
+export function loadPlans(given = DEFAULT_FILE): Map<string, PlanDefaults> {
+  const file = given === defaultOf('MDS_PLANS_FILE') ? DEFAULT_FILE : given;
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
