@@ -8,8 +8,6 @@ import { keyCreated } from '../../domain/webhook-builders.js';
 import type {
   AccountFilter,
   AccountRecord,
-  AdminTokenRecord,
-  AdminTokenStatus,
   AuditActor,
   GrantFilter,
   GrantRecord,
@@ -18,34 +16,11 @@ import type {
   KeyRecord,
   KeysetPage,
 } from '../admin-records.js';
-import type { Database } from '../schema.js';
 import { grantAccount } from './access-events.js';
-import { insertKey, keyFields, splitScopes, toAccount, toGrant, toKey } from './access-rows.js';
-import { appendAudit, auditInstant, changesOf } from './audit.js';
+import { insertKey, keyFields, toAccount, toGrant, toKey } from './access-rows.js';
+import { appendAudit, changesOf } from './audit.js';
 import { bump, createdAfter, type Db } from './database.js';
 import { emitIn } from './webhooks.js';
-
-function _toAdminToken(r: Database['admin_tokens']): AdminTokenRecord {
-  const num = (v: number | null) => (v === null ? null : Number(v));
-  return {
-    publicId: r.id,
-    digest: r.digest,
-    label: r.label,
-    scopes: splitScopes(r.scopes),
-    status: r.status as AdminTokenStatus,
-    createdAt: Number(r.created_at),
-    lastUsedAt: num(r.last_used_at),
-    revokedAt: num(r.revoked_at),
-  };
-}
-
-/** What the audit log records of a token: never its digest. */
-const _tokenFields = (t: AdminTokenRecord) => ({
-  label: t.label,
-  scopes: t.scopes,
-  status: t.status,
-  revokedAt: auditInstant(t.revokedAt),
-});
 
 /**
  * The lists of accounts, grants and keys and the key roll: the part of the
