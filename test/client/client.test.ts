@@ -397,6 +397,45 @@ describe('MdsClient against the real server', () => {
     expect(invalid.requestId).toMatch(/^req_/);
   });
 
+  it('the message of a 403 insufficient_scope names the entitlement its details say is missing, and claims no plan', async () => {
+    const narrow = new MdsClient({ baseUrl: server.url, apiKey: assetsOnlyKey });
+    const denied = (await narrow
+      .getPremiumHistory({ currency: 'EUR' })
+      .catch((e: unknown) => e)) as MdsApiError;
+    expect(denied).toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+      details: [{ entitlement: 'market:premium:history:read' }],
+    });
+    const named =
+      'The key is not entitled to this operation. Missing entitlement: market:premium:history:read; ' +
+      'a key with that scope, on a plan that gives it, is needed.';
+    expect(denied.message).toBe(named);
+    // What an uncaught one prints.
+    expect(inspect(denied)).toContain(`MdsApiError: ${named}`);
+  });
+
+  it('an insufficient_scope whose details name no entitlement keeps its message; two are both named', async () => {
+    const sent = 'The key is not entitled to this operation.';
+    const messageOf = async (details: unknown) => {
+      const fetch: typeof globalThis.fetch = async () =>
+        new Response(
+          JSON.stringify({
+            error: { status: 403, code: 'insufficient_scope', message: sent, details },
+            meta: { requestId: 'req_test' },
+          }),
+          { status: 403, headers: { 'content-type': 'application/json' } },
+        );
+      const client = new MdsClient({ baseUrl: 'http://mds.invalid', apiKey: 'mds_test_key', fetch });
+      return ((await client.getMe().catch((e: unknown) => e)) as MdsApiError).message;
+    };
+    expect(await messageOf(undefined)).toBe(sent);
+    expect(await messageOf([{ parameter: 'currency' }])).toBe(sent);
+    expect(await messageOf([{ entitlement: 'gold:history:read' }, { entitlement: 'usage:read' }])).toBe(
+      `${sent} Missing entitlements: gold:history:read, usage:read; a key with those scopes, on a plan that gives it, is needed.`,
+    );
+  });
+
   it('with maxRetries = 0 a 429 surfaces at once as rate_limited with Retry-After and request id', async () => {
     const { seen, fetch } = recordingFetch();
     const client = new MdsClient({ baseUrl: server.url, apiKey: slowKey, fetch, maxRetries: 0 });

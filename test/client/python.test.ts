@@ -249,7 +249,7 @@ for call in (lambda: mds.get_me(), lambda: mds.get_market_premium(),
         copy = pickle.loads(pickle.dumps(e))
         results.append({"status": e.status, "code": e.code, "message": e.message, "request_id": e.request_id,
                         "details": e.details, "retry_after": e.retry_after, "str": str(e),
-                        "isException": isinstance(e, Exception), "pickled": repr(copy) == repr(e),
+                        "isException": isinstance(e, Exception), "pickled": repr(copy) == repr(e) and str(copy) == str(e),
                         "seconds": time.monotonic() - started})
 print(json.dumps(results))`;
     const unknownKey = generateKey('live').key;
@@ -276,6 +276,13 @@ print(json.dumps(results))`;
       details: [{ entitlement: 'usage:read' }],
     });
     expect(denied).toMatchObject({ status: 403, details: [{ entitlement: 'market:premium:read' }] });
+    // str() names what was missing, as the details say, and claims no plan; `message` is the API's.
+    expect(denied).toMatchObject({ message: 'The key is not entitled to this operation.', pickled: true });
+    expect(denied.str).toBe(
+      '403 insufficient_scope: The key is not entitled to this operation. Missing entitlement: market:premium:read; ' +
+        `a key with that scope, on a plan that gives it, is needed. (request ${denied.request_id})`,
+    );
+    expect(me.str).toContain(' Missing entitlement: usage:read; ');
     expect(notFound).toMatchObject({ status: 403 });
     const [, , missing, badLimit, badWindow] = await py(script(key));
     expect(missing).toMatchObject({ status: 404, code: 'not_found', details: null });
@@ -292,6 +299,26 @@ print(json.dumps(results))`;
     // None of these is retried: each raised at once.
     for (const result of [unauthorized, me, missing, badLimit, badWindow])
       expect(result.seconds).toBeLessThan(5);
+  });
+
+  it('str() of an insufficient_scope names every entitlement of its details; without one, or for another code, it adds nothing', async () => {
+    const out = await py(`
+import json
+from mds_client import MdsApiError
+print(json.dumps([
+    str(MdsApiError(403, "insufficient_scope", "Not entitled.")),
+    str(MdsApiError(403, "insufficient_scope", "Not entitled.", None, [{"parameter": "currency"}])),
+    str(MdsApiError(403, "insufficient_scope", "Not entitled.", "req_1",
+                    [{"entitlement": "gold:history:read"}, {"entitlement": "usage:read"}])),
+    str(MdsApiError(400, "invalid_parameter", "Bad.", None, [{"entitlement": "usage:read"}])),
+]))`);
+    expect(out).toEqual([
+      '403 insufficient_scope: Not entitled.',
+      '403 insufficient_scope: Not entitled.',
+      '403 insufficient_scope: Not entitled. Missing entitlements: gold:history:read, usage:read; ' +
+        'a key with those scopes, on a plan that gives it, is needed. (request req_1)',
+      '400 invalid_parameter: Bad.',
+    ]);
   });
 
   it('configuration: a missing key or base URL is a ValueError naming the variable', async () => {

@@ -6,17 +6,25 @@
  * an index), the README's shell commands as written (only
  * `/path/to/market-data-service` replaced by this checkout), its code saved
  * under the name the README gives, and MDS_BASE_URL / MDS_API_KEY set as it
- * says, against the real server on sample data ending today. Every other
- * code block of the two package READMEs is a whole program and runs too; the
- * TypeScript ones also type-check as `.mts` with the repository's compiler.
+ * says, against the real server on sample data ending today. The quick-starts
+ * run with a key of the free, the pro and the enterprise plan, each grant made
+ * with its plan's defaults (config/plans.json): each prints the latest rates,
+ * and the premium history where the plan gives it, a sentence saying it was
+ * skipped where not (never a 403). Every other code block of the two package
+ * READMEs is a whole program and runs too, with a key entitled to everything;
+ * the TypeScript ones also type-check as `.mts` with the repository's compiler.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENTITLEMENTS } from '../../src/domain/scopes.js';
+import { loadPlans } from '../../src/access/plans.js';
+import { ENTITLEMENTS, expandScopes } from '../../src/domain/scopes.js';
+import { SYSTEM_ACTOR } from '../../src/storage/admin-records.js';
 import { openStore } from '../../src/storage/open.js';
+import type { Store } from '../../src/storage/store.js';
+import { createGrant as createPlanGrant } from '../../src/use-cases/grants.js';
 import { createAccount, createGrant, createKey } from '../support/keys.js';
 import { customerEnv, fencedBlocks, REPO, runOk, strictTsc } from '../support/python.js';
 import { CLI, type ServerProcess, spawnServer } from '../support/server-process.js';
@@ -24,6 +32,23 @@ import { CLI, type ServerProcess, spawnServer } from '../support/server-process.
 const DAY = 86_400_000;
 const TODAY = new Date().toISOString().slice(0, 10);
 const PLACEHOLDER = '/path/to/market-data-service';
+
+/** The plans a customer's quick-start runs with: the cheapest, a paid one, the one with everything. */
+const PLANS = ['free', 'pro', 'enterprise'] as const;
+type Plan = (typeof PLANS)[number];
+const PREMIUM_HISTORY = 'market:premium:history:read';
+
+/** Whether a plan of the catalogue gives the premium history the quick-starts page through. */
+const readsPremiumHistory = (plan: Plan) =>
+  expandScopes(loadPlans().get(plan)?.scopes ?? []).includes(PREMIUM_HISTORY);
+
+/** A key on a new grant of `plan`, made with the plan's defaults: its scopes and limits. */
+async function planKey(store: Store, plan: Plan): Promise<string> {
+  const account = await createAccount(store, { name: `Quick-start ${plan} customer` });
+  const grant = await createPlanGrant(store, SYSTEM_ACTOR, { accountId: account.id, plan });
+  if (!grant.ok) throw new Error(`grant of plan ${plan}: ${grant.error.message}`);
+  return (await createKey(store, { grantId: grant.value.id })).key;
+}
 
 /** The text of a Markdown section: from its heading to the next heading of the same or a higher level. */
 function section(markdown: string, heading: string): string {
@@ -61,12 +86,14 @@ describe('the client quick-starts, run as written', () => {
   let dir: string;
   let server: ServerProcess;
   let env: NodeJS.ProcessEnv;
+  /** A key of each plan for each language's quick-start: one grant each, so no run eats another's minute. */
+  const planKeys = new Map<string, string>();
 
-  /** Runs a README shell block, as written but for the repository's path, in `cwd`. */
-  const shell = (block: string, cwd: string) =>
+  /** Runs a README shell block, as written but for the repository's path, in `cwd` (with `apiKey` if given). */
+  const shell = (block: string, cwd: string, apiKey?: string) =>
     runOk('bash', ['-euo', 'pipefail', '-c', block.replaceAll(PLACEHOLDER, REPO)], {
       cwd,
-      env,
+      env: apiKey === undefined ? env : { ...env, MDS_API_KEY: apiKey },
       timeout: 120_000,
     });
 
@@ -90,6 +117,8 @@ describe('the client quick-starts, run as written', () => {
         validFrom: Date.now() - DAY,
       });
       key = (await createKey(store, { grantId: grant.id })).key;
+      for (const language of ['ts', 'python'])
+        for (const plan of PLANS) planKeys.set(`${language} ${plan}`, await planKey(store, plan));
     } finally {
       await store.close();
     }
@@ -102,11 +131,27 @@ describe('the client quick-starts, run as written', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** What every quick-start prints and writes: the two latest rates, a year of days, the CSV file. */
-  function expectQuickStartDone(out: string, folder: string) {
+  it('the plans the quick-starts run with: some give the premium history, some do not', () => {
+    expect(PLANS.map(readsPremiumHistory)).toContain(true);
+    expect(PLANS.map(readsPremiumHistory)).toContain(false);
+  });
+
+  /**
+   * What a quick-start prints and writes with a key of `plan`: the two latest rates; then, where
+   * the plan gives the premium history, a year of days and the CSV file, else one sentence.
+   */
+  function expectQuickStartDone(out: string, folder: string, plan: Plan) {
     const lines = out.trim().split('\n');
     expect(lines[0]).toMatch(/^EUR parallel: buy \d+(\.\d+)?, sell \d+(\.\d+)? DZD \(\d{4}-\d\d-\d\dT/);
     expect(lines[1]).toMatch(/^EUR official: buy \d+(\.\d+)?, sell \d+(\.\d+)? DZD \(/);
+    if (!readsPremiumHistory(plan)) {
+      expect(lines.slice(2)).toEqual([
+        `premium history skipped: this key (${plan} plan) lacks ${PREMIUM_HISTORY}`,
+      ]);
+      expect(existsSync(join(folder, 'eur-premium.csv'))).toBe(false);
+      return;
+    }
+    expect(lines).toHaveLength(4);
     // A year ending today is 366 days, each with its parallel observation.
     expect(lines[2]).toMatch(new RegExp(`^366 days; newest ${TODAY}: \\d+(\\.\\d+)? % over official$`));
     expect(lines[3]).toMatch(/^wrote eur-premium\.csv: 366 rows/);
@@ -121,7 +166,11 @@ describe('the client quick-starts, run as written', () => {
       await shell(tsQuickStart.install, folder);
       expect(existsSync(join(folder, 'node_modules', '@mds', 'client', 'dist', 'index.js'))).toBe(true);
       writeFileSync(join(folder, 'quickstart.mjs'), tsQuickStart.code);
-      expectQuickStartDone(await shell(tsQuickStart.run, folder), folder);
+      for (const plan of PLANS) {
+        rmSync(join(folder, 'eur-premium.csv'), { force: true });
+        const out = await shell(tsQuickStart.run, folder, planKeys.get(`ts ${plan}`)!);
+        expectQuickStartDone(out, folder, plan);
+      }
 
       // The client README's other blocks: whole programs, run the same way.
       const others = fencedBlocks(clientReadme, 'ts').filter((block) => block !== tsQuickStart.code);
@@ -150,7 +199,11 @@ describe('the client quick-starts, run as written', () => {
     try {
       await shell(pythonQuickStart.install, folder);
       writeFileSync(join(folder, 'quickstart.py'), pythonQuickStart.code);
-      expectQuickStartDone(await shell(pythonQuickStart.run, folder), folder);
+      for (const plan of PLANS) {
+        rmSync(join(folder, 'eur-premium.csv'), { force: true });
+        const out = await shell(pythonQuickStart.run, folder, planKeys.get(`python ${plan}`)!);
+        expectQuickStartDone(out, folder, plan);
+      }
 
       const others = fencedBlocks(pythonReadme, 'python').filter((block) => block !== pythonQuickStart.code);
       expect(others.length).toBeGreaterThanOrEqual(4);

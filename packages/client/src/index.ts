@@ -35,6 +35,7 @@ import type {
 } from './generated.js';
 import {
   csvOf,
+  type ErrorInit,
   type ErrorKind,
   envelopeOf,
   MdsError,
@@ -95,10 +96,31 @@ export interface JsonOptions extends HistoryOptions {
 /**
  * Every non-2xx answer (and any answer that is not the API's JSON), as a typed
  * error: `status`, `code` (e.g. `invalid_api_key`, `rate_limited`), `details`,
- * `requestId` and `retryAfter` (transport.ts, `MdsError`).
+ * `requestId` and `retryAfter` (transport.ts, `MdsError`). The message of an
+ * `insufficient_scope` names the entitlement its `details` say is missing.
  */
 export class MdsApiError extends MdsError<ErrorDetail> {
   override readonly name = 'MdsApiError';
+
+  constructor(init: ErrorInit<ErrorDetail>) {
+    super({ ...init, message: withMissingEntitlement(init) });
+  }
+}
+
+/**
+ * The message of an `insufficient_scope`, followed by the entitlement its
+ * `details` name; any other message as it is. The answer names the entitlement
+ * only, not a plan that gives it, so neither does the message.
+ */
+function withMissingEntitlement(init: ErrorInit<ErrorDetail>): string {
+  if (init.code !== 'insufficient_scope') return init.message;
+  const missing = (init.details ?? []).flatMap((detail) =>
+    typeof detail?.entitlement === 'string' ? [detail.entitlement] : [],
+  );
+  if (missing.length === 0) return init.message;
+  const [names, scope] =
+    missing.length === 1 ? ['entitlement', 'that scope'] : ['entitlements', 'those scopes'];
+  return `${init.message} Missing ${names}: ${missing.join(', ')}; a key with ${scope}, on a plan that gives it, is needed.`;
 }
 
 const API: ErrorKind<MdsApiError> = { Error: MdsApiError, api: 'API' };

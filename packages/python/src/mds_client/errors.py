@@ -14,7 +14,8 @@ class MdsApiError(Exception):
     the `X-Request-Id` header: quote it when asking for support); `retry_after`
     the seconds of `Retry-After` (429, 503) when the server sent it. An answer
     that is not the API's envelope (a proxy's page, say) has the code
-    `unexpected_response`.
+    `unexpected_response`. `str()` of an `insufficient_scope` names the
+    entitlement its `details` say is missing.
     """
 
     status: int
@@ -42,8 +43,22 @@ class MdsApiError(Exception):
         self.retry_after = retry_after
 
     def __str__(self) -> str:
-        text = f"{self.status} {self.code}: {self.message}"
+        text = f"{self.status} {self.code}: {self.message}{self._missing_entitlement()}"
         return text if self.request_id is None else f"{text} (request {self.request_id})"
+
+    def _missing_entitlement(self) -> str:
+        # The answer names the entitlement only, not a plan that gives it: so does this.
+        if self.code != "insufficient_scope":
+            return ""
+        missing = [
+            detail["entitlement"]
+            for detail in self.details or []
+            if isinstance(detail, dict) and isinstance(detail.get("entitlement"), str)
+        ]
+        if not missing:
+            return ""
+        names, scope = ("entitlement", "that scope") if len(missing) == 1 else ("entitlements", "those scopes")
+        return f" Missing {names}: {', '.join(missing)}; a key with {scope}, on a plan that gives it, is needed."
 
     def __repr__(self) -> str:
         return (
