@@ -239,6 +239,7 @@ async function startAdmin(
   const admin = await buildAdminApp(runtime.services, {
     logger,
     tls,
+    headersTimeoutMs: options.headersTimeoutMs,
     trustProxy: options.trustProxy,
     contact: options.contact,
   });

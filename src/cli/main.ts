@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { AdminError } from '../access/admin-error.js';
 import { ConfigError, readCommandConfig } from '../config.js';
+import { forbiddenCharacters } from '../schemas/admin-check.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { CliError, type Io, output } from './output.js';
 import { COMMANDS as commands } from './table.js';
@@ -48,6 +49,15 @@ export async function main(argv: string[], io: Io = process): Promise<number> {
       strict: true,
       allowPositionals: true,
     });
+    // Every argument, as every admin input (schemas/admin-check.ts): no control character, named by its option.
+    for (const [name, value] of Object.entries(values)) {
+      const forbidden = forbiddenCharacters(value);
+      if (forbidden) throw new AdminError(`--${name}: ${forbidden.message}`);
+    }
+    for (const [i, value] of positionals.entries()) {
+      const forbidden = forbiddenCharacters(value);
+      if (forbidden) throw new AdminError(`argument ${i + 1}: ${forbidden.message}`);
+    }
     if (values.help) {
       io.stdout.write(`usage: mds ${command.usage}\n`);
       return 0;

@@ -83,6 +83,24 @@ function rejectSocket(
 }
 
 /**
+ * Requests Node's parser rejects before Fastify sees them (oversized headers,
+ * timeouts, malformed HTTP) still get our envelope and a request id; the
+ * admin listener's too (src/admin-app.ts).
+ */
+export function clientErrorHandler(nextId: () => string, rawHeaders: string) {
+  return (err: NodeJS.ErrnoException, socket: Socket): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, code] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large' as const]
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'request_timeout' as const]
+          : [400, 'bad_request' as const];
+    rejectSocket(socket, nextId, status, code, rawHeaders);
+  };
+}
+
+/**
  * The transport's settings, made before the app: Fastify takes the server
  * factory, id generator and raw-error handlers at construction.
  */
@@ -130,18 +148,7 @@ export function transport(services: Services, options: TransportOptions, routes:
     },
     routerOptions: { querystringParser: parseQuery },
     genReqId: nextId,
-    // Requests Node's parser rejects before Fastify sees them (oversized headers,
-    // timeouts, malformed HTTP) still get our envelope and a request id.
-    clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
-      if (err.code === 'ECONNRESET' || socket.destroyed) return;
-      const [status, code] =
-        err.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'headers_too_large' as const]
-          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-            ? [408, 'request_timeout' as const]
-            : [400, 'bad_request' as const];
-      rejectSocket(socket, nextId, status, code, rawHeaders);
-    },
+    clientErrorHandler: clientErrorHandler(nextId, rawHeaders),
     // A path the router cannot decode (`/v1/%C0%AE`): our envelope, not Fastify's body.
     // It runs before the onRequest hook: the headers that hook sets are set here too.
     frameworkErrors: (_err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

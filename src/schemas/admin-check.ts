@@ -42,6 +42,47 @@ function sentence(error: { type: ValueErrorType; schema: TSchema; message: strin
   return error.message.charAt(0).toLowerCase() + error.message.slice(1);
 }
 
+/**
+ * Characters no admin input may hold, whatever its field (docs/decisions.md
+ * 87): the C0 controls and DEL (PostgreSQL refuses NUL in text with a 500,
+ * SQLite stores it, a terminal obeys an escape), and the bidirectional
+ * embeddings, overrides and isolates, which make a name or an id read other
+ * than it is written. The marks Arabic text needs (U+200F, U+061C) are not
+ * among them.
+ */
+const CONTROL_CLASS = '\\u0000-\\u001f\\u007f';
+export const BIDI_CLASS = '\\u202a-\\u202e\\u2066-\\u2069';
+const CONTROL = new RegExp(`[${CONTROL_CLASS}]`);
+const BIDI = new RegExp(`[${BIDI_CLASS}]`);
+export const CONTROL_SENTENCE = 'must not contain control characters (U+0000 to U+001F, U+007F): remove them';
+/** In an imported name a tab or a line break may stand inside a quoted CSV field; the other controls may not. */
+export const IMPORTED_CONTROL_CLASS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f';
+export const IMPORTED_CONTROL_SENTENCE =
+  'must not contain control characters other than tab, CR and LF (U+0000 to U+001F, U+007F): remove them';
+export const BIDI_SENTENCE =
+  'must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069): remove them';
+
+/**
+ * The first string of `value` (an object's or array's, at any depth; a
+ * member's name too) that holds a character no admin input may hold: its
+ * field (`a.b`, `scopes.1`; `field` itself for a string) and the sentence
+ * saying what to remove. The value is never quoted: it is what must not be echoed.
+ */
+export function forbiddenCharacters(value: unknown, field = ''): Problem | null {
+  if (typeof value === 'string') {
+    if (CONTROL.test(value)) return { field, message: CONTROL_SENTENCE };
+    if (BIDI.test(value)) return { field, message: BIDI_SENTENCE };
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  for (const [name, member] of Object.entries(value)) {
+    const path = field === '' ? name : `${field}.${name}`;
+    const problem = forbiddenCharacters(name, path) ?? forbiddenCharacters(member, path);
+    if (problem) return problem;
+  }
+  return null;
+}
+
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
 /**
@@ -59,6 +100,8 @@ export function check<T extends TSchema>(schema: T, data: unknown): Checked<Stat
   if (typeof value === 'object' && !Array.isArray(value)) {
     value = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
   }
+  const forbidden = forbiddenCharacters(value);
+  if (forbidden) return { ok: false, problems: [forbidden] };
   if (typeCheck.Check(value)) return { ok: true, value: value as Static<T> };
   const problems: Problem[] = [];
   for (const e of typeCheck.Errors(value)) {

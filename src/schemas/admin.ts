@@ -360,7 +360,7 @@ export const IdempotencyKeyHeader = Type.Object({
       description:
         'Makes a retry safe: the same key with the same request replays the first answer for 24 hours ' +
         '(`Idempotent-Replayed: true`); with another request it is a 409 `idempotency_key_reused`. ' +
-        '1 to 255 printable ASCII characters, per admin token.',
+        '1 to 255 printable ASCII characters, per admin token, sent once (on two lines it is a 400).',
       examples: ['webhook-evt_1Nv3kL2eZvKYlo2C'],
     }),
   ),
@@ -450,7 +450,10 @@ const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unkno
   ],
   413: ['The body is larger than the operation accepts (`payload_too_large`).', {}],
   414: ['The URL is too long (`uri_too_long`).', {}],
-  415: ['The body’s Content-Type is not one the operation accepts (`unsupported_media_type`).', {}],
+  415: [
+    'The body’s Content-Type is not one the operation accepts, or the body is compressed: a Content-Encoding other than `identity` (`unsupported_media_type`).',
+    {},
+  ],
   429: [
     'Too many failed authentications from this address in the current minute (`too_many_requests`).',
     RetryAfter,
@@ -465,7 +468,8 @@ const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unkno
 /** The admin document's `Error`: any code of the admin API (each status's in its `x-error-codes`). */
 const AdminErrorBody = errorBody([...new Set(Object.values(ADMIN_ERROR_CODES).flat())]);
 
-const adminError = (status: AdminErrorStatus) =>
+/** The documented answer of an admin error status (http/admin/index.ts adds 415 to every write). */
+export const adminError = (status: AdminErrorStatus) =>
   errorResponse(AdminErrorBody, ADMIN_ERROR_CODES[status], {
     description: ERROR_DESCRIPTIONS[status][0],
     headers: { ...RequestIdHeader, ...ERROR_DESCRIPTIONS[status][1] },

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { PageSize } from '../schemas/admin.js';
-import { check } from '../schemas/admin-check.js';
+import { check, forbiddenCharacters } from '../schemas/admin-check.js';
 import type { KeysetPage } from '../storage/admin-records.js';
 import type { ListOptions, OperationError, Page, Result } from './contract.js';
 
@@ -67,6 +67,9 @@ const DEFAULT_LIMIT = 100;
  * next page exists is known without another query.
  */
 export function keysetOf(options: ListOptions): KeysetPage {
+  // A list's filters and cursor, whoever gives them: no character an admin input may not hold.
+  const forbidden = forbiddenCharacters(options);
+  if (forbidden) throw invalid(forbidden.field, forbidden.message);
   const { limit = DEFAULT_LIMIT } = checked(PageSize, { limit: options.limit });
   const page: KeysetPage = { limit: limit + 1 };
   if (options.cursor !== undefined) page.after = decodeCursor(options.cursor);
@@ -98,7 +101,9 @@ function decodeCursor(cursor: string): { at: number; id: string } {
   try {
     if (cursor.length <= 200) {
       const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-      if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string') {
+      const ok = Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string';
+      // An id with a control character is no id this list gave (PostgreSQL would refuse a NUL with a 500).
+      if (ok && forbiddenCharacters(v[1]) === null) {
         return { at: v[0] as number, id: v[1] };
       }
     }

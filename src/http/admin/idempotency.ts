@@ -64,6 +64,15 @@ declare module 'fastify' {
   }
 }
 
+/** Whether the Idempotency-Key header came on more than one line. */
+function sentTwice(rawHeaders: string[]): boolean {
+  let lines = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toLowerCase() === 'idempotency-key') lines++;
+  }
+  return lines > 1;
+}
+
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -74,7 +83,8 @@ export function idempotencyGate(records: IdempotencyRecords, now: () => number) 
   return async (request: FastifyRequest, reply: FastifyReply, actor: string): Promise<boolean> => {
     const key = request.headers['idempotency-key'];
     if (key === undefined) return false;
-    if (typeof key !== 'string' || !KEY_SYNTAX.test(key)) {
+    // Node joins a header sent twice into one value (`a, a`): counted on the raw lines instead.
+    if (typeof key !== 'string' || !KEY_SYNTAX.test(key) || sentTwice(request.raw.rawHeaders)) {
       throw new ApiError(400, 'invalid_request', [
         { parameter: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters, sent once' },
       ]);

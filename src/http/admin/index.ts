@@ -2,6 +2,7 @@
  * Every admin route, one file per resource. A new resource: its file here
  * and its schemas in schemas/admin.ts; plugins/admin.ts mounts what this lists.
  */
+import { adminError } from '../../schemas/admin.js';
 import { accountRoutes } from './accounts.js';
 import { auditRoutes } from './audit.js';
 import { dataRoutes } from './data.js';
@@ -20,5 +21,15 @@ export function adminRouteList(): AdminRoute[] {
     ...dataRoutes,
     ...usageRoutes,
     ...webhookRoutes,
-  ];
+  ].map(withUnsupportedEncoding);
+}
+
+/** Every write may answer 415: a compressed body is refused (http/admin/input.ts). */
+function withUnsupportedEncoding(route: AdminRoute): AdminRoute {
+  if (route.method === 'GET' || route.schema.response[415]) return route;
+  // Integer keys keep their numeric order: 415 lands among the others.
+  return {
+    ...route,
+    schema: { ...route.schema, response: { ...route.schema.response, 415: adminError(415) } },
+  };
 }
