@@ -42,7 +42,7 @@ const MAX_URL_LENGTH = 4096;
 /**
  * The time to receive a whole admin request: longer than the public
  * listener's, for a data import of up to 50 MB (ADMIN_MAX_IMPORT_BYTES); the
- * headers get the public listener's time (docs/decisions.md 87).
+ * headers get the public listener's time (docs/decisions.md 89).
  */
 const ADMIN_REQUEST_TIMEOUT_MS = 60_000;
 

@@ -87,7 +87,7 @@ const EnteredLabel = (max: number) =>
         'must not begin with =, +, -, @, a tab or a carriage return, which a spreadsheet runs as a formula: ' +
         'remove or reword the first character',
     }),
-    // No character an admin input may hold (docs/decisions.md 87; U+200F and U+061C are not
+    // No character an admin input may hold (docs/decisions.md 89; U+200F and U+061C are not
     // among them) but a tab or line break inside, after the formula rule: a leading tab gets its sentence.
     Type.String({ pattern: `^[^${IMPORTED_CONTROL_CLASS}]*$`, errorMessage: IMPORTED_CONTROL_SENTENCE }),
     Type.String({ pattern: `^[^${BIDI_CLASS}]*$`, errorMessage: BIDI_SENTENCE }),

@@ -1,6 +1,6 @@
 /**
  * Hostile input on the admin listener and in the CLI's arguments
- * (docs/decisions.md 87, docs/security.md): a control character or a
+ * (docs/decisions.md 89, docs/security.md): a control character or a
  * bidirectional control in any admin input is a 400 naming the parameter,
  * never a 500 (PostgreSQL refuses NUL in text) nor a stored value; a path
  * parameter over 100 characters, a compressed body and a repeated

@@ -1,6 +1,6 @@
 /**
  * What every admin request is held to before its route's validator, in one
- * place (docs/decisions.md 87): no string of its path parameters, query or
+ * place (docs/decisions.md 89): no string of its path parameters, query or
  * JSON body holds a control character (U+0000 to U+001F, U+007F) or a
  * bidirectional control (U+202A to U+202E, U+2066 to U+2069), with the
  * sentence of schemas/admin-check.ts (the CLI says the same of its
