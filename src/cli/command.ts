@@ -10,6 +10,8 @@ export interface Command {
   options?: Record<string, OptionSpec>;
   /** How many positionals follow the name. */
   positionals?: { min: number; max: number };
+  /** It may create the store it names (serve, init, migrate, seed sample); every other command refuses a missing one. */
+  createsStore?: true;
   run(ctx: CommandContext): Promise<void>;
 }
 

@@ -13,6 +13,7 @@ import { forbiddenCharacters } from '../schemas/admin-check.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { CliError, type Io, output } from './output.js';
 import { COMMANDS as commands } from './table.js';
+import { requireExistingStore } from './with-store.js';
 
 const COMMON: Record<string, OptionSpec> = {
   json: { type: 'boolean' },
@@ -22,14 +23,15 @@ const COMMON: Record<string, OptionSpec> = {
 
 function usage(): string {
   return [
-    'usage: mds <command> [options]   (every command accepts --json and --db <url>)',
+    'usage: mds [--db <url>] [--json] <command> [options]   (--json and --db <url> also after the command)',
     '',
     ...commands.map((c) => `  mds ${c.usage}`),
   ].join('\n');
 }
 
 /** Runs one `mds` command line; resolves with its exit code (a `serve` keeps running after it). */
-export async function main(argv: string[], io: Io = process): Promise<number> {
+export async function main(args: string[], io: Io = process): Promise<number> {
+  const argv = globalsLast(args);
   const command = commands
     .filter((c) => c.name.every((w, i) => argv[i] === w))
     .sort((a, b) => b.name.length - a.name.length)[0];
@@ -68,6 +70,7 @@ export async function main(argv: string[], io: Io = process): Promise<number> {
     }
     const db = values.db as string | undefined;
     const config = readCommandConfig(io.env, db ? { MDS_DATABASE_URL: { flag: '--db', value: db } } : {});
+    if (!command.createsStore) requireExistingStore(config.databaseUrl);
     await command.run({
       values: values as CommandContext['values'],
       positionals,
@@ -79,6 +82,26 @@ export async function main(argv: string[], io: Io = process): Promise<number> {
   } catch (err) {
     return fail(io, json, err);
   }
+}
+
+/**
+ * `mds --db x.sqlite --json keys list` is `mds keys list --db x.sqlite --json`:
+ * the global options typed before the command are moved after it.
+ */
+function globalsLast(argv: string[]): string[] {
+  const globals: string[] = [];
+  let i = 0;
+  for (;;) {
+    const arg = argv[i];
+    if (arg === '--json' || arg?.startsWith('--db=')) {
+      globals.push(arg);
+      i += 1;
+    } else if (arg === '--db' && i + 1 < argv.length) {
+      globals.push(arg, argv[i + 1]!);
+      i += 2;
+    } else break;
+  }
+  return [...argv.slice(i), ...globals];
 }
 
 function fail(io: Io, json: boolean, err: unknown): number {

@@ -48,7 +48,7 @@ describe('mds errors and help', () => {
     for (const r of [help, short, none]) {
       expect(r.status).toBe(0);
       expect(r.stderr).toBe('');
-      expect(r.stdout).toMatch(/^usage: mds <command> \[options\]/);
+      expect(r.stdout).toMatch(/^usage: mds \[--db <url>\] \[--json\] <command> \[options\]/);
       for (const c of [
         'serve',
         'migrate',

@@ -20,6 +20,7 @@ describe.runIf(hasScript)('import progress on a terminal', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'mds-progress-'));
     db = join(dir, 'mds.sqlite');
+    writeFileSync(db, ''); // an empty store: `mds import` refuses a missing one
     const assets = join(dir, 'assets.ndjson');
     writeFileSync(
       assets,

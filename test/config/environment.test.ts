@@ -5,7 +5,7 @@
  * value is named with that message wherever it is used; and the table of
  * docs/configuration.md rendered from the declaration, defaults included.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
@@ -223,6 +223,7 @@ describe('every mds command (readCommandConfig)', () => {
 
   it('mds grants create reads the plan catalogue MDS_PLANS_FILE names', async () => {
     const missing = join(dir, 'no-such-plans.json');
+    writeFileSync(join(dir, 'p.sqlite'), ''); // an empty store: mds refuses a missing one (decisions 89)
     const res = await mds(
       ['grants', 'create', '--account', 'acc_x', '--plan', 'free', '--db', join(dir, 'p.sqlite')],
       {

@@ -6,7 +6,7 @@
  * the schemas are dropped at the end of the run (dropSchema).
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -73,6 +73,7 @@ export async function freshDatabase(name: BackendName, copyOf?: string): Promise
     const dir = mkdtempSync(join(tmpdir(), 'mds-test-'));
     const url = join(dir, 'mds.sqlite');
     if (copyOf) copyFileSync(copyOf, url);
+    else writeFileSync(url, ''); // an empty SQLite store: `mds` refuses a missing one (decisions 89)
     return {
       url,
       open: () => openStore(url),

@@ -26,6 +26,7 @@ type AssetsOutcome = { loaded: number; file: string } | { loaded: 0; skipped: st
 
 export const initCommand: Command = {
   name: ['init'],
+  createsStore: true,
   usage: 'init',
   async run({ out, databaseUrl }) {
     const file = relative(PROJECT_ROOT, ASSET_DIRECTORY_FILE);

@@ -3,6 +3,7 @@ import type { Command } from '../command.js';
 
 export const migrateCommand: Command = {
   name: ['migrate'],
+  createsStore: true,
   usage: 'migrate',
   async run({ out, databaseUrl }) {
     const store = openStore(databaseUrl);

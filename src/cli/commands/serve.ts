@@ -82,6 +82,7 @@ async function trustProxy(text: string) {
 
 export const serveCommand: Command = {
   name: ['serve'],
+  createsStore: true,
   usage: 'serve [--host 127.0.0.1] [--port 8080] [--first-run]',
   options: { host: { type: 'string' }, port: { type: 'string' }, 'first-run': { type: 'boolean' } },
   async run({ values, out, databaseUrl }) {
