@@ -16,7 +16,7 @@ export async function withStore<T>(url: string | undefined, fn: (store: Store) =
 }
 
 /**
- * Refuses a SQLite store file that does not exist (decisions 89): main.ts calls
+ * Refuses a SQLite store file that does not exist (decisions 90): main.ts calls
  * it before every command that does not declare `createsStore`, so a mistyped
  * --db or a command typed in the wrong folder creates nothing. PostgreSQL
  * already refuses a database that does not exist.

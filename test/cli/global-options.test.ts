@@ -1,5 +1,5 @@
 /**
- * `mds` from any folder (decisions 89): the global options `--db` and `--json`
+ * `mds` from any folder (decisions 90): the global options `--db` and `--json`
  * may come before the command, and every command but `serve`, `init`,
  * `migrate` and `seed sample` refuses a SQLite store that does not exist instead of creating one.
  */

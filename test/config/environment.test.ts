@@ -223,7 +223,7 @@ describe('every mds command (readCommandConfig)', () => {
 
   it('mds grants create reads the plan catalogue MDS_PLANS_FILE names', async () => {
     const missing = join(dir, 'no-such-plans.json');
-    writeFileSync(join(dir, 'p.sqlite'), ''); // an empty store: mds refuses a missing one (decisions 89)
+    writeFileSync(join(dir, 'p.sqlite'), ''); // an empty store: mds refuses a missing one (decisions 90)
     const res = await mds(
       ['grants', 'create', '--account', 'acc_x', '--plan', 'free', '--db', join(dir, 'p.sqlite')],
       {

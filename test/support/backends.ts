@@ -73,7 +73,7 @@ export async function freshDatabase(name: BackendName, copyOf?: string): Promise
     const dir = mkdtempSync(join(tmpdir(), 'mds-test-'));
     const url = join(dir, 'mds.sqlite');
     if (copyOf) copyFileSync(copyOf, url);
-    else writeFileSync(url, ''); // an empty SQLite store: `mds` refuses a missing one (decisions 89)
+    else writeFileSync(url, ''); // an empty SQLite store: `mds` refuses a missing one (decisions 90)
     return {
       url,
       open: () => openStore(url),

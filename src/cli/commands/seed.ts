@@ -6,7 +6,7 @@ import { withStore } from '../with-store.js';
 
 export const seedCommand: Command = {
   name: ['seed', 'sample'],
-  // A demo store from nothing, as init makes a production one (decisions 89).
+  // A demo store from nothing, as init makes a production one (decisions 90).
   createsStore: true,
   usage: 'seed sample [--end-date YYYY-MM-DD] [--days N]',
   options: { 'end-date': { type: 'string' }, days: { type: 'string' } },
