@@ -11,6 +11,7 @@ import { AdminError } from '../access/admin-error.js';
 import { ConfigError, readCommandConfig } from '../config.js';
 import { forbiddenCharacters } from '../schemas/admin-check.js';
 import type { CommandContext, OptionSpec } from './command.js';
+import { globalsLast } from './global-options.js';
 import { CliError, type Io, output } from './output.js';
 import { COMMANDS as commands } from './table.js';
 import { requireExistingStore } from './with-store.js';
@@ -82,26 +83,6 @@ export async function main(args: string[], io: Io = process): Promise<number> {
   } catch (err) {
     return fail(io, json, err);
   }
-}
-
-/**
- * `mds --db x.sqlite --json keys list` is `mds keys list --db x.sqlite --json`:
- * the global options typed before the command are moved after it.
- */
-function globalsLast(argv: string[]): string[] {
-  const globals: string[] = [];
-  let i = 0;
-  for (;;) {
-    const arg = argv[i];
-    if (arg === '--json' || arg?.startsWith('--db=')) {
-      globals.push(arg);
-      i += 1;
-    } else if (arg === '--db' && i + 1 < argv.length) {
-      globals.push(arg, argv[i + 1]!);
-      i += 2;
-    } else break;
-  }
-  return [...argv.slice(i), ...globals];
 }
 
 function fail(io: Io, json: boolean, err: unknown): number {

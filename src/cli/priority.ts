@@ -7,6 +7,7 @@
  */
 import { getPriority, setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
+import { globalsLast } from './global-options.js';
 
 /** The niceness `mds import` runs at unless told `--priority normal`. */
 export const IMPORT_NICENESS = 10;
@@ -45,7 +46,8 @@ export function applyPriority(priority: Priority): string | null {
  * the import will refuse, is left to the command. Silent: the command applies
  * its priority again and reports a refusal.
  */
-export function lowerEarly(argv: readonly string[]): void {
+export function lowerEarly(args: readonly string[]): void {
+  const argv = globalsLast(args);
   if (argv[0] !== 'import') return;
   // The CLI's own parser, loosely: only --priority is read, every other option is the command's.
   const { priority } = parseArgs({

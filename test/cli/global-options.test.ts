@@ -33,6 +33,8 @@ describe('mds global options and missing stores', () => {
     expect(mixed.stderr).toBe('');
     expect(mixed.status).toBe(0);
     expect(mixed.json()).toEqual(expect.anything());
+    const help = await mdsInProcess(['--db', db, 'keys', 'create', '--help']);
+    expect(help.stdout).toMatch(/^usage: mds keys create /);
   });
 
   it('refuses a store that does not exist, naming its absolute path, and creates nothing', async () => {

@@ -52,6 +52,9 @@ describe('the mds executable', () => {
     expect(loadedAt(['import', 'gold', '-', '--priority=low'])).toBe(low);
     // After `--` nothing is an option, as the command's own parser reads it.
     expect(loadedAt(['import', 'rates', '--', '--priority', 'normal'])).toBe(low);
+    // The global options may come first (decisions 89).
+    expect(loadedAt(['--db', 'x.sqlite', '--json', 'import', 'rates', 'file.ndjson'])).toBe(low);
+    expect(loadedAt(['--db=x.sqlite', 'import', 'rates', '--', '--priority', 'normal'])).toBe(low);
   });
 
   it('leaves the priority to the command otherwise: normal, a value it refuses, any other command', () => {
