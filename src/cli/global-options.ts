@@ -1,6 +1,6 @@
 /**
  * `mds --db x.sqlite --json keys list` is `mds keys list --db x.sqlite --json`
- * (decisions 89): the global options typed before the command are moved after
+ * (decisions 90): the global options typed before the command are moved after
  * it. Its own module, without imports: the executable's first step
  * (launch.ts) reads the command with it before the CLI is loaded.
  */

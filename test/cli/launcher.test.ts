@@ -52,7 +52,7 @@ describe('the mds executable', () => {
     expect(loadedAt(['import', 'gold', '-', '--priority=low'])).toBe(low);
     // After `--` nothing is an option, as the command's own parser reads it.
     expect(loadedAt(['import', 'rates', '--', '--priority', 'normal'])).toBe(low);
-    // The global options may come first (decisions 89).
+    // The global options may come first (decisions 90).
     expect(loadedAt(['--db', 'x.sqlite', '--json', 'import', 'rates', 'file.ndjson'])).toBe(low);
     expect(loadedAt(['--db=x.sqlite', 'import', 'rates', '--', '--priority', 'normal'])).toBe(low);
   });
