@@ -3,25 +3,15 @@
  * keys, and the access version each change moves. (Its lists, the key roll and
  * the audit records of each change: operator.contract.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/storage/store.js';
-import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { describe, expect, it } from 'vitest';
+import { backends } from '../support/backends.js';
+import { migratedStore } from '../support/contract.js';
 
 const T0 = Date.UTC(2026, 10, 1, 9);
 const DAY = 86_400_000;
 
 describe.each(backends())('access repository on $name', ({ name }) => {
-  let db: Database;
-  let store: Store;
-  beforeAll(async () => {
-    db = await freshDatabase(name);
-    store = db.open();
-    await store.migrate();
-  });
-  afterAll(async () => {
-    await store?.close();
-    await db?.drop();
-  });
+  const store = migratedStore(name);
 
   it('stores accounts, grants and keys, and moves the access version on each change', async () => {
     const v0 = (await store.versions()).access;

@@ -3,9 +3,10 @@
  * counts, text stored as given. (Its records and revisions as the operator
  * reads them: operator.contract.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Store, UnknownAssetsError } from '../../src/storage/store.js';
-import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { UnknownAssetsError } from '../../src/storage/store.js';
+import { backends } from '../support/backends.js';
+import { migratedStore } from '../support/contract.js';
 
 const T0 = Date.UTC(2026, 10, 1, 9);
 const DAY = 86_400_000;
@@ -17,17 +18,9 @@ const asset = (code: string) => ({
 });
 
 describe.each(backends())('import repository on $name', ({ name }) => {
-  let db: Database;
-  let store: Store;
+  const store = migratedStore(name);
   beforeAll(async () => {
-    db = await freshDatabase(name);
-    store = db.open();
-    await store.migrate();
     await store.imports.import({ kind: 'assets', records: [asset('EUR'), asset('USD')] });
-  });
-  afterAll(async () => {
-    await store?.close();
-    await db?.drop();
   });
 
   it('refuses rates for an asset outside the directory without writing anything', async () => {

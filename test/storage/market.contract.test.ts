@@ -2,9 +2,9 @@
  * The market repository's contract, on every backend: the asset directory,
  * rates and gold as the public API reads them, written through imports.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/storage/store.js';
-import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { describe, expect, it } from 'vitest';
+import { backends } from '../support/backends.js';
+import { migratedStore } from '../support/contract.js';
 
 const T0 = Date.UTC(2026, 10, 1, 9);
 const DAY = 86_400_000;
@@ -16,17 +16,7 @@ const asset = (code: string) => ({
 });
 
 describe.each(backends())('market repository on $name', ({ name }) => {
-  let db: Database;
-  let store: Store;
-  beforeAll(async () => {
-    db = await freshDatabase(name);
-    store = db.open();
-    await store.migrate();
-  });
-  afterAll(async () => {
-    await store?.close();
-    await db?.drop();
-  });
+  const store = migratedStore(name);
 
   it('imports assets idempotently and bumps the data version only on change', async () => {
     const v0 = (await store.versions()).data;

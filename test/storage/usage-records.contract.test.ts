@@ -5,27 +5,17 @@
  * the month, give-backs come off the day they were taken on, and the days of
  * a month add up to its monthly usage.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { utcDay } from '../../src/domain/dates.js';
 import { UsageRecorder } from '../../src/limits/usage-recorder.js';
-import type { Store } from '../../src/storage/store.js';
-import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { backends } from '../support/backends.js';
+import { migratedStore } from '../support/contract.js';
 import { keyOnNewGrant } from '../support/keys.js';
 
 const at = (iso: string) => Date.parse(iso);
 
 describe.each(backends())('usage records on $name', ({ name }) => {
-  let db: Database;
-  let store: Store;
-  beforeAll(async () => {
-    db = await freshDatabase(name);
-    store = db.open();
-    await store.migrate();
-  });
-  afterAll(async () => {
-    await store?.close();
-    await db?.drop();
-  });
+  const store = migratedStore(name);
 
   it('names the UTC day of an instant', () => {
     expect(utcDay(at('2026-11-30T23:59:59.999Z'))).toBe('2026-11-30');

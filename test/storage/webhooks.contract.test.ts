@@ -7,11 +7,11 @@
  * test/webhooks/claims.test.ts; the events each change emits:
  * test/webhooks/events.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyCreated } from '../../src/domain/webhook-builders.js';
-import type { Store } from '../../src/storage/store.js';
 import type { SubscriptionRecord } from '../../src/storage/webhook-records.js';
-import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { backends } from '../support/backends.js';
+import { migratedStore } from '../support/contract.js';
 
 const T0 = Date.UTC(2026, 10, 1, 9);
 
@@ -40,17 +40,7 @@ const subscription = (id: string, extra: Partial<SubscriptionRecord> = {}): Subs
 });
 
 describe.each(backends())('webhook repository on $name', ({ name }) => {
-  let db: Database;
-  let store: Store;
-  beforeAll(async () => {
-    db = await freshDatabase(name);
-    store = db.open();
-    await store.migrate();
-  });
-  afterAll(async () => {
-    await store?.close();
-    await db?.drop();
-  });
+  const store = migratedStore(name);
 
   it('keeps subscriptions: created, listed, updated, its secret rotated, deleted; each change audited', async () => {
     await store.webhooks.createSubscription(subscription('whk_a'));
