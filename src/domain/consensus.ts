@@ -16,7 +16,6 @@ const UNIT = 16n;
 /** 4 decimals = 100 micro-units. */
 const PUBLISHED_STEP = 100n * UNIT;
 
-
 export interface ConsensusQuote {
   id: string;
   reporterId: string;

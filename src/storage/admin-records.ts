@@ -170,7 +170,7 @@ export type IdempotencyClaim =
 /** A unique value (an external id) another record already holds: the change was not made. */
 export class DuplicateError extends Error {
   readonly code = 'duplicate';
-  constructor(readonly field: 'externalId') {
+  constructor(readonly field: 'externalId' | 'name') {
     super(`duplicate ${field}`);
     this.name = 'DuplicateError';
   }

@@ -12,6 +12,7 @@ import { KyselyAccess } from './kysely/access.js';
 import type { Db } from './kysely/database.js';
 import { KyselyMarket } from './kysely/market.js';
 import { KyselyOperator } from './kysely/operator.js';
+import { KyselyReporters } from './kysely/reporters.js';
 import { assembleStore } from './kysely/store.js';
 import { claimBatch, KyselyUsage } from './kysely/usage.js';
 import { KyselyWebhooks } from './kysely/webhook-sources.js';
@@ -59,6 +60,7 @@ export const PostgresStore = {
       access: new KyselyAccess(db),
       usage,
       operator: new KyselyOperator(db),
+      reporters: new KyselyReporters(db),
       webhooks: new KyselyWebhooks(db, 'postgres'),
     };
     const close = async () => {

@@ -1,5 +1,6 @@
 /**
- * Table shapes as Kysely sees them. Both dialects store money as BIGINT
+ * Longer than 300 lines because it is one list: every table's shape, one
+ * interface per table. Table shapes as Kysely sees them. Both dialects store money as BIGINT
  * micro-units and instants as BIGINT epoch milliseconds (see domain/decimal.ts):
  * integers compare, sort and round-trip exactly on SQLite and PostgreSQL alike.
  */
@@ -234,6 +235,52 @@ export interface WebhookAttemptsTable {
   response_prefix: string;
 }
 
+export interface OrganisationsTable {
+  id: string;
+  name: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ReportersTable {
+  id: string;
+  label: string;
+  organisation_id: string;
+  markets: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ReporterStatesTable {
+  reporter_id: string;
+  at: number;
+  seq: number;
+  status: string;
+  organisation_id: string;
+}
+
+export interface ReporterTokensTable {
+  id: string;
+  reporter_id: string;
+  digest: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface QuotesTable {
+  id: string;
+  reporter_id: string;
+  organisation_id: string;
+  market: string;
+  buy: number;
+  sell: number;
+  observed_at: number;
+  received_at: number;
+  place: string | null;
+}
+
 export interface Database {
   assets: AssetsTable;
   rates: RatesTable;
@@ -254,4 +301,9 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  organisations: OrganisationsTable;
+  reporters: ReportersTable;
+  reporter_states: ReporterStatesTable;
+  reporter_tokens: ReporterTokensTable;
+  quotes: QuotesTable;
 }

@@ -28,6 +28,7 @@ import { setting } from '../config/setting.js';
 import { classified, errorCode, type UnavailableTest } from './errors.js';
 import type { Db } from './kysely/database.js';
 import { KyselyOperator } from './kysely/operator.js';
+import { KyselyReporters } from './kysely/reporters.js';
 import { assembleStore } from './kysely/store.js';
 import { KyselyWebhooks } from './kysely/webhook-sources.js';
 import type { Database } from './schema.js';
@@ -114,6 +115,7 @@ export const SqliteStore = {
         access,
         usage,
         operator: new KyselyOperator(db),
+        reporters: new KyselyReporters(db),
         webhooks: new KyselyWebhooks(db, 'sqlite'),
       };
       const close = async () => {

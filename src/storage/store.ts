@@ -17,6 +17,7 @@ import type { AccessRepository } from './repositories/access.js';
 import type { ImportRepository } from './repositories/imports.js';
 import type { MarketRepository } from './repositories/market.js';
 import type { OperatorRepository } from './repositories/operator.js';
+import type { ReporterRepository } from './repositories/reporters.js';
 import type { UsageRepository } from './repositories/usage.js';
 import type { WebhookRepository } from './repositories/webhooks.js';
 
@@ -35,6 +36,7 @@ export interface Store {
   readonly usage: UsageRepository;
   readonly operator: OperatorRepository;
   readonly webhooks: WebhookRepository;
+  readonly reporters: ReporterRepository;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   ping(): Promise<void>;

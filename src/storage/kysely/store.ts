@@ -8,7 +8,10 @@ import { guarded, type UnavailableTest } from '../errors.js';
 import type { Store, StoreDialect } from '../store.js';
 import { type Db, migrate, ping, setting, versions } from './database.js';
 
-export type Repositories = Pick<Store, 'market' | 'imports' | 'access' | 'usage' | 'operator' | 'webhooks'>;
+export type Repositories = Pick<
+  Store,
+  'market' | 'imports' | 'access' | 'usage' | 'operator' | 'webhooks' | 'reporters'
+>;
 
 export function assembleStore(
   dialect: StoreDialect,
@@ -28,6 +31,7 @@ export function assembleStore(
       usage: own(repositories.usage),
       operator: own(repositories.operator),
       webhooks: own(repositories.webhooks),
+      reporters: own(repositories.reporters),
       migrate: () => migrate(db, dialect),
       ping: () => ping(db),
       close,

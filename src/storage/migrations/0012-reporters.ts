@@ -1,0 +1,73 @@
+/**
+ * Migration 0012_reporters (listed in migrations/index.ts; never edited once
+ * released): organisations, reporters, their states over time, their tokens
+ * and their quotes (docs/decisions.md 108). Additive: the previous release
+ * reads none of it.
+ */
+import { type Kysely, type Migration, sql } from 'kysely';
+
+export const reportersMigration: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('organisations')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull().unique())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('reporters')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('label', 'text', (c) => c.notNull())
+      .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
+      // The markets it may quote, comma-separated (`EUR,USD,21K`): read whole.
+      .addColumn('markets', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('active','suspended','removed')`))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('reporters_created').on('reporters').columns(['created_at', 'id']).execute();
+    // Appended, never updated: a published point is recomputed with the reporters as they were.
+    await db.schema
+      .createTable('reporter_states')
+      .addColumn('reporter_id', 'text', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('seq', 'integer', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('organisation_id', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('reporter_states_pk', ['reporter_id', 'at', 'seq'])
+      .execute();
+    await db.schema
+      .createTable('reporter_tokens')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('reporter_id', 'text', (c) => c.notNull())
+      .addColumn('digest', 'text', (c) => c.notNull().unique())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint')
+      .addColumn('revoked_at', 'bigint')
+      .execute();
+    await db.schema
+      .createTable('quotes')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('reporter_id', 'text', (c) => c.notNull())
+      .addColumn('organisation_id', 'text', (c) => c.notNull())
+      .addColumn('market', 'text', (c) => c.notNull())
+      .addColumn('buy', 'bigint', (c) => c.notNull())
+      .addColumn('sell', 'bigint', (c) => c.notNull())
+      .addColumn('observed_at', 'bigint', (c) => c.notNull())
+      .addColumn('received_at', 'bigint', (c) => c.notNull())
+      .addColumn('place', 'text')
+      .addCheckConstraint('quotes_sell_not_below_buy', sql`sell >= buy`)
+      .execute();
+    await db.schema
+      .createIndex('quotes_market_observed')
+      .on('quotes')
+      .columns(['market', 'observed_at'])
+      .execute();
+    await db.schema
+      .createIndex('quotes_reporter_received')
+      .on('quotes')
+      .columns(['reporter_id', 'received_at'])
+      .execute();
+  },
+};

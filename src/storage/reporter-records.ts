@@ -1,0 +1,73 @@
+/**
+ * The street-rate reporters' records (docs/decisions.md 107, 108): the
+ * organisations that are the unit of independence, the reporters who quote
+ * for them with their own tokens, each reporter's state over time (so a
+ * published point is recomputed with the reporters as they were), and the
+ * quotes themselves, kept for ever.
+ */
+
+/** A market: a currency's parallel rate (`EUR`) or a gold purity (`21K`). */
+export type MarketId = string;
+
+export interface OrganisationRecord {
+  /** `org_…`. */
+  id: string;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ReporterStatus = 'active' | 'suspended' | 'removed';
+
+export interface ReporterRecord {
+  /** `rep_…`, the pseudonym the operator sees; public answers name no reporter. */
+  id: string;
+  label: string;
+  organisationId: string;
+  markets: MarketId[];
+  status: ReporterStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ReporterPatch {
+  label?: string;
+  organisationId?: string;
+  markets?: MarketId[];
+  status?: ReporterStatus;
+}
+
+export interface ReporterTokenRecord {
+  /** `rtk_…`. */
+  publicId: string;
+  reporterId: string;
+  /** SHA-256 of the whole token, hex. */
+  digest: string;
+  createdAt: number;
+  /** Set when the token was rolled: it works until then (the grace period). */
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface QuoteRecord {
+  /** `quo_…`. */
+  id: string;
+  reporterId: string;
+  /** The reporter's organisation when the quote was sent. */
+  organisationId: string;
+  market: MarketId;
+  /** Micro-units of DZD. */
+  buy: number;
+  sell: number;
+  observedAt: number;
+  receivedAt: number;
+  place: string | null;
+}
+
+/** A reporter's status and organisation from `at` on. */
+export interface ReporterState {
+  reporterId: string;
+  status: ReporterStatus;
+  organisationId: string;
+  at: number;
+}

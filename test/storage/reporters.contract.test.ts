@@ -1,0 +1,166 @@
+/**
+ * The reporters repository's contract (docs/decisions.md 108) on every
+ * backend: organisation names unique, reporters' states kept over time and
+ * read back as they were at an instant, token rolls that give the old token a
+ * grace period, quotes stored all or none and selected by their effective
+ * instant (min of observed and received) in (from, to].
+ */
+import { describe, expect, it } from 'vitest';
+import type { AuditActor } from '../../src/storage/admin-records.js';
+import type { QuoteRecord, ReporterRecord, ReporterTokenRecord } from '../../src/storage/reporter-records.js';
+import { DuplicateError } from '../../src/storage/store.js';
+import { backends } from '../support/backends.js';
+import { migratedStore } from '../support/contract.js';
+
+const T0 = Date.UTC(2026, 10, 28, 9);
+const ALICE: AuditActor = { id: 'cli', label: 'alice', requestId: null };
+
+const reporter = (
+  id: string,
+  organisationId: string,
+  extra: Partial<ReporterRecord> = {},
+): ReporterRecord => ({
+  id,
+  label: `field ${id}`,
+  organisationId,
+  markets: ['EUR', 'USD'],
+  status: 'active',
+  createdAt: T0,
+  updatedAt: T0,
+  ...extra,
+});
+
+const token = (publicId: string, reporterId: string, createdAt = T0): ReporterTokenRecord => ({
+  publicId,
+  reporterId,
+  digest: publicId.padEnd(64, '0'),
+  createdAt,
+  expiresAt: null,
+  revokedAt: null,
+});
+
+const quote = (id: string, extra: Partial<QuoteRecord> = {}): QuoteRecord => ({
+  id,
+  reporterId: 'rep_a',
+  organisationId: 'org_a',
+  market: 'EUR',
+  buy: 260_000_000,
+  sell: 262_000_000,
+  observedAt: T0,
+  receivedAt: T0,
+  place: null,
+  ...extra,
+});
+
+describe.each(backends())('reporters repository on $name', ({ name }) => {
+  const store = migratedStore(name);
+
+  it('organisations have unique names, listed oldest first', async () => {
+    await store.reporters.createOrganisation(
+      { id: 'org_a', name: 'Square A', createdAt: T0, updatedAt: T0 },
+      ALICE,
+    );
+    await store.reporters.createOrganisation(
+      { id: 'org_b', name: 'Square B', createdAt: T0 + 1, updatedAt: T0 + 1 },
+      ALICE,
+    );
+    await expect(
+      store.reporters.createOrganisation({ id: 'org_c', name: 'Square A', createdAt: T0, updatedAt: T0 }),
+    ).rejects.toBeInstanceOf(DuplicateError);
+    expect((await store.reporters.listOrganisations({ limit: 10 })).map((o) => o.id)).toEqual([
+      'org_a',
+      'org_b',
+    ]);
+    expect(
+      (await store.reporters.listOrganisations({ limit: 10, after: { at: T0, id: 'org_a' } })).map(
+        (o) => o.id,
+      ),
+    ).toEqual(['org_b']);
+    const audit = await store.operator.listAudit({ targetId: 'org_a' }, { limit: 5 });
+    expect(audit.map((a) => a.action)).toEqual(['organisation.create']);
+  });
+
+  it('a reporter is created with its token; its states are read back as they were', async () => {
+    await store.reporters.createReporter(reporter('rep_a', 'org_a'), token('rtk_a1', 'rep_a'), ALICE);
+    await store.reporters.createReporter(reporter('rep_b', 'org_b'), token('rtk_b1', 'rep_b'), ALICE);
+    const suspended = await store.reporters.updateReporter(
+      'rep_a',
+      { status: 'suspended' },
+      T0 + 1000,
+      ALICE,
+    );
+    expect(suspended?.status).toBe('suspended');
+    await store.reporters.updateReporter('rep_b', { organisationId: 'org_a' }, T0 + 2000, ALICE);
+    // A label change is audited but is not a state.
+    await store.reporters.updateReporter('rep_b', { label: 'renamed' }, T0 + 3000, ALICE);
+
+    const at = async (t: number) =>
+      Object.fromEntries(
+        (await store.reporters.reporterStatesAt(t)).map((s) => [
+          s.reporterId,
+          `${s.status}@${s.organisationId}`,
+        ]),
+      );
+    expect(await at(T0 - 1)).toEqual({});
+    expect(await at(T0)).toEqual({ rep_a: 'active@org_a', rep_b: 'active@org_b' });
+    expect(await at(T0 + 1000)).toEqual({ rep_a: 'suspended@org_a', rep_b: 'active@org_b' });
+    expect(await at(T0 + 5000)).toEqual({ rep_a: 'suspended@org_a', rep_b: 'active@org_a' });
+    expect((await store.reporters.getReporter('rep_b'))?.label).toBe('renamed');
+    expect(await store.reporters.updateReporter('rep_x', { status: 'active' }, T0, ALICE)).toBeUndefined();
+    expect(
+      (await store.reporters.listReporters({ organisationId: 'org_a' }, { limit: 10 })).map((r) => r.id),
+    ).toEqual(['rep_a', 'rep_b']);
+    const audit = await store.operator.listAudit({ targetId: 'rep_b' }, { limit: 5 });
+    expect(audit.map((a) => a.action)).toEqual(['reporter.update', 'reporter.update', 'reporter.create']);
+  });
+
+  it('a roll gives the old token a grace period, never a longer one', async () => {
+    await store.reporters.rollReporterToken(
+      'rep_b',
+      token('rtk_b2', 'rep_b', T0 + 10),
+      T0 + 60_000,
+      T0 + 10,
+      ALICE,
+    );
+    expect((await store.reporters.findReporterToken('rtk_b1'.padEnd(64, '0')))?.expiresAt).toBe(T0 + 60_000);
+    await store.reporters.rollReporterToken(
+      'rep_b',
+      token('rtk_b3', 'rep_b', T0 + 20),
+      T0 + 120_000,
+      T0 + 20,
+      ALICE,
+    );
+    expect((await store.reporters.findReporterToken('rtk_b1'.padEnd(64, '0')))?.expiresAt).toBe(T0 + 60_000);
+    expect((await store.reporters.findReporterToken('rtk_b2'.padEnd(64, '0')))?.expiresAt).toBe(T0 + 120_000);
+    expect((await store.reporters.findReporterToken('rtk_b3'.padEnd(64, '0')))?.expiresAt).toBeNull();
+    expect(await store.reporters.findReporterToken('f'.repeat(64))).toBeUndefined();
+  });
+
+  it('quotes are stored all or none, and selected by their effective instant in (from, to]', async () => {
+    const H = 3_600_000;
+    await store.reporters.addQuotes([
+      quote('quo_edge', { observedAt: T0 - 6 * H, receivedAt: T0 - 6 * H }),
+      quote('quo_in', { observedAt: T0 - H, receivedAt: T0 - H + 5 }),
+      quote('quo_ahead', { observedAt: T0 + 90_000, receivedAt: T0 - 1 }),
+      quote('quo_late', { observedAt: T0 + 90_000, receivedAt: T0 + 1 }),
+      quote('quo_usd', { market: 'USD', observedAt: T0 - H, receivedAt: T0 - H }),
+    ]);
+    const ids = (await store.reporters.quotesBetween('EUR', T0 - 6 * H, T0)).map((q) => q.id);
+    expect(ids).toEqual(['quo_in', 'quo_ahead']);
+    // A batch with a quote whose sell is below its buy writes nothing.
+    await expect(
+      store.reporters.addQuotes([quote('quo_ok'), quote('quo_bad', { buy: 262_000_000, sell: 260_000_000 })]),
+    ).rejects.toThrow();
+    expect((await store.reporters.quotesBetween('EUR', T0 - 6 * H, T0 + H)).map((q) => q.id)).not.toContain(
+      'quo_ok',
+    );
+    const recent = await store.reporters.recentQuotes('rep_a', 2);
+    expect(recent.map((q) => q.id)).toEqual(['quo_late', 'quo_ahead']);
+    expect(recent[0]).toMatchObject({
+      buy: 260_000_000,
+      sell: 262_000_000,
+      organisationId: 'org_a',
+      place: null,
+    });
+  });
+});
