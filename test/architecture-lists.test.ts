@@ -126,6 +126,7 @@ describe('adding an admin use-case with its CLI command (docs/architecture.md)',
     getAccount: 'the CLI shows accounts in lists (mds accounts list); one by id is for programs',
     getKey: 'as getAccount (mds keys list)',
     getWebhook: 'as getAccount (mds webhooks list)',
+    getReporter: 'as getAccount (mds reporters list)',
   };
 
   it('every use-case is called by an admin route, but those listed with their reason', () => {

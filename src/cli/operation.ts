@@ -42,6 +42,8 @@ const OPTIONS: Record<string, string> = {
   to: '--until',
   limit: '--limit',
   cursor: '--cursor',
+  organisationId: '--organisation',
+  markets: '--markets',
 };
 
 /** Fields a message names (validFrom…): the camel-cased ones, never an English word like "plan". */

@@ -29,7 +29,7 @@ const Id = (description: string, example: string) => Type.String({ description, 
 // (schemas/admin-check.ts; test/use-cases/refusals.test.ts drives both).
 
 /** A name or a plan: not blank, no control characters. */
-const Text = (max: number, description: string) =>
+export const Text = (max: number, description: string) =>
   Type.String({
     minLength: 1,
     maxLength: max,

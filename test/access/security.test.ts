@@ -493,6 +493,7 @@ const ADMIN_SCOPES = [
   'data:write',
   'audit:read',
   'webhooks:write',
+  'reporters:write',
 ];
 
 describe('the admin routes under this suite', () => {

@@ -23,6 +23,7 @@ export const ALL_ADMIN_SCOPES = [
   'data:write',
   'audit:read',
   'webhooks:write',
+  'reporters:write',
 ];
 
 export interface AdminHarness extends Harness {

@@ -519,6 +519,75 @@ export interface WebhookAttempt {
   responsePrefix: string;
 }
 
+export interface OrganisationCreate {
+  /** The organisation: one shop, desk or network, whose reporters count once */
+  name: string;
+}
+
+export interface Organisation {
+  id: string;
+  name: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+export interface ReporterCreate {
+  organisationId: string;
+  /** For the operator: who or what reports */
+  label: string;
+  /** The markets the reporter may quote */
+  markets: string[];
+}
+
+export interface CreatedReporter {
+  /** The reporter’s token, `mdsrep_…`: shown this once, never again */
+  token: string;
+  reporter: Reporter;
+}
+
+export interface Reporter {
+  /** The reporter’s pseudonym */
+  id: string;
+  /** For the operator: who or what reports */
+  label: string;
+  organisationId: string;
+  markets: string[];
+  /** Only an active reporter’s quotes count; removed is final */
+  status: 'active' | 'suspended' | 'removed';
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
+export interface ReporterPatch {
+  /** For the operator: who or what reports */
+  label?: string;
+  organisationId?: string;
+  /** The markets the reporter may quote */
+  markets?: string[];
+  /** suspended: its quotes stop counting; active: they count again */
+  status?: 'active' | 'suspended';
+}
+
+export interface ReporterRoll {
+  /**
+   * How long the previous token keeps working; default one day
+   * From 0 to 2592000.
+   */
+  gracePeriodSeconds?: number;
+}
+
+export interface RolledReporterToken {
+  /** The reporter’s token, `mdsrep_…`: shown this once, never again */
+  token: string;
+  reporter: Reporter;
+  /** Format: ISO 8601 date-time (UTC). */
+  previousExpiresAt: string;
+}
+
 export interface ImportReport {
   /** The import’s record (`mds imports list`) */
   importId: string;
@@ -1145,6 +1214,185 @@ export interface RedeliverWebhookResponse {
   meta: RedeliverWebhookMeta;
 }
 
+// ---- createOrganisation --------------------------------------------------------
+
+/** The body of `POST /admin/v1/organisations`: Create an organisation */
+export type CreateOrganisationBody = OrganisationCreate;
+
+/** `data` of `POST /admin/v1/organisations`: Create an organisation */
+export type CreateOrganisationData = Organisation;
+
+/** `meta` of `POST /admin/v1/organisations`: Create an organisation */
+export type CreateOrganisationMeta = RequestMeta;
+
+/** The organisation (`POST /admin/v1/organisations`: Create an organisation) */
+export interface CreateOrganisationResponse {
+  data: CreateOrganisationData;
+  meta: CreateOrganisationMeta;
+}
+
+// ---- listOrganisations ---------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/organisations`: List organisations */
+export interface ListOrganisationsQuery {
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/organisations`: List organisations */
+export type ListOrganisationsItem = Organisation;
+
+/** `data` of `GET /admin/v1/organisations`: List organisations */
+export type ListOrganisationsData = ListOrganisationsItem[];
+
+/** `meta` of `GET /admin/v1/organisations`: List organisations */
+export type ListOrganisationsMeta = ListMeta;
+
+/** A page of organisations, oldest first (`GET /admin/v1/organisations`: List organisations) */
+export interface ListOrganisationsResponse {
+  data: ListOrganisationsData;
+  meta: ListOrganisationsMeta;
+}
+
+// ---- createReporter ------------------------------------------------------------
+
+/** The body of `POST /admin/v1/reporters`: Create a reporter */
+export type CreateReporterBody = ReporterCreate;
+
+/** `data` of `POST /admin/v1/reporters`: Create a reporter */
+export type CreateReporterData = CreatedReporter;
+
+/** `meta` of `POST /admin/v1/reporters`: Create a reporter */
+export type CreateReporterMeta = RequestMeta;
+
+/**
+ * The new reporter and its token (`token`), shown this once (`POST /admin/v1/reporters`: Create a reporter)
+ */
+export interface CreateReporterResponse {
+  data: CreateReporterData;
+  meta: CreateReporterMeta;
+}
+
+// ---- listReporters -------------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/reporters`: List reporters */
+export interface ListReportersQuery {
+  /**
+   * Page size
+   * From 1 to 1000.
+   * @default 100
+   */
+  limit?: number;
+  /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
+  cursor?: string;
+  organisationId?: string;
+}
+
+/** An item of `data` of `GET /admin/v1/reporters`: List reporters */
+export type ListReportersItem = Reporter;
+
+/** `data` of `GET /admin/v1/reporters`: List reporters */
+export type ListReportersData = ListReportersItem[];
+
+/** `meta` of `GET /admin/v1/reporters`: List reporters */
+export type ListReportersMeta = ListMeta;
+
+/** A page of reporters, oldest first (`GET /admin/v1/reporters`: List reporters) */
+export interface ListReportersResponse {
+  data: ListReportersData;
+  meta: ListReportersMeta;
+}
+
+// ---- getReporter ---------------------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/reporters/{id}`: Get a reporter */
+export interface GetReporterParams {
+  id: string;
+}
+
+/** `data` of `GET /admin/v1/reporters/{id}`: Get a reporter */
+export type GetReporterData = Reporter;
+
+/** `meta` of `GET /admin/v1/reporters/{id}`: Get a reporter */
+export type GetReporterMeta = RequestMeta;
+
+/** The reporter (`GET /admin/v1/reporters/{id}`: Get a reporter) */
+export interface GetReporterResponse {
+  data: GetReporterData;
+  meta: GetReporterMeta;
+}
+
+// ---- updateReporter ------------------------------------------------------------
+
+/** Path parameters of `PATCH /admin/v1/reporters/{id}`: Change a reporter */
+export interface UpdateReporterParams {
+  id: string;
+}
+
+/** The body of `PATCH /admin/v1/reporters/{id}`: Change a reporter */
+export type UpdateReporterBody = ReporterPatch;
+
+/** `data` of `PATCH /admin/v1/reporters/{id}`: Change a reporter */
+export type UpdateReporterData = Reporter;
+
+/** `meta` of `PATCH /admin/v1/reporters/{id}`: Change a reporter */
+export type UpdateReporterMeta = RequestMeta;
+
+/** The reporter as changed (`PATCH /admin/v1/reporters/{id}`: Change a reporter) */
+export interface UpdateReporterResponse {
+  data: UpdateReporterData;
+  meta: UpdateReporterMeta;
+}
+
+// ---- removeReporter ------------------------------------------------------------
+
+/** Path parameters of `POST /admin/v1/reporters/{id}/remove`: Remove a reporter */
+export interface RemoveReporterParams {
+  id: string;
+}
+
+/** `data` of `POST /admin/v1/reporters/{id}/remove`: Remove a reporter */
+export type RemoveReporterData = Reporter;
+
+/** `meta` of `POST /admin/v1/reporters/{id}/remove`: Remove a reporter */
+export type RemoveReporterMeta = RequestMeta;
+
+/** The reporter, removed (`POST /admin/v1/reporters/{id}/remove`: Remove a reporter) */
+export interface RemoveReporterResponse {
+  data: RemoveReporterData;
+  meta: RemoveReporterMeta;
+}
+
+// ---- rollReporterToken ---------------------------------------------------------
+
+/** Path parameters of `POST /admin/v1/reporters/{id}/roll`: Roll a reporter’s token */
+export interface RollReporterTokenParams {
+  id: string;
+}
+
+/** The body of `POST /admin/v1/reporters/{id}/roll`: Roll a reporter’s token */
+export type RollReporterTokenBody = ReporterRoll;
+
+/** `data` of `POST /admin/v1/reporters/{id}/roll`: Roll a reporter’s token */
+export type RollReporterTokenData = RolledReporterToken;
+
+/** `meta` of `POST /admin/v1/reporters/{id}/roll`: Roll a reporter’s token */
+export type RollReporterTokenMeta = RequestMeta;
+
+/**
+ * The reporter’s new token, shown this once; its previous tokens work until `previousExpiresAt` (`POST /admin/v1/reporters/{id}/roll`: Roll a reporter’s token)
+ */
+export interface RollReporterTokenResponse {
+  data: RollReporterTokenData;
+  meta: RollReporterTokenMeta;
+}
+
 // ---- importData ----------------------------------------------------------------
 
 /** Path parameters of `POST /admin/v1/data/{kind}`: Import market data */
@@ -1474,6 +1722,102 @@ export const ADMIN_OPERATIONS = [
     csv: false,
   },
   {
+    operationId: 'createOrganisation',
+    method: 'POST',
+    path: '/admin/v1/organisations',
+    status: 201,
+    scope: 'reporters:write',
+    pathParams: [],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'listOrganisations',
+    method: 'GET',
+    path: '/admin/v1/organisations',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: [],
+    query: ['limit', 'cursor'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'createReporter',
+    method: 'POST',
+    path: '/admin/v1/reporters',
+    status: 201,
+    scope: 'reporters:write',
+    pathParams: [],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'listReporters',
+    method: 'GET',
+    path: '/admin/v1/reporters',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: [],
+    query: ['limit', 'cursor', 'organisationId'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'getReporter',
+    method: 'GET',
+    path: '/admin/v1/reporters/{id}',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'updateReporter',
+    method: 'PATCH',
+    path: '/admin/v1/reporters/{id}',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
+    operationId: 'removeReporter',
+    method: 'POST',
+    path: '/admin/v1/reporters/{id}/remove',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'rollReporterToken',
+    method: 'POST',
+    path: '/admin/v1/reporters/{id}/roll',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
     operationId: 'importData',
     method: 'POST',
     path: '/admin/v1/data/{kind}',
@@ -1680,6 +2024,70 @@ export interface AdminOperations {
     query: Record<string, never>;
     body: undefined;
     response: RedeliverWebhookResponse;
+  };
+  createOrganisation: {
+    method: 'POST';
+    path: '/admin/v1/organisations';
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: CreateOrganisationBody;
+    response: CreateOrganisationResponse;
+  };
+  listOrganisations: {
+    method: 'GET';
+    path: '/admin/v1/organisations';
+    params: Record<string, never>;
+    query: ListOrganisationsQuery;
+    body: undefined;
+    response: ListOrganisationsResponse;
+  };
+  createReporter: {
+    method: 'POST';
+    path: '/admin/v1/reporters';
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: CreateReporterBody;
+    response: CreateReporterResponse;
+  };
+  listReporters: {
+    method: 'GET';
+    path: '/admin/v1/reporters';
+    params: Record<string, never>;
+    query: ListReportersQuery;
+    body: undefined;
+    response: ListReportersResponse;
+  };
+  getReporter: {
+    method: 'GET';
+    path: '/admin/v1/reporters/{id}';
+    params: GetReporterParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: GetReporterResponse;
+  };
+  updateReporter: {
+    method: 'PATCH';
+    path: '/admin/v1/reporters/{id}';
+    params: UpdateReporterParams;
+    query: Record<string, never>;
+    body: UpdateReporterBody;
+    response: UpdateReporterResponse;
+  };
+  removeReporter: {
+    method: 'POST';
+    path: '/admin/v1/reporters/{id}/remove';
+    params: RemoveReporterParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: RemoveReporterResponse;
+  };
+  rollReporterToken: {
+    method: 'POST';
+    path: '/admin/v1/reporters/{id}/roll';
+    params: RollReporterTokenParams;
+    query: Record<string, never>;
+    body: RollReporterTokenBody;
+    response: RollReporterTokenResponse;
   };
   importData: {
     method: 'POST';
@@ -1940,6 +2348,80 @@ export abstract class AdminOperationMethods {
     options?: AdminWriteOptions,
   ): Promise<RedeliverWebhookResponse> {
     return this.request('redeliverWebhook', { id, deliveryId }, undefined, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/organisations`: Create an organisation (`createOrganisation`). Requires the scope `reporters:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  createOrganisation(
+    body: CreateOrganisationBody,
+    options?: AdminWriteOptions,
+  ): Promise<CreateOrganisationResponse> {
+    return this.request('createOrganisation', {}, undefined, body, options);
+  }
+
+  /**
+   * `GET /admin/v1/organisations`: List organisations (`listOrganisations`). Requires the scope `reporters:write`.
+   */
+  listOrganisations(
+    query?: ListOrganisationsQuery,
+    options?: AdminRequestOptions,
+  ): Promise<ListOrganisationsResponse> {
+    return this.request('listOrganisations', {}, query, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/reporters`: Create a reporter (`createReporter`). Requires the scope `reporters:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  createReporter(body: CreateReporterBody, options?: AdminWriteOptions): Promise<CreateReporterResponse> {
+    return this.request('createReporter', {}, undefined, body, options);
+  }
+
+  /** `GET /admin/v1/reporters`: List reporters (`listReporters`). Requires the scope `reporters:write`. */
+  listReporters(query?: ListReportersQuery, options?: AdminRequestOptions): Promise<ListReportersResponse> {
+    return this.request('listReporters', {}, query, undefined, options);
+  }
+
+  /** `GET /admin/v1/reporters/{id}`: Get a reporter (`getReporter`). Requires the scope `reporters:write`. */
+  getReporter(id: GetReporterParams['id'], options?: AdminRequestOptions): Promise<GetReporterResponse> {
+    return this.request('getReporter', { id }, undefined, undefined, options);
+  }
+
+  /**
+   * `PATCH /admin/v1/reporters/{id}`: Change a reporter (`updateReporter`). Requires the scope `reporters:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  updateReporter(
+    id: UpdateReporterParams['id'],
+    body?: UpdateReporterBody,
+    options?: AdminWriteOptions,
+  ): Promise<UpdateReporterResponse> {
+    return this.request('updateReporter', { id }, undefined, body, options);
+  }
+
+  /**
+   * `POST /admin/v1/reporters/{id}/remove`: Remove a reporter (`removeReporter`). Requires the scope `reporters:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  removeReporter(
+    id: RemoveReporterParams['id'],
+    options?: AdminWriteOptions,
+  ): Promise<RemoveReporterResponse> {
+    return this.request('removeReporter', { id }, undefined, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/reporters/{id}/roll`: Roll a reporter’s token (`rollReporterToken`). Requires the scope `reporters:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  rollReporterToken(
+    id: RollReporterTokenParams['id'],
+    body?: RollReporterTokenBody,
+    options?: AdminWriteOptions,
+  ): Promise<RollReporterTokenResponse> {
+    return this.request('rollReporterToken', { id }, undefined, body, options);
   }
 
   /**

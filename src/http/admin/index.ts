@@ -8,6 +8,7 @@ import { auditRoutes } from './audit.js';
 import { dataRoutes } from './data.js';
 import { grantRoutes } from './grants.js';
 import { keyRoutes } from './keys.js';
+import { reporterRoutes } from './reporters.js';
 import type { AdminRoute } from './route.js';
 import { usageRoutes } from './usage.js';
 import { webhookRoutes } from './webhooks.js';
@@ -21,6 +22,7 @@ export function adminRouteList(): AdminRoute[] {
     ...dataRoutes,
     ...usageRoutes,
     ...webhookRoutes,
+    ...reporterRoutes,
   ].map(withUnsupportedEncoding);
 }
 

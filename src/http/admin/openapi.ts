@@ -127,6 +127,11 @@ export async function registerAdminOpenApi(
           name: 'Webhooks',
           description: 'Signed event deliveries: subscriptions, their secrets, their deliveries and retries.',
         },
+        {
+          name: 'Reporters',
+          description:
+            'Street-rate reporters and the organisations they quote for: create, suspend, remove, roll tokens.',
+        },
       ],
       components: {
         securitySchemes: {
