@@ -189,6 +189,8 @@ export async function startServer(
     soleWorker: file !== null,
   });
   await webhooks.start();
+  // The consensus pass, from every serving process: the store's compare-and-set publishes once.
+  services.consensus.start(logger);
 
   let stopping: Promise<void> | null = null;
   const drainMs = options.drainMs ?? DRAIN_MS;
@@ -208,6 +210,8 @@ export async function startServer(
       await admin?.close();
       stage = 'finishing the webhook attempts in flight';
       await webhooks.stop();
+      stage = 'finishing the consensus pass';
+      await services.consensus.stop();
       stage = 'closing the store (writing the usage still pending)';
       await runtime.close();
       lock?.release();

@@ -6,6 +6,11 @@
 import { Authenticator } from '../access/authenticator.js';
 import { KeyActivity } from '../access/key-activity.js';
 import type { StaleAfter } from '../config.js';
+import {
+  ConsensusPublisher,
+  type ConsensusSettings,
+  DEFAULT_CONSENSUS_SETTINGS,
+} from '../consensus/publisher.js';
 import { cursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import { MemoryLimiter } from '../limits/memory.js';
@@ -40,6 +45,8 @@ export interface AssembleOptions {
   staleAfter?: StaleAfter;
   /** MDS_WEBHOOK_*; the defaults when undefined. */
   webhooks?: WebhookSettings;
+  /** MDS_CONSENSUS_*; the defaults when undefined. */
+  consensus?: ConsensusSettings;
 }
 
 export interface Runtime {
@@ -115,6 +122,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     lifecycle: { draining: false },
     // A copy: a test that changes its policy changes no other runtime's.
     webhooks: { ...(options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS) },
+    consensus: new ConsensusPublisher(store, options.consensus ?? DEFAULT_CONSENSUS_SETTINGS, now),
   };
 
   return {
@@ -122,6 +130,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     recorder,
     async close() {
       watcher.stop();
+      await services.consensus.stop();
       await recorder.flush().catch(() => {});
       await activity.flush().catch(() => {});
       await limiter.close().catch(() => {});

@@ -2,8 +2,10 @@
  * What a running instance is made of. `buildApp` receives it; the server and the
  * tests assemble it (runtime/assemble.ts) from a store URL and a limiter choice.
  */
+
 import type { Authenticator } from '../access/authenticator.js';
 import type { KeyActivity } from '../access/key-activity.js';
+import type { ConsensusPublisher } from '../consensus/publisher.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -28,4 +30,6 @@ export interface Services {
   lifecycle: { draining: boolean };
   /** Webhook targets, retries and polling (MDS_WEBHOOK_*). */
   webhooks: WebhookSettings;
+  /** The street markets' consensus: recomputed as quotes arrive and by a periodic pass (docs/decisions.md 109). */
+  consensus: ConsensusPublisher;
 }

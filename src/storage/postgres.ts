@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { errorCode, isNetworkFailure, type UnavailableTest } from './errors.js';
 import { KyselyAccess } from './kysely/access.js';
+import { KyselyConsensus } from './kysely/consensus.js';
 import type { Db } from './kysely/database.js';
 import { KyselyMarket } from './kysely/market.js';
 import { KyselyOperator } from './kysely/operator.js';
@@ -61,6 +62,7 @@ export const PostgresStore = {
       usage,
       operator: new KyselyOperator(db),
       reporters: new KyselyReporters(db),
+      consensus: new KyselyConsensus(db),
       webhooks: new KyselyWebhooks(db, 'postgres'),
     };
     const close = async () => {

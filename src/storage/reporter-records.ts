@@ -71,3 +71,40 @@ export interface ReporterState {
   organisationId: string;
   at: number;
 }
+
+/** Where a market's consensus stands (decisions 109): what was last published and what the last computation found. */
+export interface MarketState {
+  market: MarketId;
+  /** Moved by every change: the compare-and-set that makes one instance's publication the only one. */
+  version: number;
+  state: 'ok' | 'low_quorum' | 'disagreement';
+  /** The quorum failed since the last publication: the next one goes out at once. */
+  quorumLost: boolean;
+  last: { at: number; buy: number; sell: number } | null;
+  /** A move deferred by the once-a-minute rule goes out then. */
+  retryAt: number | null;
+  /** Why a computation that could publish did not (gold purities out of order); null otherwise. */
+  heldReason: string | null;
+  computedAt: number;
+}
+
+/** A published consensus point with its quality and inputs (decisions 107, 109). */
+export interface ConsensusPoint {
+  market: MarketId;
+  at: number;
+  methodVersion: number;
+  buy: number;
+  sell: number;
+  organisations: number;
+  reporters: number;
+  excluded: number;
+  dispersionPercent: number | null;
+  confidence: 'high' | 'medium' | 'low';
+  inputs: {
+    organisationId: string;
+    quoteIds: string[];
+    buy: number;
+    sell: number;
+    excluded: string | null;
+  }[];
+}

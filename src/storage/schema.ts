@@ -281,6 +281,33 @@ export interface QuotesTable {
   place: string | null;
 }
 
+export interface ConsensusMarketsTable {
+  market: string;
+  version: number;
+  state: string;
+  quorum_lost: number;
+  last_at: number | null;
+  last_buy: number | null;
+  last_sell: number | null;
+  retry_at: number | null;
+  held_reason: string | null;
+  computed_at: number;
+}
+
+export interface ConsensusPointsTable {
+  market: string;
+  at: number;
+  method_version: number;
+  buy: number;
+  sell: number;
+  organisations: number;
+  reporters: number;
+  excluded: number;
+  dispersion: number | null;
+  confidence: string;
+  inputs: string;
+}
+
 export interface Database {
   assets: AssetsTable;
   rates: RatesTable;
@@ -306,4 +333,6 @@ export interface Database {
   reporter_states: ReporterStatesTable;
   reporter_tokens: ReporterTokensTable;
   quotes: QuotesTable;
+  consensus_markets: ConsensusMarketsTable;
+  consensus_points: ConsensusPointsTable;
 }

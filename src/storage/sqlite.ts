@@ -26,6 +26,7 @@
 import { CompiledQuery, type Driver, Kysely, SqliteDialect } from 'kysely';
 import { setting } from '../config/setting.js';
 import { classified, errorCode, type UnavailableTest } from './errors.js';
+import { KyselyConsensus } from './kysely/consensus.js';
 import type { Db } from './kysely/database.js';
 import { KyselyOperator } from './kysely/operator.js';
 import { KyselyReporters } from './kysely/reporters.js';
@@ -116,6 +117,7 @@ export const SqliteStore = {
         usage,
         operator: new KyselyOperator(db),
         reporters: new KyselyReporters(db),
+        consensus: new KyselyConsensus(db),
         webhooks: new KyselyWebhooks(db, 'sqlite'),
       };
       const close = async () => {

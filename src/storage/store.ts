@@ -14,6 +14,7 @@
  * refusals (UnknownAssetsError, DuplicateError, GrantCancelledError).
  */
 import type { AccessRepository } from './repositories/access.js';
+import type { ConsensusRepository } from './repositories/consensus.js';
 import type { ImportRepository } from './repositories/imports.js';
 import type { MarketRepository } from './repositories/market.js';
 import type { OperatorRepository } from './repositories/operator.js';
@@ -37,6 +38,7 @@ export interface Store {
   readonly operator: OperatorRepository;
   readonly webhooks: WebhookRepository;
   readonly reporters: ReporterRepository;
+  readonly consensus: ConsensusRepository;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   ping(): Promise<void>;

@@ -10,7 +10,7 @@ import { type Db, migrate, ping, setting, versions } from './database.js';
 
 export type Repositories = Pick<
   Store,
-  'market' | 'imports' | 'access' | 'usage' | 'operator' | 'webhooks' | 'reporters'
+  'market' | 'imports' | 'access' | 'usage' | 'operator' | 'webhooks' | 'reporters' | 'consensus'
 >;
 
 export function assembleStore(
@@ -32,6 +32,7 @@ export function assembleStore(
       operator: own(repositories.operator),
       webhooks: own(repositories.webhooks),
       reporters: own(repositories.reporters),
+      consensus: own(repositories.consensus),
       migrate: () => migrate(db, dialect),
       ping: () => ping(db),
       close,

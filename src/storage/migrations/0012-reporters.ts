@@ -1,8 +1,9 @@
 /**
  * Migration 0012_reporters (listed in migrations/index.ts; never edited once
  * released): organisations, reporters, their states over time, their tokens
- * and their quotes (docs/decisions.md 108). Additive: the previous release
- * reads none of it.
+ * and their quotes (docs/decisions.md 108); each consensus market's
+ * publication state and every published point with its inputs (decisions
+ * 109). Additive: the previous release reads none of it.
  */
 import { type Kysely, type Migration, sql } from 'kysely';
 
@@ -68,6 +69,39 @@ export const reportersMigration: Migration = {
       .createIndex('quotes_reporter_received')
       .on('quotes')
       .columns(['reporter_id', 'received_at'])
+      .execute();
+    // One row per market: what was last published, changed by compare-and-set on `version`,
+    // so that of several instances recomputing a market one publishes (decisions 109).
+    await db.schema
+      .createTable('consensus_markets')
+      .addColumn('market', 'text', (c) => c.primaryKey())
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('quorum_lost', 'integer', (c) => c.notNull())
+      .addColumn('last_at', 'bigint')
+      .addColumn('last_buy', 'bigint')
+      .addColumn('last_sell', 'bigint')
+      .addColumn('retry_at', 'bigint')
+      .addColumn('held_reason', 'text')
+      .addColumn('computed_at', 'bigint', (c) => c.notNull())
+      .execute();
+    // A published point: its values, its quality and the quotes it used and excluded.
+    await db.schema
+      .createTable('consensus_points')
+      .addColumn('market', 'text', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('method_version', 'integer', (c) => c.notNull())
+      .addColumn('buy', 'bigint', (c) => c.notNull())
+      .addColumn('sell', 'bigint', (c) => c.notNull())
+      .addColumn('organisations', 'integer', (c) => c.notNull())
+      .addColumn('reporters', 'integer', (c) => c.notNull())
+      .addColumn('excluded', 'integer', (c) => c.notNull())
+      // Hundredths of a percent; null below two kept organisations.
+      .addColumn('dispersion', 'integer')
+      .addColumn('confidence', 'text', (c) => c.notNull())
+      // JSON: each organisation's verdict with the ids of its quotes.
+      .addColumn('inputs', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('consensus_points_pk', ['market', 'at'])
       .execute();
   },
 };
