@@ -189,8 +189,7 @@ export async function startServer(
     soleWorker: file !== null,
   });
   await webhooks.start();
-  // The consensus pass, from every serving process: the store's compare-and-set publishes once.
-  services.consensus.start(logger);
+  services.consensus.start(logger); // every process: the store's compare-and-set publishes once
 
   let stopping: Promise<void> | null = null;
   const drainMs = options.drainMs ?? DRAIN_MS;
