@@ -126,6 +126,13 @@ export interface ServeConfig {
   adminTlsKey?: string;
   /** MDS_ADMIN_ALLOW_PLAINTEXT=1: plain HTTP off the loopback is the operator's choice. */
   adminAllowPlaintext?: boolean;
+  /** The reporter listener (MDS_REPORT_PORT): /report only, with the admin listener's TLS; off when undefined. */
+  reportPort?: number;
+  reportHost: string;
+  /** MDS_REPORT_RATE_LIMIT: requests per reporter per UTC minute. */
+  reportRateLimit: number;
+  /** MDS_CONSENSUS_WINDOW and MDS_CONSENSUS_QUORUM (docs/decisions.md 107). */
+  consensus: { windowMs: number; quorum: number };
   drainMs: number;
   /** Checked by the caller (its parser lives with the HTTP stack, loaded only to serve). */
   trustProxy: string;
@@ -164,6 +171,10 @@ export function readConfig(
     adminTlsCert: v.MDS_ADMIN_TLS_CERT || undefined,
     adminTlsKey: v.MDS_ADMIN_TLS_KEY || undefined,
     adminAllowPlaintext: flag(v.MDS_ADMIN_ALLOW_PLAINTEXT) ? true : undefined,
+    reportPort: v.MDS_REPORT_PORT === 'off' ? undefined : Number(v.MDS_REPORT_PORT),
+    reportHost: v.MDS_REPORT_HOST,
+    reportRateLimit: Number(v.MDS_REPORT_RATE_LIMIT),
+    consensus: consensusSettings(v.MDS_CONSENSUS_WINDOW, v.MDS_CONSENSUS_QUORUM),
     drainMs: Number(v.MDS_DRAIN_MS),
     trustProxy: v.MDS_TRUST_PROXY,
     contact: {
@@ -201,11 +212,31 @@ export function readConfig(
     );
     if (problem) problems.push(problem);
   }
+  if (config.reportPort !== undefined) {
+    const problem = reportListenerProblem(
+      config.reportHost,
+      Boolean(config.adminTlsCert && config.adminTlsKey),
+      config.adminAllowPlaintext === true,
+    );
+    if (problem) problems.push(problem);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
 
+/** MDS_CONSENSUS_WINDOW and MDS_CONSENSUS_QUORUM, already checked, as values; the defaults when not given. */
+export function consensusSettings(
+  window = defaultOf('MDS_CONSENSUS_WINDOW'),
+  quorum = defaultOf('MDS_CONSENSUS_QUORUM'),
+): { windowMs: number; quorum: number } {
+  return {
+    windowMs: Number(window.slice(0, -1)) * UNIT_SECONDS[window.slice(-1)]! * 1000,
+    quorum: Number(quorum),
+  };
+}
+
 export const DEFAULT_ADMIN_HOST = defaultOf('MDS_ADMIN_HOST');
+export const DEFAULT_REPORT_HOST = defaultOf('MDS_REPORT_HOST');
 
 /** Whether `host` names this machine only: 127.0.0.0/8, ::1 or localhost. */
 export function isLoopback(host: string): boolean {
@@ -229,6 +260,23 @@ export function adminListenerProblem(
   return (
     `MDS_ADMIN_HOST: the admin listener would serve admin tokens over plain HTTP on ${host}, which is not a ` +
     'loopback address; set MDS_ADMIN_TLS_CERT and MDS_ADMIN_TLS_KEY (PEM files) to serve HTTPS, or ' +
+    'MDS_ADMIN_ALLOW_PLAINTEXT=1 when TLS ends at a proxy in front of it'
+  );
+}
+
+/**
+ * The reporter listener carries reporter tokens: the admin listener's rule,
+ * with its certificate (docs/decisions.md 109). The problem, or undefined.
+ */
+export function reportListenerProblem(
+  host: string,
+  tls: boolean,
+  allowPlaintext: boolean,
+): string | undefined {
+  if (tls || allowPlaintext || isLoopback(host)) return undefined;
+  return (
+    `MDS_REPORT_HOST: the reporter listener would serve reporter tokens over plain HTTP on ${host}, which is ` +
+    'not a loopback address; set MDS_ADMIN_TLS_CERT and MDS_ADMIN_TLS_KEY (PEM files) to serve HTTPS, or ' +
     'MDS_ADMIN_ALLOW_PLAINTEXT=1 when TLS ends at a proxy in front of it'
   );
 }

@@ -7,17 +7,12 @@ import { readFileSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { buildAdminApp } from './admin-app.js';
 import { buildApp } from './app.js';
 import { defaultOf } from './config/environment.js';
-import {
-  adminListenerProblem,
-  ConfigError,
-  type Contact,
-  DEFAULT_ADMIN_HOST,
-  type StaleAfter,
-} from './config.js';
+import type { Contact, StaleAfter } from './config.js';
+import type { ConsensusSettings } from './domain/consensus.js';
 import type { TrustProxy } from './http/client-address.js';
+import { startAdmin, startReport } from './listeners.js';
 import { assemble, type Runtime } from './runtime/assemble.js';
 import { lockSqliteFile } from './runtime/single-process.js';
 import { CLOSE_MS, startWatchdog, WATCHDOG_GRACE_MS } from './runtime/stop-deadline.js';
@@ -43,6 +38,13 @@ export interface ServerOptions {
   adminTlsCert?: string;
   adminTlsKey?: string;
   adminAllowPlaintext?: boolean;
+  /** The reporter listener (/report only, docs/decisions.md 109), with the admin listener's TLS; off when undefined. */
+  reportPort?: number;
+  reportHost?: string;
+  /** MDS_REPORT_RATE_LIMIT; its default when undefined. */
+  reportRateLimit?: number;
+  /** MDS_CONSENSUS_WINDOW and MDS_CONSENSUS_QUORUM; the defaults when undefined. */
+  consensus?: ConsensusSettings;
   /** How long to keep answering (with Connection: close) after SIGTERM. */
   drainMs?: number;
   /** Header and whole-request timeouts; the app's defaults (10 s, 15 s) when undefined. */
@@ -114,6 +116,8 @@ export interface RunningServer {
   url: string;
   /** The admin (metrics) URL, when enabled. */
   adminUrl?: string;
+  /** The reporter listener's URL, when enabled. */
+  reportUrl?: string;
   stop(): Promise<void>;
   /** How long `stop` keeps answering before it closes (MDS_DRAIN_MS). */
   drainMs: number;
@@ -137,6 +141,7 @@ export async function startServer(
       redisPrefix: options.redisPrefix,
       staleAfter: options.staleAfter,
       webhooks: options.webhooks,
+      consensus: options.consensus,
       onBackgroundError: (err) =>
         logger.error(
           { err },
@@ -166,15 +171,18 @@ export async function startServer(
 
   let admin: FastifyInstance | undefined;
   let adminUrl: string | undefined;
-  if (options.adminPort !== undefined) {
-    try {
-      ({ admin, adminUrl } = await startAdmin(runtime, options, logger));
-    } catch (err) {
-      await app.close();
-      await runtime.close();
-      lock?.release();
-      throw err;
-    }
+  let report: FastifyInstance | undefined;
+  let reportUrl: string | undefined;
+  try {
+    if (options.adminPort !== undefined) ({ admin, adminUrl } = await startAdmin(runtime, options, logger));
+    if (options.reportPort !== undefined)
+      ({ report, reportUrl } = await startReport(runtime, options, logger));
+  } catch (err) {
+    await admin?.close();
+    await app.close();
+    await runtime.close();
+    lock?.release();
+    throw err;
   }
 
   // Webhook deliveries, from every serving process (docs/webhooks.md): on SQLite
@@ -207,6 +215,8 @@ export async function startServer(
       await app.close();
       stage = 'closing the admin listener';
       await admin?.close();
+      stage = 'closing the reporter listener';
+      await report?.close();
       stage = 'finishing the webhook attempts in flight';
       await webhooks.stop();
       stage = 'finishing the consensus pass';
@@ -218,41 +228,7 @@ export async function startServer(
     })();
     return stopping;
   };
-  return { app, runtime, url, adminUrl, stop, drainMs, stopStage: () => stage };
-}
-
-/**
- * The admin listener (docs/decisions.md 58): GET /metrics, the admin API and
- * its document, on its own port and Fastify instance. It refuses a
- * non-loopback address without TLS unless plain HTTP is allowed (readConfig
- * says so first, with the fixes; this holds for every caller).
- */
-async function startAdmin(
-  runtime: Runtime,
-  options: ServerOptions,
-  logger: Logger,
-): Promise<{ admin: FastifyInstance; adminUrl: string }> {
-  const host = options.adminHost ?? DEFAULT_ADMIN_HOST;
-  const tls =
-    options.adminTlsCert && options.adminTlsKey
-      ? { cert: readFileSync(options.adminTlsCert), key: readFileSync(options.adminTlsKey) }
-      : undefined;
-  const problem = adminListenerProblem(host, tls !== undefined, options.adminAllowPlaintext === true);
-  if (problem) throw new ConfigError([problem]);
-  const admin = await buildAdminApp(runtime.services, {
-    logger,
-    tls,
-    headersTimeoutMs: options.headersTimeoutMs,
-    trustProxy: options.trustProxy,
-    contact: options.contact,
-  });
-  await admin.listen({ host, port: options.adminPort });
-  const a = admin.server.address();
-  const port = typeof a === 'object' && a ? a.port : options.adminPort;
-  return {
-    admin,
-    adminUrl: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
-  };
+  return { app, runtime, url, adminUrl, reportUrl, stop, drainMs, stopStage: () => stage };
 }
 
 /**

@@ -115,6 +115,42 @@ export const ServeEnvironment = Type.Object({
       '1: the admin listener may serve plain HTTP on a non-loopback address (TLS ends at a proxy in front)',
     errorMessage: 'must be 1 (allow plain HTTP off the loopback) or 0',
   }),
+  // The reporter API (/report/v1, docs/decisions.md 109): beside /admin on the admin listener, and on its own
+  // listener when set, under the admin listener's TLS rule, so the field reaches it without reaching /admin.
+  MDS_REPORT_PORT: text({
+    default: 'off',
+    description:
+      'reporter listener port: /report only (the reporter API and its page), never /admin (0: any free port); ' +
+      'off: none (the admin listener serves /report too)',
+    pattern: `^(?:off|${PORT.slice(1, -1)})$`,
+    errorMessage: 'must be 0 to 65535 or off',
+  }),
+  MDS_REPORT_HOST: text({
+    default: '127.0.0.1',
+    description:
+      'reporter listener address; off the loopback it serves HTTPS with MDS_ADMIN_TLS_CERT and MDS_ADMIN_TLS_KEY ' +
+      '(or plain HTTP with MDS_ADMIN_ALLOW_PLAINTEXT=1)',
+  }),
+  MDS_REPORT_RATE_LIMIT: text({
+    default: '120',
+    description: 'requests each reporter may make to /report/v1 per UTC minute, per process',
+    pattern: '^[1-9]\\d{0,5}$',
+    errorMessage: 'must be 1 to 999999 (requests a minute)',
+  }),
+  // The consensus of street quotes (docs/decisions.md 107).
+  MDS_CONSENSUS_WINDOW: text({
+    default: '6h',
+    description:
+      'how far back a reporter’s latest quote counts in the consensus (W), with a unit s, m, h or d',
+    pattern: '^[1-9]\\d{0,5}[smhd]$',
+    errorMessage: 'must be a whole number from 1 to 999999 followed by s, m, h or d, e.g. 6h',
+  }),
+  MDS_CONSENSUS_QUORUM: text({
+    default: '3',
+    description: 'organisations the consensus needs to be published; never below 3',
+    pattern: '^(?:[3-9]|[1-9]\\d{1,2})$',
+    errorMessage: 'must be a whole number from 3 to 999: a consensus needs at least 3 organisations',
+  }),
   MDS_DRAIN_MS: text({
     default: '1000',
     description: 'how long a stopping server keeps answering (with Connection: close) before it closes (ms)',

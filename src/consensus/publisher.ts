@@ -7,19 +7,16 @@
  * makes one computation the publication and sends the others round again.
  */
 import type { Logger } from 'pino';
-import { type Consensus, consensusAt, goldOrderHolds, publicationDecision } from '../domain/consensus.js';
+import {
+  type Consensus,
+  type ConsensusSettings,
+  consensusAt,
+  goldOrderHolds,
+  publicationDecision,
+} from '../domain/consensus.js';
 import { PURITIES, type Purity } from '../domain/types.js';
 import type { ConsensusPoint, MarketState } from '../storage/reporter-records.js';
 import type { Store } from '../storage/store.js';
-
-export interface ConsensusSettings {
-  /** W, milliseconds (MDS_CONSENSUS_WINDOW). */
-  windowMs: number;
-  /** Organisations that must remain, at least 3 (MDS_CONSENSUS_QUORUM). */
-  quorum: number;
-}
-
-export const DEFAULT_CONSENSUS_SETTINGS: ConsensusSettings = { windowMs: 6 * 3_600_000, quorum: 3 };
 
 /** The method's version, kept with every point: recomputation uses the method the point was made with. */
 export const METHOD_VERSION = 1;
@@ -43,7 +40,7 @@ export class ConsensusPublisher {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: ConsensusSettings = DEFAULT_CONSENSUS_SETTINGS,
+    private readonly settings: ConsensusSettings,
     private readonly now: () => number = Date.now,
   ) {}
 

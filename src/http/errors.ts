@@ -43,6 +43,10 @@ const MESSAGES: Record<ErrorCode, string> = {
   idempotency_key_in_progress: 'A request with this Idempotency-Key is still being processed. Retry later.',
   payload_too_large: 'The request body is too large.',
   unsupported_media_type: 'The request body has an unsupported Content-Type.',
+  missing_reporter_token: 'A reporter token is required: send Authorization: Bearer mdsrep_….',
+  invalid_reporter_token: 'The reporter token is not valid.',
+  expired_reporter_token: 'The reporter token was rolled and its grace period has ended: use the new token.',
+  reporter_inactive: 'This reporter is not active: ask the operator.',
 };
 
 export class ApiError extends Error {

@@ -3,7 +3,7 @@
  * schemas. Nothing here describes an endpoint: that lives with its route.
  */
 import swagger from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import { type Contact, DEFAULT_CONTACT_NAME } from '../config.js';
 import { componentNames, documentedRoute, finishComponents } from './openapi-components.js';
 
@@ -95,6 +95,21 @@ export async function registerOpenApi(
  * http/openapi-components.ts).
  */
 export const COMPONENTS = { refResolver: componentNames, transform: documentedRoute };
+
+/** The reporter API's routes (/report/v1, /report/openapi.json): in its own document only. */
+export const isReportRoute = (url: string) => url.startsWith('/report/');
+
+/**
+ * `documentedRoute` for the routes `keep` accepts, the others hidden: two
+ * documents of one Fastify instance (the admin listener's) each describe
+ * their own routes.
+ */
+export function documentedOnly(keep: (url: string) => boolean): typeof documentedRoute {
+  return (args) =>
+    keep(args.url)
+      ? documentedRoute(args)
+      : { schema: { ...(args.schema as object), hide: true } as FastifySchema, url: args.url };
+}
 
 /**
  * Removes our schema annotations that are not OpenAPI vocabulary: `errorMessage`;

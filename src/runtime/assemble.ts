@@ -5,12 +5,9 @@
  */
 import { Authenticator } from '../access/authenticator.js';
 import { KeyActivity } from '../access/key-activity.js';
-import type { StaleAfter } from '../config.js';
-import {
-  ConsensusPublisher,
-  type ConsensusSettings,
-  DEFAULT_CONSENSUS_SETTINGS,
-} from '../consensus/publisher.js';
+import { consensusSettings, type StaleAfter } from '../config.js';
+import { ConsensusPublisher } from '../consensus/publisher.js';
+import type { ConsensusSettings } from '../domain/consensus.js';
 import { cursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import { MemoryLimiter } from '../limits/memory.js';
@@ -45,7 +42,7 @@ export interface AssembleOptions {
   staleAfter?: StaleAfter;
   /** MDS_WEBHOOK_*; the defaults when undefined. */
   webhooks?: WebhookSettings;
-  /** MDS_CONSENSUS_*; the defaults when undefined. */
+  /** MDS_CONSENSUS_WINDOW and MDS_CONSENSUS_QUORUM; the defaults when undefined. */
   consensus?: ConsensusSettings;
 }
 
@@ -109,6 +106,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
   const watcher = new Watcher(store, market, authenticator, activity, options.pollMs ?? 500);
   await watcher.start();
 
+  const consensus = options.consensus ?? consensusSettings();
   const services: Services = {
     store,
     limiter,
@@ -122,7 +120,8 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     lifecycle: { draining: false },
     // A copy: a test that changes its policy changes no other runtime's.
     webhooks: { ...(options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS) },
-    consensus: new ConsensusPublisher(store, options.consensus ?? DEFAULT_CONSENSUS_SETTINGS, now),
+    consensusSettings: consensus,
+    consensus: new ConsensusPublisher(store, consensus, now),
   };
 
   return {

@@ -6,6 +6,7 @@
 import type { Authenticator } from '../access/authenticator.js';
 import type { KeyActivity } from '../access/key-activity.js';
 import type { ConsensusPublisher } from '../consensus/publisher.js';
+import type { ConsensusSettings } from '../domain/consensus.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -30,6 +31,8 @@ export interface Services {
   lifecycle: { draining: boolean };
   /** Webhook targets, retries and polling (MDS_WEBHOOK_*). */
   webhooks: WebhookSettings;
+  /** MDS_CONSENSUS_WINDOW and MDS_CONSENSUS_QUORUM (docs/decisions.md 107). */
+  consensusSettings: ConsensusSettings;
   /** The street markets' consensus: recomputed as quotes arrive and by a periodic pass (docs/decisions.md 109). */
   consensus: ConsensusPublisher;
 }

@@ -376,12 +376,12 @@ const ListMeta = Type.Object(
   { component: 'ListMeta' },
 );
 
-const RequestIdHeader = {
+export const RequestIdHeader = {
   'X-Request-Id': Type.String({
     description: 'Request identifier, equal to meta.requestId (but on a replay)',
   }),
 };
-const ReplayedHeader = {
+export const ReplayedHeader = {
   'Idempotent-Replayed': {
     ...Type.Literal('true', {
       description:

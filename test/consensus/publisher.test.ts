@@ -163,7 +163,7 @@ describe.each(backends())('consensus publication on $name', (backend) => {
     'publishes once when two instances compute one market at once',
     async () => {
       const second = h.db.open();
-      const other = new ConsensusPublisher(second, undefined, () => clock);
+      const other = new ConsensusPublisher(second, h.runtime.services.consensusSettings, () => clock);
       try {
         clock += MINUTE;
         const reporters = [

@@ -52,9 +52,9 @@ export async function servedAdminOpenApi(): Promise<OpenApiDocument> {
 
 export async function startAdminHarness(
   backend: Backend,
-  options: { seed?: boolean } = {},
+  options: { seed?: boolean; now?: () => number } = {},
 ): Promise<AdminHarness> {
-  const h = await startHarness(backend, { seed: options.seed ?? false });
+  const h = await startHarness(backend, { seed: options.seed ?? false, now: options.now });
   const admin = await buildAdminApp(h.runtime.services, { logger: false });
   await admin.ready();
   const adminDoc = await validateResponses(admin, '/admin/openapi.json');

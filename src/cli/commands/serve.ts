@@ -128,6 +128,7 @@ export const serveCommand: Command = {
       {
         url: server.url,
         adminUrl: server.adminUrl,
+        reportUrl: server.reportUrl,
         seeded: setup.seeded,
         ...(setup.key ? { key: setup.key } : {}),
         ...(sharedStore ? { firstRun: SHARED_STORE_FIRST_RUN.join(' ') } : {}),
@@ -153,6 +154,7 @@ export const serveCommand: Command = {
         `Charts (paste your key): ${server.url}/charts`,
         `OpenAPI document: ${server.url}/openapi.json`,
         ...(server.adminUrl ? [`Metrics: ${server.adminUrl}/metrics`] : []),
+        ...(server.reportUrl ? [`Reporter API: ${server.reportUrl}/report/v1`] : []),
       ],
     );
   },

@@ -5,7 +5,8 @@
  * bidirectional control (U+202A to U+202E, U+2066 to U+2069), with the
  * sentence of schemas/admin-check.ts (the CLI says the same of its
  * arguments); and a body comes uncompressed: a `Content-Encoding` other than
- * `identity` is a 415, before the body is read. A data import's body is a
+ * `identity` is a 415, before the body is read. The reporter API (/report)
+ * is held to the same rules on either listener. A data import's body is a
  * file, judged by the import's own record rules.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -38,7 +39,7 @@ export function adminInputRules(app: FastifyInstance): void {
         'unsupported_media_type',
         undefined,
         undefined,
-        'The admin API takes bodies uncompressed: send it without Content-Encoding.',
+        'This API takes bodies uncompressed: send it without Content-Encoding.',
       );
     }
     return payload;

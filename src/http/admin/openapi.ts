@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Contact, DEFAULT_CONTACT_NAME } from '../../config.js';
 import { EVENT_DATA, EVENT_SCHEMAS } from '../../domain/webhook-events.js';
 import { EVENT_TYPES } from '../../domain/webhooks.js';
-import { API_VERSION, COMPONENTS } from '../openapi.js';
+import { API_VERSION, COMPONENTS, documentedOnly, isReportRoute } from '../openapi.js';
 
 const ADMIN_SECURITY_SCHEME = 'adminToken';
 
@@ -145,6 +145,7 @@ export async function registerAdminOpenApi(
       security: [{ [ADMIN_SECURITY_SCHEME]: [] }],
     },
     hideUntagged: true,
-    ...COMPONENTS,
+    refResolver: COMPONENTS.refResolver,
+    transform: documentedOnly((url) => !isReportRoute(url)),
   });
 }
