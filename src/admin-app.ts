@@ -3,7 +3,7 @@
  * instance, never the public one (operator-listener.ts), serving `GET
  * /metrics` (keyless), its own OpenAPI document at `GET /admin/openapi.json`
  * (keyless) and the admin API under /admin/v1 (admin tokens). It serves the
- * reporter API too (report-app.ts, docs/decisions.md 109). server.ts decides
+ * reporter API too (report-app.ts, docs/decisions.md 110). server.ts decides
  * where it listens.
  */
 import type { FastifyInstance } from 'fastify';

@@ -266,7 +266,7 @@ export function adminListenerProblem(
 
 /**
  * The reporter listener carries reporter tokens: the admin listener's rule,
- * with its certificate (docs/decisions.md 109). The problem, or undefined.
+ * with its certificate (docs/decisions.md 110). The problem, or undefined.
  */
 export function reportListenerProblem(
   host: string,

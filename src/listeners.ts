@@ -75,7 +75,7 @@ function listeningUrl(app: FastifyInstance, host: string, tls: boolean): string 
 }
 
 /**
- * The reporter listener (docs/decisions.md 109): /report only, on its own
+ * The reporter listener (docs/decisions.md 110): /report only, on its own
  * port, so an operator can open it to the field and keep /admin on the
  * loopback. The admin listener's TLS rule, with its certificate.
  */

@@ -38,7 +38,7 @@ export interface ServerOptions {
   adminTlsCert?: string;
   adminTlsKey?: string;
   adminAllowPlaintext?: boolean;
-  /** The reporter listener (/report only, docs/decisions.md 109), with the admin listener's TLS; off when undefined. */
+  /** The reporter listener (/report only, docs/decisions.md 110), with the admin listener's TLS; off when undefined. */
   reportPort?: number;
   reportHost?: string;
   /** MDS_REPORT_RATE_LIMIT; its default when undefined. */

@@ -115,7 +115,7 @@ export const ServeEnvironment = Type.Object({
       '1: the admin listener may serve plain HTTP on a non-loopback address (TLS ends at a proxy in front)',
     errorMessage: 'must be 1 (allow plain HTTP off the loopback) or 0',
   }),
-  // The reporter API (/report/v1, docs/decisions.md 109): beside /admin on the admin listener, and on its own
+  // The reporter API (/report/v1, docs/decisions.md 110): beside /admin on the admin listener, and on its own
   // listener when set, under the admin listener's TLS rule, so the field reaches it without reaching /admin.
   MDS_REPORT_PORT: text({
     default: 'off',

@@ -1,5 +1,5 @@
 /**
- * Mounts the reporter API under /report/v1 (docs/decisions.md 109), each
+ * Mounts the reporter API under /report/v1 (docs/decisions.md 110), each
  * route behind the same steps as an admin route (plugins/admin.ts):
  * authenticate the reporter's token (401, 403, 429 for an address that failed
  * too often), count the reporter's request (429 with Retry-After), validate

@@ -47,7 +47,7 @@ export const ErrorCode = StringEnum(
     'idempotency_key_in_progress',
     'payload_too_large',
     'unsupported_media_type',
-    // The reporter API's (docs/decisions.md 109); documented in its own document (schemas/report.ts).
+    // The reporter API's (docs/decisions.md 110); documented in its own document (schemas/report.ts).
     'missing_reporter_token',
     'invalid_reporter_token',
     'expired_reporter_token',

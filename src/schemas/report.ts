@@ -1,5 +1,5 @@
 /**
- * The reporter API's schemas (/report/v1, docs/decisions.md 109): a quote as
+ * The reporter API's schemas (/report/v1, docs/decisions.md 110): a quote as
  * a reporter sends it, one or a batch, a stored quote, the consensus of a
  * market, and the error answers. They validate requests (the admin
  * listener's validator, http/admin/validation.ts), type the handlers,

@@ -1,5 +1,5 @@
 /**
- * What a reporter does with its token (docs/decisions.md 109): prove who it
+ * What a reporter does with its token (docs/decisions.md 110): prove who it
  * is, send quotes, read back its own and the current consensus of its
  * markets. Behind /report/v1 (http/report/); the rules of a quote are those
  * of decisions 107: sell at least buy, a market the reporter may quote,

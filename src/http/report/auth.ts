@@ -1,5 +1,5 @@
 /**
- * Reporter authentication and the per-reporter limit (docs/decisions.md 109).
+ * Reporter authentication and the per-reporter limit (docs/decisions.md 110, 111).
  * `Authorization: Bearer mdsrep_…` only: an admin token or an API key is an
  * invalid reporter token. Failed attempts are throttled per client address as
  * for admin tokens (access/failed-attempts.ts); a token that verifies is
@@ -8,7 +8,7 @@
  *
  * The per-reporter limit is protective, not billed: a fixed UTC-minute window
  * counted in this process, so N instances behind a balancer allow up to N
- * times the limit (decisions 109).
+ * times the limit (decisions 111).
  */
 import { FailedAttempts } from '../../access/failed-attempts.js';
 import { minuteWindow, secondsUntil } from '../../domain/dates.js';

@@ -1,5 +1,5 @@
 /**
- * The reporter API's operations under /report/v1 (docs/decisions.md 109),
+ * The reporter API's operations under /report/v1 (docs/decisions.md 110),
  * thin over src/use-cases/quotes.ts: send one quote or a batch, read back
  * one's own quotes, the current consensus of one's markets, and who the token
  * is. plugins/report.ts mounts them behind the reporter's token, its limit

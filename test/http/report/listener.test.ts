@@ -1,5 +1,5 @@
 /**
- * The reporter listener of a running `mds serve` (docs/decisions.md 109):
+ * The reporter listener of a running `mds serve` (docs/decisions.md 110):
  * with MDS_REPORT_PORT it serves /report and nothing else (no /admin, no
  * /metrics, no /v1); the public port never serves /report; off the loopback
  * it needs the admin listener's TLS (or MDS_ADMIN_ALLOW_PLAINTEXT=1), else

@@ -1,5 +1,5 @@
 /**
- * The reporter API (/report/v1, docs/decisions.md 109) on every backend,
+ * The reporter API (/report/v1, docs/decisions.md 110) on every backend,
  * through HTTP: quotes taken and read back, a batch retried under its
  * Idempotency-Key stored once, refusals naming the value and the fix (a
  * batch all or none, each item by its index), tokens refused (suspended
