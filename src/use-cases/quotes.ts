@@ -7,7 +7,7 @@
  * than 50 % from the market's last published value (a typo, not a move).
  */
 import { type ConsensusSettings, consensusAt } from '../domain/consensus.js';
-import { microsToNumber, parseMicros } from '../domain/decimal.js';
+import { MAX_AMOUNT, microsToNumber, parseMicros } from '../domain/decimal.js';
 import { digestKey, digestsEqual } from '../domain/keys.js';
 import type { Problem } from '../schemas/admin-check.js';
 import type { QuoteInput } from '../schemas/report.js';
@@ -115,6 +115,11 @@ export async function submitQuotes(
       ['buy', buy],
       ['sell', sell],
     ] as const) {
+      if (value === null)
+        found.push({
+          field: `${at}${side}`,
+          message: `${side} ${JSON.stringify(input[side])} is not an amount in DZD of at most 6 decimals and at most ${MAX_AMOUNT}: correct it`,
+        });
       if (value === 0)
         found.push({ field: `${at}${side}`, message: `${side} 0 must be above 0: give the amount in DZD` });
     }
