@@ -104,6 +104,32 @@ describe('serve configuration', () => {
     );
   });
 
+  it('reads the reporter listener and the consensus settings; a quorum below 3 is refused', () => {
+    const config = readConfig({
+      MDS_REPORT_PORT: '9100',
+      MDS_REPORT_RATE_LIMIT: '30',
+      MDS_CONSENSUS_WINDOW: '90m',
+      MDS_CONSENSUS_QUORUM: '5',
+    });
+    expect(config).toMatchObject({
+      reportPort: 9100,
+      reportHost: '127.0.0.1',
+      reportRateLimit: 30,
+      consensus: { windowMs: 90 * 60_000, quorum: 5 },
+    });
+    expect(() => readConfig({ MDS_CONSENSUS_QUORUM: '2' })).toThrow(
+      /MDS_CONSENSUS_QUORUM: must be a whole number from 3 to 999: a consensus needs at least 3 organisations/,
+    );
+    expect(() => readConfig({ MDS_CONSENSUS_WINDOW: '6 hours' })).toThrow(/MDS_CONSENSUS_WINDOW: must be /);
+    expect(() => readConfig({ MDS_REPORT_PORT: '0', MDS_REPORT_HOST: '0.0.0.0' })).toThrow(
+      /MDS_REPORT_HOST: the reporter listener would serve reporter tokens over plain HTTP on 0\.0\.0\.0/,
+    );
+    expect(
+      readConfig({ MDS_REPORT_PORT: '0', MDS_REPORT_HOST: '0.0.0.0', MDS_ADMIN_ALLOW_PLAINTEXT: '1' })
+        .reportPort,
+    ).toBe(0);
+  });
+
   it('checks the rules across variables once each passed its own', () => {
     expect(() => readConfig({ MDS_REDIS_CLUSTER: '1' })).toThrow(/MDS_REDIS_CLUSTER=1 needs MDS_REDIS_URL/);
     expect(() => readConfig({ MDS_HEADERS_TIMEOUT_MS: '20000' })).toThrow(

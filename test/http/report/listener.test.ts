@@ -5,7 +5,9 @@
  * it needs the admin listener's TLS (or MDS_ADMIN_ALLOW_PLAINTEXT=1), else
  * `mds serve` exits 2 naming the address and the fixes.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,4 +116,60 @@ describe('the reporter listener off the loopback', () => {
     ])
       expect(res.stderr).toContain(part);
   });
+
+  it('serves HTTPS with HSTS there given the admin listener’s certificate', async () => {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const server = await spawnServer({
+      db,
+      env: {
+        MDS_REPORT_PORT: '0',
+        MDS_REPORT_HOST: '0.0.0.0',
+        MDS_ADMIN_TLS_CERT: join(dir, 'cert.pem'),
+        MDS_ADMIN_TLS_KEY: join(dir, 'key.pem'),
+      },
+    });
+    try {
+      const report = (await reportUrlOf(server)).replace('0.0.0.0', '127.0.0.1');
+      expect(report.startsWith('https://')).toBe(true);
+      const res = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+        (resolve, reject) => {
+          https
+            .get(
+              `${report}/report/v1/me`,
+              { rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` } },
+              (r) => {
+                let body = '';
+                r.on('data', (d) => {
+                  body += d;
+                });
+                r.on('end', () => resolve({ status: r.statusCode!, headers: r.headers, body }));
+              },
+            )
+            .on('error', reject);
+        },
+      );
+      expect(res.status, res.body).toBe(200);
+      expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
 });

@@ -172,6 +172,16 @@ describe.each(backends())('the reporter API on $name', (backend) => {
     expect(after).toBe(before);
     // A single quote the same way, its field named alone.
     const one = await call('POST', '/report/v1/quotes', token, { market: 'EUR', buy: far, sell: far });
+    const old = new Date(Date.now() - 6 * 3_600_000).toISOString();
+    const stale = await call('POST', '/report/v1/quotes', token, {
+      market: 'EUR',
+      buy: round(eur.buy),
+      sell: round(eur.sell),
+      observedAt: old,
+    });
+    expect(details(expectErrorBody(stale, 400, 'invalid_request', expect.anything()) && stale)).toEqual([
+      `observedAt: ${old} is older than the consensus window (6 hours): it would never count; send only recent quotes`,
+    ]);
     const decimals = await call('POST', '/report/v1/quotes', token, {
       market: 'EUR',
       buy: 260.1234567,
