@@ -9,6 +9,7 @@
 import { type ConsensusSettings, consensusAt } from '../domain/consensus.js';
 import { MAX_AMOUNT, microsToNumber, parseMicros } from '../domain/decimal.js';
 import { digestKey, digestsEqual } from '../domain/keys.js';
+import { PURITIES } from '../domain/types.js';
 import type { Problem } from '../schemas/admin-check.js';
 import type { QuoteInput } from '../schemas/report.js';
 import type { QuoteRecord, ReporterRecord } from '../storage/reporter-records.js';
@@ -74,12 +75,19 @@ const hours = (ms: number) =>
   ms % 3_600_000 === 0 ? `${ms / 3_600_000} hours` : `${Math.round(ms / 60_000)} minutes`;
 
 /** The last published buy and sell of each market: the latest `parallel` rate of a currency, the latest gold of a purity. */
-async function lastPublished(store: Store): Promise<Map<string, { buy: number; sell: number; at: number }>> {
+async function lastPublished(
+  store: Store,
+  markets: ReadonlySet<string>,
+): Promise<Map<string, { buy: number; sell: number; at: number }>> {
   const out = new Map<string, { buy: number; sell: number; at: number }>();
-  for (const r of await store.market.latestRates())
-    if (r.source === 'parallel') out.set(r.currency, { buy: r.buy, sell: r.sell, at: r.updatedAt });
-  for (const g of await store.market.latestGold())
-    out.set(g.purity, { buy: g.buy, sell: g.sell, at: g.updatedAt });
+  const purities = [...markets].filter((m) => (PURITIES as readonly string[]).includes(m));
+  // Each kind is read only when a quote is of it.
+  if (purities.length < markets.size)
+    for (const r of await store.market.latestRates())
+      if (r.source === 'parallel') out.set(r.currency, { buy: r.buy, sell: r.sell, at: r.updatedAt });
+  if (purities.length > 0)
+    for (const g of await store.market.latestGold())
+      out.set(g.purity, { buy: g.buy, sell: g.sell, at: g.updatedAt });
   return out;
 }
 
@@ -97,7 +105,7 @@ export async function submitQuotes(
   const { now, windowMs } = options;
   const problems: Problem[] = [];
   const records: QuoteRecord[] = [];
-  const published = await lastPublished(store);
+  const published = await lastPublished(store, new Set(inputs.map((q) => q.market)));
   inputs.forEach((input, index) => {
     const at = options.prefix(index);
     const found: Problem[] = [];

@@ -258,6 +258,11 @@ describe.each(backends())('the reporter API on $name', (backend) => {
       },
     ]);
     expect(res.body).not.toContain('rep_');
+    // Gold is judged against the last published gold of its purity.
+    const typo = await call('POST', '/report/v1/quotes', last, { market: '21K', buy: b * 16, sell: b * 16 });
+    expect(details(expectErrorBody(typo, 400, 'invalid_request', expect.anything()) && typo)[0]).toContain(
+      `buy: buy ${b * 16} is more than 50 % from the last published buy of 21K, ${gold21} (`,
+    );
   });
 
   it('limits each reporter’s requests a minute: 429 with Retry-After', async () => {
