@@ -10,7 +10,7 @@
  */
 import http from 'node:http';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildReportApp } from '../../../src/report-app.js';
 import { type AdminHarness, startAdminHarness } from '../../support/admin.js';
 import { backends } from '../../support/backends.js';
@@ -258,10 +258,11 @@ describe.each(backends())('the reporter API on $name', (backend) => {
       },
     ]);
     expect(res.body).not.toContain('rep_');
-    // Gold is judged against the last published gold of its purity.
+    // The quorum reached, the consensus was published as 21K's gold (decisions 109), and a
+    // quote is judged against that last published value.
     const typo = await call('POST', '/report/v1/quotes', last, { market: '21K', buy: b * 16, sell: b * 16 });
     expect(details(expectErrorBody(typo, 400, 'invalid_request', expect.anything()) && typo)[0]).toContain(
-      `buy: buy ${b * 16} is more than 50 % from the last published buy of 21K, ${gold21} (`,
+      `buy: buy ${b * 16} is more than 50 % from the last published buy of 21K, ${b + 0.5} (`,
     );
   });
 
@@ -292,7 +293,9 @@ describe.each(backends())('the reporter API on $name', (backend) => {
 
   it('tells the consensus which markets got quotes, after they are stored, and not for a refusal', async () => {
     const told: string[][] = [];
-    h.runtime.services.consensus = { quotesArrived: async (markets) => void told.push(markets) };
+    const spy = vi
+      .spyOn(h.runtime.services.consensus, 'quotesArrived')
+      .mockImplementation(async (markets) => void told.push([...markets]));
     try {
       const ok = await call('POST', '/report/v1/quotes/batch', token, {
         quotes: [
@@ -307,11 +310,9 @@ describe.each(backends())('the reporter API on $name', (backend) => {
       expect(refused.statusCode).toBe(400);
       expect(told).toHaveLength(1);
       // A failing consensus does not lose the quote: it is stored and answered.
-      h.runtime.services.consensus = {
-        quotesArrived: async () => {
-          throw new Error('publication failed');
-        },
-      };
+      spy.mockImplementation(async () => {
+        throw new Error('publication failed');
+      });
       const stored = await call('POST', '/report/v1/quotes', token, {
         market: 'EUR',
         buy: round(eur.buy),
@@ -319,7 +320,7 @@ describe.each(backends())('the reporter API on $name', (backend) => {
       });
       expect(stored.statusCode).toBe(201);
     } finally {
-      h.runtime.services.consensus = undefined;
+      spy.mockRestore();
     }
   });
 
