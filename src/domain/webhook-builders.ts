@@ -7,12 +7,13 @@
  */
 import type { KeyEnvironment } from './keys.js';
 import type { EventData, NewEvent } from './webhook-events.js';
+import { thresholdCount } from './webhooks.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export function usageThreshold(
-  g: { grantId: string; accountId: string; used: number; limit: number },
+  g: { grantId: string; accountId: string; limit: number },
   period: string,
   threshold: EventData<'usage.threshold'>['threshold'],
   dedupeKey: string,
@@ -26,7 +27,7 @@ export function usageThreshold(
       accountId: g.accountId,
       period,
       threshold,
-      used: g.used,
+      used: thresholdCount(g.limit, threshold),
       monthlyRequestLimit: g.limit,
     },
   };

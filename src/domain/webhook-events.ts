@@ -115,7 +115,9 @@ export const EVENT_DATA = {
         USAGE_THRESHOLDS.map((t) => Type.Literal(t)),
         { description: 'The percent of the monthly limit reached' },
       ),
-      used: Count('Requests counted this month'),
+      used: Count(
+        'The requests at which the threshold is reached: the monthly limit times the threshold, rounded up',
+      ),
       monthlyRequestLimit: Count('The grant’s monthly limit'),
     },
   ),

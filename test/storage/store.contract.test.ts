@@ -57,6 +57,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0009_consume_function',
       '0010_consume_row_updates',
       '0011_rates_asset_check',
+      '0012_webhook_queues',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);

@@ -96,8 +96,9 @@ describe.each(backends())('a store made by 479b40e, upgraded, on $name', ({ name
     await drop?.();
   });
 
-  it('knows every migration by the name it was recorded under: nothing to apply', async () => {
-    expect(await store.migrate()).toEqual([]);
+  it('knows every migration by the name it was recorded under: only the later ones to apply', async () => {
+    // Released after 479b40e: each applied once, on the old store as on a new one.
+    expect(await store.migrate()).toEqual(['0012_webhook_queues']);
     expect(await store.migrate()).toEqual([]);
     expect(Object.keys(migrations)).toEqual([...Object.keys(migrations)].sort());
   });

@@ -34,7 +34,7 @@ const freshness = { updatedAt: T - 60_000, ageSeconds: 60, thresholdSeconds: 3_6
 
 /** Every builder, with each of its variants (nulls, the optional filter fields). */
 const EVENTS: NewEvent[] = [
-  usageThreshold({ grantId: 'grt_g', accountId: 'acc_a', used: 1000, limit: 1000 }, '2026-11', 100, 'k1'),
+  usageThreshold({ grantId: 'grt_g', accountId: 'acc_a', limit: 1000 }, '2026-11', 100, 'k1'),
   keyCreated(key, 'acc_a'),
   keyCreated({ ...key, environment: 'live', expiresAt: T + 86_400_000 }, 'acc_a'),
   keyRevoked({ ...key, revokedAt: T }, 'acc_a'),

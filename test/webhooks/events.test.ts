@@ -153,6 +153,28 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
     ).toHaveLength(2);
   });
 
+  it('usage.threshold after a burst past both thresholds: 80 before 100, each `used` the count it stands for', async () => {
+    const grant = await newGrant(7);
+    const { key } = await createKey(store(), { grantId: grant.id });
+    // A burst: its answers are counted together, so one poll of the worker finds both thresholds passed.
+    await Promise.all(
+      Array.from({ length: 7 }, () =>
+        fetch(`${server.url}/v1/rates/latest`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
+          r.arrayBuffer(),
+        ),
+      ),
+    );
+    await server.runtime.recorder.flush();
+    const mine = () =>
+      receiver.accepted('usage.threshold').filter((e) => e.payload.data.grantId === grant.id);
+    await waitFor(() => mine().length === 2, { what: () => `two thresholds of ${grant.id}` });
+    // In the order they arrived: 80 % of 7 is 5.6 requests, reached at the 6th.
+    expect(mine().map((e) => [e.payload.data.threshold, e.payload.data.used])).toEqual([
+      [80, 6],
+      [100, 7],
+    ]);
+  });
+
   it('data.imported after an import that wrote, with its kind, sources, counts and newest instant', async () => {
     const at = Date.now() - 60_000;
     await store().imports.import({

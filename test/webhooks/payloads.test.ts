@@ -16,6 +16,7 @@ import {
 import { EVENT_SCHEMAS } from '../../src/domain/webhook-events.js';
 import { EVENT_TYPES, type EventType } from '../../src/domain/webhooks.js';
 import type { Store } from '../../src/storage/store.js';
+import type { ClaimedDelivery } from '../../src/storage/webhook-records.js';
 import { type Database, freshDatabase } from '../support/backends.js';
 import { newAjv } from '../support/openapi.js';
 
@@ -54,7 +55,24 @@ const written: string[] = [];
 
 /** Every payload delivered, its id masked, in order of type then bytes. */
 async function delivered(): Promise<string[]> {
-  const claimed = await store.webhooks.claimDeliveries(T + 100 * DAY, 30_000, 100);
+  // One subscription's queue goes out one delivery at a time: each recorded before the next is claimed.
+  const claimed: ClaimedDelivery[] = [];
+  for (;;) {
+    const [next] = await store.webhooks.claimDeliveries(T + 100 * DAY, 30_000, { healthy: 100, failing: 0 });
+    if (!next) break;
+    claimed.push(next);
+    await store.webhooks.recordAttempt({
+      deliveryId: next.id,
+      n: 1,
+      at: T + 100 * DAY,
+      statusCode: 204,
+      error: null,
+      durationMs: 1,
+      responsePrefix: '',
+      delivered: true,
+      nextAttemptAt: null,
+    });
+  }
   written.push(...claimed.map((d) => d.payload));
   return claimed
     .map((d) => {
@@ -146,7 +164,7 @@ it('every event type is written with the same bytes as before', async () => {
         { value: 271.5, observedAt: T - 30_000 },
       ),
       usageThreshold(
-        { grantId: 'grt_g', accountId: 'acc_a', used: 800, limit: 1000 },
+        { grantId: 'grt_g', accountId: 'acc_a', limit: 1000 },
         '2026-11',
         80,
         'usage.threshold:grt_g:2026-11:80',

@@ -18,6 +18,7 @@ import { webhooksMigration } from './0008-webhooks.js';
 import { consumeMigration } from './0009-consume-function.js';
 import { consumeRowUpdatesMigration } from './0010-consume-row-updates.js';
 import { ratesAssetCheckMigration } from './0011-rates-asset-check.js';
+import { webhookQueuesMigration } from './0012-webhook-queues.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_market_data': marketDataMigration,
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0009_consume_function': consumeMigration,
   '0010_consume_row_updates': consumeRowUpdatesMigration,
   '0011_rates_asset_check': ratesAssetCheckMigration,
+  '0012_webhook_queues': webhookQueuesMigration,
 };
 
 export const migrationProvider: MigrationProvider = {
