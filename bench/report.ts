@@ -7,6 +7,7 @@ import type { ImportReport, ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport } from './import-beside-serving.js';
 import { type Check, median, TARGETS, type TargetName, type TargetSummary } from './load.js';
 import type { Timings } from './service.js';
+import type { WebhooksReport } from './webhooks.js';
 import { CONNECTIONS } from './wrk.js';
 
 export interface Scenario {
@@ -40,6 +41,7 @@ export interface BenchReport {
   cli?: Timings;
   imports?: ImportReport;
   importBesideServing?: BesideReport;
+  webhooks?: WebhooksReport;
   checks: Check[];
   targets: TargetLine[];
 }
@@ -225,6 +227,19 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
             x.worstP99Ms < BESIDE_TARGETS.latestP99Ms,
           ]
         : notRun,
+    );
+  }
+  const hooks = r.webhooks;
+  for (const run of hooks?.runs ?? []) {
+    // The poll, then an attempt on 127.0.0.1: a second more is a receiver held up by another.
+    const limit = hooks!.pollMs + 1000;
+    add(
+      `Webhook delivery to a healthy receiver beside ${run.hanging} hanging ones, SQLite: delay from the key's commit, p95`,
+      `< ${int(limit)} ms (the poll, ${int(hooks!.pollMs)} ms, + 1 s)`,
+      [
+        `${int(run.p95Ms)} ms (median ${int(run.medianMs)} ms, max ${int(run.maxMs)} ms, ${run.events} events${run.lost ? `, ${run.lost} lost` : ''})`,
+        run.p95Ms < limit && run.lost === 0,
+      ],
     );
   }
   return lines;

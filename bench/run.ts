@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { defaultOf } from '../src/config/environment.js';
 import { DAY_MS } from '../src/domain/dates.js';
 import { generateSample } from '../src/sample/generate.js';
 import { measureImports } from './import.js';
@@ -19,6 +20,7 @@ import { checkReferences, startReference } from './references.js';
 import { type BenchReport, judge, markdownReport, type Scenario } from './report.js';
 import { answer, measureCli, measureStartup, ROOT, startService } from './service.js';
 import { detectScaleOut, freshSchema, type Prepared, prepare, redisPrefix, type ScaleOut } from './setup.js';
+import { measureWebhooks } from './webhooks.js';
 
 import { wrkVersion } from './wrk.js';
 
@@ -90,9 +92,11 @@ async function main(argv: string[]): Promise<number> {
     log(USAGE);
     return 0;
   }
-  const wrk = await wrkVersion();
-  if (!wrk) throw new Error('wrk is not installed (Debian/Ubuntu: `sudo apt-get install wrk`)');
   const wants = (part: Part) => !o.only || o.only.has(part);
+  // Only the parts under HTTP load need it: `--only webhooks,startup,cli,import` runs without.
+  const wrk = await wrkVersion();
+  if (!wrk && (['latest', 'postgres', 'import-beside-serving'] as const).some(wants))
+    throw new Error('wrk is not installed (Debian/Ubuntu: `sudo apt-get install wrk`)');
   const { machine, commit } = machineAndCommit();
   const cpus = cpuPlan(machine.cpus);
   const endDate = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
@@ -101,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
   log(
     `bench: ${o.quick ? 'quick' : 'full'} run on ${commit.sha}${commit.dirty ? ' (uncommitted changes)' : ''}`,
   );
-  const versions: Record<string, string> = { node: process.version, wrk };
+  const versions: Record<string, string> = { node: process.version, ...(wrk ? { wrk } : {}) };
   const sample = generateSample({ endDate });
   const sqlite = await prepare(join(dir, 'bench.sqlite'), sample);
   const so: ScaleOut | { reason: string } = !o.postgres
@@ -154,6 +158,10 @@ async function main(argv: string[]): Promise<number> {
   const imports = { records: o.importRecords, sample, endDate, dir, postgresUrl, log };
   if (wants('import') && o.importRecords > 0)
     r.imports = await measureImports({ ...imports, cpus: cpus.server });
+  if (wants('webhooks')) {
+    const pollMs = Number(defaultOf('MDS_WEBHOOK_POLL_MS'));
+    r.webhooks = await measureWebhooks({ dir, cpus: cpus.server, pollMs, log });
+  }
   // Last: it writes the most into stores of its own.
   if (wants('import-beside-serving') && o.importRecords > 0)
     r.importBesideServing = await measureImportBesideServing({ ...imports, cpus });
