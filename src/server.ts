@@ -18,6 +18,7 @@ import {
   type StaleAfter,
 } from './config.js';
 import type { TrustProxy } from './http/client-address.js';
+import { logStoreSpace } from './observability/store-space.js';
 import { assemble, type Runtime } from './runtime/assemble.js';
 import { lockSqliteFile } from './runtime/single-process.js';
 import { CLOSE_MS, startWatchdog, WATCHDOG_GRACE_MS } from './runtime/stop-deadline.js';
@@ -147,6 +148,7 @@ export async function startServer(
     lock?.release();
     throw err;
   }
+  logStoreSpace(runtime.services.store.space, logger);
   const tls =
     options.tlsCert && options.tlsKey
       ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }

@@ -43,6 +43,8 @@ const MESSAGES: Record<ErrorCode, string> = {
   idempotency_key_in_progress: 'A request with this Idempotency-Key is still being processed. Retry later.',
   payload_too_large: 'The request body is too large.',
   unsupported_media_type: 'The request body has an unsupported Content-Type.',
+  insufficient_storage:
+    'Disk full: the store refused the write and nothing was changed. Free space on its disk, then retry; no restart is needed.',
 };
 
 export class ApiError extends Error {

@@ -419,6 +419,7 @@ export const ADMIN_ERROR_CODES = {
   429: ['too_many_requests'],
   500: ['internal_error'],
   503: ['service_unavailable'],
+  507: ['insufficient_storage'],
 } as const satisfies Record<number, readonly ErrorCode[]>;
 type AdminErrorStatus = keyof typeof ADMIN_ERROR_CODES;
 
@@ -463,6 +464,10 @@ const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unkno
     {},
   ],
   503: ['Temporarily unavailable (`service_unavailable`).', RetryAfter],
+  507: [
+    'The store’s disk is full (`insufficient_storage`): the message names the cause (`disk full (SQLITE_FULL)`, `disk full (SQLSTATE 53100)`) and nothing was changed. Retry once space is freed; no restart is needed.',
+    {},
+  ],
 };
 
 /** The admin document's `Error`: any code of the admin API (each status's in its `x-error-codes`). */

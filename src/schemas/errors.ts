@@ -47,6 +47,7 @@ export const ErrorCode = StringEnum(
     'idempotency_key_in_progress',
     'payload_too_large',
     'unsupported_media_type',
+    'insufficient_storage',
   ],
   { description: CODE_DESCRIPTION },
 );

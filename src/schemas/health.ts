@@ -28,12 +28,13 @@ const answer = (data: TSchema, description: string, headers: Record<string, TSch
     },
   );
 
-const readiness = (status: TSchema, component: string) =>
+const readiness = (status: TSchema, component: string, reason?: TSchema) =>
   Type.Object(
     {
       status,
       store: Type.Boolean({ description: 'The store answered a ping' }),
       limiter: Type.Boolean({ description: 'The limiter (Redis, when configured) answered a ping' }),
+      ...(reason ? { reason } : {}),
     },
     { component, additionalProperties: false },
   );
@@ -57,9 +58,20 @@ export const ReadinessResponses = {
     { data: { status: 'ready', store: true, limiter: true } },
   ),
   503: answer(
-    readiness(Type.Union([Type.Literal('not_ready'), Type.Literal('draining')]), 'Unreadiness'),
-    'The store or the limiter is unreachable (`not_ready`), or the instance is shutting down (`draining`): ' +
-      'send traffic elsewhere',
+    readiness(
+      Type.Union([Type.Literal('not_ready'), Type.Literal('draining')]),
+      'Unreadiness',
+      Type.Optional(
+        Type.String({
+          description:
+            'Why, when the store answers but refuses writes: its disk is full (`disk full (SQLITE_FULL)`, ' +
+            '`disk full (SQLSTATE 53100)`). Ready again within seconds of space being freed',
+          examples: ['disk full (SQLITE_FULL): the store refuses writes until space is freed'],
+        }),
+      ),
+    ),
+    'The store or the limiter is unreachable, or the store’s disk is full (`not_ready`), or the instance ' +
+      'is shutting down (`draining`): send traffic elsewhere',
     {
       ...RequestIdHeader,
       'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds before asking again' }),

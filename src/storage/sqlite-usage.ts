@@ -17,6 +17,7 @@ import {
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { configure, type OpenSettings, usageFilePath } from './sqlite-files.js';
+import { probeSqliteFile } from './sqlite-space.js';
 import { type BatchOutcome, type DailyIncrement, dailyOfTaken, type UsageCommit } from './usage-records.js';
 
 export class SqliteUsage extends KyselyUsage {
@@ -153,6 +154,17 @@ export class SqliteUsage extends KyselyUsage {
       this.consumeTx = (list, at) => tx.immediate(list, at);
     }
     return this.consumeTx(requests, now);
+  }
+
+  /** The connection that writes the usage file (the store's own in memory). */
+  connection(): SqliteConnection {
+    this.usageDb;
+    return this.usageConn ?? this.conn;
+  }
+
+  /** The probe of a full store (sqlite-space.ts) on the usage file. */
+  probeSpace(): void {
+    if (this.path !== ':memory:') probeSqliteFile(this.usageDb, usageFilePath(this.path));
   }
 
   /** The usage file's own connection, closed with the store. */

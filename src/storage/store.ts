@@ -19,6 +19,7 @@ import type { MarketRepository } from './repositories/market.js';
 import type { OperatorRepository } from './repositories/operator.js';
 import type { UsageRepository } from './repositories/usage.js';
 import type { WebhookRepository } from './repositories/webhooks.js';
+import type { StoreSpace } from './space.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -35,6 +36,8 @@ export interface Store {
   readonly usage: UsageRepository;
   readonly operator: OperatorRepository;
   readonly webhooks: WebhookRepository;
+  /** Whether a write was refused for lack of space and no probe has succeeded since (space.ts). */
+  readonly space: StoreSpace;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   ping(): Promise<void>;

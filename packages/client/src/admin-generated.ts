@@ -68,7 +68,8 @@ export type AdminErrorCode =
   | 'unsupported_media_type'
   | 'too_many_requests'
   | 'internal_error'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  | 'insufficient_storage';
 
 /** One problem of an admin API error answer. */
 export interface AdminErrorDetail {

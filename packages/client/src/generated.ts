@@ -75,6 +75,10 @@ export interface Unreadiness {
   store: boolean;
   /** The limiter (Redis, when configured) answered a ping */
   limiter: boolean;
+  /**
+   * Why, when the store answers but refuses writes: its disk is full (`disk full (SQLITE_FULL)`, `disk full (SQLSTATE 53100)`). Ready again within seconds of space being freed
+   */
+  reason?: string;
 }
 
 export interface ServiceStatus {

@@ -6,6 +6,7 @@
  * another method 405 with Allow.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { StoreFullError } from '../../storage/errors.js';
 import type { OperationError } from '../../use-cases/contract.js';
 import { ApiError, errorBody, invalidParameters, unavailable } from '../errors.js';
 import { JSON_TYPE } from '../respond.js';
@@ -58,6 +59,13 @@ export function adminErrors(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    if (err instanceof StoreFullError) {
+      // The cause by its code in the answer; the driver's own words in the log.
+      request.log.warn({ err }, `${err.reason}: an admin write was refused`);
+      const message = `${err.reason}: the store refused the write and nothing was changed. Free space on its disk, then retry; no restart is needed.`;
+      send(reply, new ApiError(507, 'insufficient_storage', undefined, undefined, message), request.id);
+      return;
+    }
     let api = unavailable(err) ?? frameworkError(err as FastifyError);
     if (!api) {
       request.log.error({ err }, 'unhandled error');

@@ -21,7 +21,18 @@ export function adminRouteList(): AdminRoute[] {
     ...dataRoutes,
     ...usageRoutes,
     ...webhookRoutes,
-  ].map(withUnsupportedEncoding);
+  ]
+    .map(withUnsupportedEncoding)
+    .map(withDiskFull);
+}
+
+/** Every write may answer 507: the store's disk is full (http/admin/errors.ts, docs/decisions.md 97). */
+function withDiskFull(route: AdminRoute): AdminRoute {
+  if (route.method === 'GET' || route.schema.response[507]) return route;
+  return {
+    ...route,
+    schema: { ...route.schema, response: { ...route.schema.response, 507: adminError(507) } },
+  };
 }
 
 /** Every write may answer 415: a compressed body is refused (http/admin/input.ts). */
