@@ -11,6 +11,13 @@ import { SqliteConnection } from './sqlite-connection.js';
 /** The schema name of the usage file on every connection of a store. */
 export const USAGE_SCHEMA = 'metering';
 
+/**
+ * The size a WAL file is cut back to when it starts again from its beginning
+ * (SQLite's `journal_size_limit`): without it the file keeps the largest size
+ * it ever reached (docs/decisions.md 98).
+ */
+export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
+
 /** How long a statement waits for another process's lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5_000;
 
@@ -67,6 +74,7 @@ export function configure(conn: SqliteConnection, schema: string, options: OpenS
   if (!options.readonly) {
     raw.exec(`pragma ${schema}.journal_mode = WAL`);
     raw.exec(`pragma ${schema}.synchronous = NORMAL`);
+    raw.exec(`pragma ${schema}.journal_size_limit = ${WAL_LIMIT_BYTES}`);
   }
   if (maxPages) raw.exec(`pragma ${schema}.max_page_count = ${maxPages}`);
 }

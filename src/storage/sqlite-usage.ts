@@ -14,7 +14,7 @@ import {
   type ConsumeRequest,
   type UsageIncrement,
 } from './repositories/usage.js';
-import { FALLBACK_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
+import { SERVING_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { configure, type OpenSettings, usageFilePath } from './sqlite-files.js';
 import { probeSqliteFile } from './sqlite-space.js';
@@ -50,9 +50,10 @@ export class SqliteUsage extends KyselyUsage {
         readonly: this.options.readonly ?? false,
       });
       configure(this.usageConn, 'main', this.options);
-      // Serving: the checkpointer thread moves these pages; this is its safety net.
+      // Serving: the checkpointer thread moves these pages; this copies what it has
+      // not yet and lets the WAL restart (sqlite-checkpointer.ts says why).
       if (this.checkpointed) {
-        this.usageConn.db.exec(`pragma wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+        this.usageConn.db.exec(`pragma wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
       }
     }
     return this.usageConn.db;

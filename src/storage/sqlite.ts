@@ -32,7 +32,7 @@ import { assembleStore } from './kysely/store.js';
 import { KyselyWebhooks } from './kysely/webhook-sources.js';
 import type { Database } from './schema.js';
 import { SqliteAccess } from './sqlite-access.js';
-import { FALLBACK_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { SERVING_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { type OpenSettings, openConnection, type SqliteOpenOptions, usageFilePath } from './sqlite-files.js';
 import { SqliteImports } from './sqlite-import.js';
@@ -103,7 +103,8 @@ export const SqliteStore = {
         // connections checkpoint when they commit. A fallback checkpoint inside
         // a lastUsedAt commit right after a million-row import would copy its
         // whole WAL on the event loop; so none here while the thread runs (the
-        // usage connection keeps its own, SqliteUsage.usageDb).
+        // usage connection keeps its own, SqliteUsage.usageDb). Between sparse
+        // writes the thread copies everything, so the next write restarts the WAL.
         conn.db.exec('pragma main.wal_autocheckpoint = 0');
         const given = background === true ? {} : background;
         checkpointer = SqliteCheckpointer.start(path, {
@@ -111,7 +112,7 @@ export const SqliteStore = {
           usagePath: usageFilePath(path),
           onError: (err) => {
             // The thread is gone: SQLite's own checkpoints take over.
-            conn.db.exec(`pragma wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+            conn.db.exec(`pragma wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
             given.onError?.(err);
           },
         });
