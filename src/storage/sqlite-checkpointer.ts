@@ -31,7 +31,13 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { WAL_LIMIT_BYTES } from './sqlite-files.js';
+
+/**
+ * The size a WAL file is cut back to when it starts again from its beginning
+ * (SQLite's `journal_size_limit`): without it the file keeps the largest size
+ * it ever reached (docs/decisions.md 98).
+ */
+export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** Pages the serving connection lets the WAL reach before it checkpoints what the thread has not (4 MB). */
 export const SERVING_AUTOCHECKPOINT_PAGES = 1_000;

@@ -5,18 +5,11 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import type { CheckpointerOptions } from './sqlite-checkpointer.js';
+import { type CheckpointerOptions, WAL_LIMIT_BYTES } from './sqlite-checkpointer.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
 /** The schema name of the usage file on every connection of a store. */
 export const USAGE_SCHEMA = 'metering';
-
-/**
- * The size a WAL file is cut back to when it starts again from its beginning
- * (SQLite's `journal_size_limit`): without it the file keeps the largest size
- * it ever reached (docs/decisions.md 98).
- */
-export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** How long a statement waits for another process's lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5_000;
