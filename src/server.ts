@@ -16,6 +16,7 @@ import {
   type Contact,
   DEFAULT_ADMIN_HOST,
   type StaleAfter,
+  type StaleFamily,
 } from './config.js';
 import type { TrustProxy } from './http/client-address.js';
 import { logStoreSpace } from './observability/store-space.js';
@@ -55,6 +56,8 @@ export interface ServerOptions {
   contact?: Contact;
   /** MDS_STALE_AFTER in seconds per family (GET /status, the freshness gauges); the defaults when undefined. */
   staleAfter?: StaleAfter;
+  /** MDS_PUBLISHED_FAMILIES: the families watched for freshness and shown on /charts; all when undefined. */
+  publishedFamilies?: readonly StaleFamily[];
   /** MDS_WEBHOOK_*: targets, retries, polling; the defaults when undefined. */
   webhooks?: WebhookSettings;
 }
@@ -137,6 +140,7 @@ export async function startServer(
       redisCluster: options.redisCluster,
       redisPrefix: options.redisPrefix,
       staleAfter: options.staleAfter,
+      publishedFamilies: options.publishedFamilies,
       webhooks: options.webhooks,
       onBackgroundError: (err) =>
         logger.error(

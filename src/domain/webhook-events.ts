@@ -158,7 +158,7 @@ export const EVENT_DATA = {
     newestUpdatedAt: Nullable(Instant('The newest observation it wrote')),
   }),
   'data.stale': data(
-    'a family’s newest observation passed its `MDS_STALE_AFTER` threshold (as `/status`)',
+    'a published family’s newest observation passed its `MDS_STALE_AFTER` threshold (as `/status`)',
     freshness,
   ),
   'data.fresh': data('a stale family is fresh again', freshness),

@@ -5,7 +5,7 @@
  */
 import { Authenticator } from '../access/authenticator.js';
 import { KeyActivity } from '../access/key-activity.js';
-import type { StaleAfter } from '../config.js';
+import type { StaleAfter, StaleFamily } from '../config.js';
 import { cursorCodec } from '../domain/cursor.js';
 import type { Limiter } from '../limits/limiter.js';
 import { MemoryLimiter } from '../limits/memory.js';
@@ -38,6 +38,8 @@ export interface AssembleOptions {
   onBackgroundError?: (err: Error) => void;
   /** MDS_STALE_AFTER in seconds per family; the defaults when undefined (config.ts staleAfterSeconds). */
   staleAfter?: StaleAfter;
+  /** MDS_PUBLISHED_FAMILIES; all of them when undefined. */
+  publishedFamilies?: readonly StaleFamily[];
   /** MDS_WEBHOOK_*; the defaults when undefined. */
   webhooks?: WebhookSettings;
 }
@@ -97,7 +99,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
   const misses = metrics.cacheTallies.for({ cache: 'verified_keys', result: 'miss' });
   const authenticator = new Authenticator(store, undefined, (hit) => (hit ? hits : misses).inc());
   const activity = new KeyActivity(store);
-  const freshness = new Freshness(market, now, options.staleAfter);
+  const freshness = new Freshness(market, now, options.staleAfter, options.publishedFamilies);
   metrics.readFreshness(() => freshness.report().families);
   const watcher = new Watcher(store, market, authenticator, activity, options.pollMs ?? 500);
   await watcher.start();

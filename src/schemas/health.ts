@@ -96,8 +96,14 @@ const FamilyFreshness = Type.Object(
       minimum: 1,
       description: 'Age past which the family is stale (MDS_STALE_AFTER)',
     }),
+    published: Type.Boolean({
+      description:
+        'The operator publishes this family (`MDS_PUBLISHED_FAMILIES`); when false it is not watched and ' +
+        'never stale, and clients may leave it out',
+    }),
     stale: Type.Boolean({
-      description: '`ageSeconds` is past `thresholdSeconds`, or the family has no observation at all',
+      description:
+        'Published, and `ageSeconds` is past `thresholdSeconds` or the family has no observation at all',
     }),
   },
   { component: 'FamilyFreshness', additionalProperties: false },
@@ -108,7 +114,7 @@ export const StatusResponses = {
     Type.Object(
       {
         status: Type.Union([Type.Literal('ok'), Type.Literal('stale')], {
-          description: '`stale` when any family is stale',
+          description: '`stale` when any published family is stale',
         }),
         families: Type.Object(
           {
@@ -141,24 +147,29 @@ export const StatusResponses = {
             updatedAt: '2026-11-21T09:00:00.000Z',
             ageSeconds: 10800,
             thresholdSeconds: 129600,
+            published: true,
             stale: false,
           },
           official: {
             updatedAt: '2026-11-21T10:00:00.000Z',
             ageSeconds: 7200,
             thresholdSeconds: 345600,
+            published: true,
             stale: false,
           },
+          // A family this operator does not publish (MDS_PUBLISHED_FAMILIES): no data, not stale.
           transfer: {
-            updatedAt: '2026-11-21T11:00:00.000Z',
-            ageSeconds: 3600,
+            updatedAt: null,
+            ageSeconds: null,
             thresholdSeconds: 172800,
+            published: false,
             stale: false,
           },
           gold: {
             updatedAt: '2026-11-21T09:30:00.000Z',
             ageSeconds: 9000,
             thresholdSeconds: 172800,
+            published: true,
             stale: false,
           },
         },

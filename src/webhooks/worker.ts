@@ -195,12 +195,17 @@ export class WebhookWorker {
     for (const e of events) this.seen.add(e.dedupeKey!);
   }
 
-  /** Each family's turn from fresh to stale and back, as /status judges it. */
+  /**
+   * Each family's turn from fresh to stale and back, as /status judges it. A
+   * family not published (docs/decisions.md 99) is not watched: no event, and
+   * its last recorded state is left as it was.
+   */
   private async freshness(): Promise<void> {
     const { store, now } = this.o;
     const report = this.o.freshness.report();
     for (const family of STALE_FAMILIES) {
       const f = report.families[family];
+      if (!f.published) continue;
       const state = f.stale ? 'stale' : 'fresh';
       const name = staleSetting(family);
       // Known unchanged since this process last looked: no read per poll.

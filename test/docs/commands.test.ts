@@ -49,6 +49,8 @@ const COMMANDS_NOT_HERE: Record<string, string> = {
     'the whole suite, of which this test is a part',
   'MDS_STALE_AFTER=parallel=26h,gold=1d mds serve':
     'a server that runs until stopped; test/config/stale-after.test.ts checks the variable',
+  'MDS_PUBLISHED_FAMILIES=parallel,official,gold mds serve':
+    'a server that runs until stopped; test/observability/published-families.test.ts serves with the variable',
   'mds audit --limit 1000 --cursor <nextCursor of the previous page>':
     'a placeholder: the cursor a previous page printed',
   'pg_dump -Fc --dbname "$MDS_DATABASE_URL" -f mds-2026-01-31.dump':

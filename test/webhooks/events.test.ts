@@ -377,8 +377,10 @@ describe('data.stale and data.fresh', () => {
       databaseUrl: db.url,
       logLevel: 'silent',
       drainMs: 0,
-      // The sample's newest parallel rate is older than this: the family starts stale.
-      staleAfter: staleAfterSeconds('parallel=3s'),
+      // The sample's newest parallel and transfer rates are older than this: both start stale.
+      staleAfter: staleAfterSeconds('parallel=3s,transfer=3s'),
+      // Transfer rates are not published (docs/decisions.md 99): never watched, no event.
+      publishedFamilies: ['parallel', 'official', 'gold'],
       webhooks: FAST,
     });
     receiver = await startReceiver();
@@ -397,7 +399,7 @@ describe('data.stale and data.fresh', () => {
     await db?.drop();
   });
 
-  it('a family turning fresh after an import, then stale past its threshold: one event each', async () => {
+  it('a family turning fresh after an import, then stale past its threshold: one event each; none for a family not published', async () => {
     // The first state seen (stale) is recorded without an event.
     await new Promise((resolve) => setTimeout(resolve, 5 * FAST.pollMs));
     expect(receiver.received).toHaveLength(0);
@@ -405,12 +407,18 @@ describe('data.stale and data.fresh', () => {
       kind: 'rates',
       records: [
         { currency: 'EUR', source: 'parallel', buy: 250_000_000, sell: 252_000_000, updatedAt: Date.now() },
+        { currency: 'EUR', source: 'transfer', buy: 250_000_000, sell: 252_000_000, updatedAt: Date.now() },
       ],
     });
     const [fresh] = await receiver.waitForAccepted('data.fresh');
     expect(fresh!.payload.data).toMatchObject({ family: 'parallel', thresholdSeconds: 3 });
     const [stale] = await receiver.waitForAccepted('data.stale', 1, 10_000);
     expect(stale!.payload.data).toMatchObject({ family: 'parallel' });
+    // Transfer turned fresh and stale in the same polls as parallel, had it been watched.
     expect(receiver.accepted()).toHaveLength(2);
+    expect(receiver.accepted().map((e) => e.payload.data)).toEqual([
+      expect.objectContaining({ family: 'parallel' }),
+      expect.objectContaining({ family: 'parallel' }),
+    ]);
   });
 });

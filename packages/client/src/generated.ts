@@ -82,7 +82,7 @@ export interface Unreadiness {
 }
 
 export interface ServiceStatus {
-  /** `stale` when any family is stale */
+  /** `stale` when any published family is stale */
   status: 'ok' | 'stale';
   /**
    * Each family’s freshness: `parallel` the parallel-market rates, `official` the Bank of Algeria official rates, `transfer` the money-transfer operators’ rates, `gold` the gold references
@@ -107,7 +107,11 @@ export interface FamilyFreshness {
   ageSeconds: number | null;
   /** Age past which the family is stale (MDS_STALE_AFTER) */
   thresholdSeconds: number;
-  /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
+  /**
+   * The operator publishes this family (`MDS_PUBLISHED_FAMILIES`); when false it is not watched and never stale, and clients may leave it out
+   */
+  published: boolean;
+  /** Published, and `ageSeconds` is past `thresholdSeconds` or the family has no observation at all */
   stale: boolean;
 }
 
