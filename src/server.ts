@@ -9,14 +9,13 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildAdminApp } from './admin-app.js';
 import { buildApp } from './app.js';
-import { defaultOf } from './config/environment.js';
+import { defaultOf, type StaleFamily } from './config/environment.js';
 import {
   adminListenerProblem,
   ConfigError,
   type Contact,
   DEFAULT_ADMIN_HOST,
   type StaleAfter,
-  type StaleFamily,
 } from './config.js';
 import type { TrustProxy } from './http/client-address.js';
 import { logStoreSpace } from './observability/store-space.js';
