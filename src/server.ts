@@ -2,6 +2,8 @@
  * The process: configuration from the environment, logging, listening, and a
  * graceful stop. SIGTERM stops accepting, lets in-flight requests finish, then
  * flushes usage and closes the store, all within a bounded time.
+ * Longer than 300 lines because it is one sequence: every listener and
+ * background worker of the process is started here and stopped here, in order.
  */
 import { readFileSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
