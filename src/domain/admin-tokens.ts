@@ -21,6 +21,7 @@ export const ADMIN_SCOPES = [
   'data:write',
   'audit:read',
   'webhooks:write',
+  'admin-tokens:write',
 ] as const;
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 

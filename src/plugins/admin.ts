@@ -6,7 +6,12 @@
  * answer of a claimed key is stored as it is sent.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AdminAuthenticator, type AdminIdentity, requireScope } from '../http/admin/auth.js';
+import {
+  type AdminAuthenticator,
+  type AdminIdentity,
+  presentedToken,
+  requireScope,
+} from '../http/admin/auth.js';
 import { type IdempotencyRecords, idempotencyGate, idempotencyRecorder } from '../http/admin/idempotency.js';
 import type { AdminRoute } from '../http/admin/route.js';
 import type { Services } from '../runtime/services.js';
@@ -63,7 +68,8 @@ export function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions, d
       onRequest: authenticate,
       preHandler: writes
         ? async (request: FastifyRequest, reply: FastifyReply) => {
-            if (await gate(request, reply, request.adminToken!.publicId)) return reply;
+            const credential = presentedToken(request.headers.authorization)!;
+            if (await gate(request, reply, request.adminToken!.publicId, credential)) return reply;
           }
         : undefined,
       onSend: writes ? record : undefined,
@@ -73,7 +79,7 @@ export function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions, d
           services,
           token,
           plansFile: options.plansFile,
-          actor: { id: token.publicId, label: token.label, requestId: request.id },
+          actor: { id: token.publicId, label: token.label, requestId: request.id, scopes: token.scopes },
         });
       },
     });

@@ -151,6 +151,22 @@ export const Key = Type.Object(
   { component: 'Key' },
 );
 
+export const AdminToken = Type.Object(
+  {
+    publicId: Type.String({
+      description: 'The token’s public id, the audit log’s actor',
+      examples: ['adm_k2j4h6g8f0d1'],
+    }),
+    label: Type.String(),
+    scopes: Type.Array(Type.String(), { description: 'What the token may do' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+    createdAt: Timestamp,
+    lastUsedAt: Nullable(Timestamp),
+    revokedAt: Nullable(Timestamp),
+  },
+  { component: 'AdminToken' },
+);
+
 /** The full key, shown once, when it is created (or rolled). */
 const Secret = Type.String({
   description: 'The full key: shown this once, never again',
@@ -271,21 +287,30 @@ export const KeyRoll = body(
 );
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
+const AdminScopes = (description: string) =>
+  Type.Array(
+    Type.String({
+      maxLength: 100,
+      format: 'admin-scope',
+      errorMessage: `unknown scope {value}; the admin scopes are ${ADMIN_SCOPES.join(', ')}`,
+    }),
+    { minItems: 1, description, errorMessage: `list at least one of ${ADMIN_SCOPES.join(', ')}` },
+  );
+
 /** A new admin token: `mds admin-tokens create` only (the admin API makes none), judged as the API would. */
 export const AdminTokenCreate = body(
   'AdminTokenCreate',
+  { label: Text(100, 'What the token is for'), scopes: AdminScopes('What the token may do') },
+  'A new admin token',
+);
+export const AdminTokenPatch = body(
+  'AdminTokenPatch',
   {
-    label: Text(100, 'What the token is for'),
-    scopes: Type.Array(
-      Type.String({
-        maxLength: 100,
-        format: 'admin-scope',
-        errorMessage: `unknown scope {value}; the admin scopes are ${ADMIN_SCOPES.join(', ')}`,
-      }),
-      { minItems: 1, errorMessage: `list at least one of ${ADMIN_SCOPES.join(', ')}` },
+    scopes: AdminScopes(
+      'The token’s scopes from now on, the whole list; each one the calling token holds itself',
     ),
   },
-  'A new admin token',
+  'The admin token’s new scopes',
 );
 
 // ---- Parameters -------------------------------------------------------------------
@@ -346,6 +371,9 @@ export const IdParams = Type.Object({
 });
 export const GrantIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100, examples: ['grt_b7n4v1c8x2z5l9k3'] }),
+});
+export const AdminTokenIdParams = Type.Object({
+  publicId: Type.String({ minLength: 1, maxLength: 100, examples: ['adm_k2j4h6g8f0d1'] }),
 });
 export const KeyIdParams = Type.Object({
   publicId: Type.String({ minLength: 1, maxLength: 100, examples: ['a1b2c3d4e5f6'] }),
@@ -505,6 +533,7 @@ export function adminResponses(
 export const AccountAnswer = (write: boolean, description: string) => ok(Account, description, write);
 export const GrantAnswer = (write: boolean, description: string) => ok(Grant, description, write);
 export const KeyAnswer = (write: boolean, description: string) => ok(Key, description, write);
+export const AdminTokenAnswer = ok(AdminToken, 'The admin token (never its secret)', true);
 export const CreatedKeyAnswer = ok(
   Type.Object({ key: Secret, apiKey: Key }, { component: 'CreatedKey' }),
   'The new key: the full key (`key`), shown this once, and what lists show of it (`apiKey`)',
@@ -542,6 +571,7 @@ export type GrantCreate = Static<typeof GrantCreate>;
 export type GrantPatch = Static<typeof GrantPatch>;
 export type KeyCreate = Static<typeof KeyCreate>;
 export type KeyRoll = Static<typeof KeyRoll>;
+export type AdminTokenPatch = Static<typeof AdminTokenPatch>;
 export type AccountListQuery = Static<typeof AccountListQuery>;
 export type GrantListQuery = Static<typeof GrantListQuery>;
 export type KeyListQuery = Static<typeof KeyListQuery>;

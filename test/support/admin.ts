@@ -23,6 +23,7 @@ export const ALL_ADMIN_SCOPES = [
   'data:write',
   'audit:read',
   'webhooks:write',
+  'admin-tokens:write',
 ];
 
 export interface AdminHarness extends Harness {

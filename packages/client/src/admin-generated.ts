@@ -520,6 +520,26 @@ export interface WebhookAttempt {
   responsePrefix: string;
 }
 
+export interface AdminTokenPatch {
+  /** The token’s scopes from now on, the whole list; each one the calling token holds itself */
+  scopes: string[];
+}
+
+export interface AdminToken {
+  /** The token’s public id, the audit log’s actor */
+  publicId: string;
+  label: string;
+  /** What the token may do */
+  scopes: string[];
+  status: 'active' | 'revoked';
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  lastUsedAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  revokedAt: string | null;
+}
+
 export interface ImportReport {
   /** The import’s record (`mds imports list`) */
   importId: string;
@@ -1146,6 +1166,30 @@ export interface RedeliverWebhookResponse {
   meta: RedeliverWebhookMeta;
 }
 
+// ---- updateAdminToken ----------------------------------------------------------
+
+/** Path parameters of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
+export interface UpdateAdminTokenParams {
+  publicId: string;
+}
+
+/** The body of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
+export type UpdateAdminTokenBody = AdminTokenPatch;
+
+/** `data` of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
+export type UpdateAdminTokenData = AdminToken;
+
+/** `meta` of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
+export type UpdateAdminTokenMeta = RequestMeta;
+
+/**
+ * The admin token (never its secret) (`PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes)
+ */
+export interface UpdateAdminTokenResponse {
+  data: UpdateAdminTokenData;
+  meta: UpdateAdminTokenMeta;
+}
+
 // ---- importData ----------------------------------------------------------------
 
 /** Path parameters of `POST /admin/v1/data/{kind}`: Import market data */
@@ -1475,6 +1519,18 @@ export const ADMIN_OPERATIONS = [
     csv: false,
   },
   {
+    operationId: 'updateAdminToken',
+    method: 'PATCH',
+    path: '/admin/v1/admin-tokens/{publicId}',
+    status: 200,
+    scope: 'admin-tokens:write',
+    pathParams: ['publicId'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
     operationId: 'importData',
     method: 'POST',
     path: '/admin/v1/data/{kind}',
@@ -1681,6 +1737,14 @@ export interface AdminOperations {
     query: Record<string, never>;
     body: undefined;
     response: RedeliverWebhookResponse;
+  };
+  updateAdminToken: {
+    method: 'PATCH';
+    path: '/admin/v1/admin-tokens/{publicId}';
+    params: UpdateAdminTokenParams;
+    query: Record<string, never>;
+    body: UpdateAdminTokenBody;
+    response: UpdateAdminTokenResponse;
   };
   importData: {
     method: 'POST';
@@ -1941,6 +2005,18 @@ export abstract class AdminOperationMethods {
     options?: AdminWriteOptions,
   ): Promise<RedeliverWebhookResponse> {
     return this.request('redeliverWebhook', { id, deliveryId }, undefined, undefined, options);
+  }
+
+  /**
+   * `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes (`updateAdminToken`). Requires the scope `admin-tokens:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  updateAdminToken(
+    publicId: UpdateAdminTokenParams['publicId'],
+    body: UpdateAdminTokenBody,
+    options?: AdminWriteOptions,
+  ): Promise<UpdateAdminTokenResponse> {
+    return this.request('updateAdminToken', { publicId }, undefined, body, options);
   }
 
   /**

@@ -12,8 +12,8 @@ import { ApiError, errorBody, invalidParameters, unavailable } from '../errors.j
 import { JSON_TYPE } from '../respond.js';
 
 /**
- * An operation's refusal as an answer: invalid → 400, not_found → 404,
- * conflict → 409. A field of a query is a parameter, as on /v1
+ * An operation's refusal as an answer: invalid → 400, forbidden → 403
+ * (`insufficient_admin_scope`, naming the scope), not_found → 404, conflict → 409. A field of a query is a parameter, as on /v1
  * (`invalid_parameter`, or `invalid_cursor` for the cursor alone).
  */
 export function operationError(error: OperationError, part: 'body' | 'query' = 'body'): ApiError {
@@ -27,6 +27,14 @@ export function operationError(error: OperationError, part: 'body' | 'query' = '
       return new ApiError(404, 'not_found', undefined, undefined, error.message);
     case 'conflict':
       return new ApiError(409, 'conflict', undefined, undefined, error.message);
+    case 'forbidden':
+      return new ApiError(
+        403,
+        'insufficient_admin_scope',
+        [{ parameter: 'scopes', message: `${error.scope} is not a scope of this admin token` }],
+        undefined,
+        error.message,
+      );
   }
 }
 

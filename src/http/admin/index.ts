@@ -4,6 +4,7 @@
  */
 import { adminError } from '../../schemas/admin.js';
 import { accountRoutes } from './accounts.js';
+import { adminTokenRoutes } from './admin-tokens.js';
 import { auditRoutes } from './audit.js';
 import { dataRoutes } from './data.js';
 import { grantRoutes } from './grants.js';
@@ -21,6 +22,7 @@ export function adminRouteList(): AdminRoute[] {
     ...dataRoutes,
     ...usageRoutes,
     ...webhookRoutes,
+    ...adminTokenRoutes,
   ]
     .map(withUnsupportedEncoding)
     .map(withDiskFull);

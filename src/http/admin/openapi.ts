@@ -127,6 +127,10 @@ export async function registerAdminOpenApi(
           name: 'Webhooks',
           description: 'Signed event deliveries: subscriptions, their secrets, their deliveries and retries.',
         },
+        {
+          name: 'Admin tokens',
+          description: 'What an admin token may do; tokens are made and revoked with `mds admin-tokens`.',
+        },
       ],
       components: {
         securitySchemes: {

@@ -19,6 +19,7 @@ import { consumeMigration } from './0009-consume-function.js';
 import { consumeRowUpdatesMigration } from './0010-consume-row-updates.js';
 import { ratesAssetCheckMigration } from './0011-rates-asset-check.js';
 import { webhookQueuesMigration } from './0012-webhook-queues.js';
+import { sealedIdempotentAnswersMigration } from './0013-sealed-idempotent-answers.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_market_data': marketDataMigration,
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '0010_consume_row_updates': consumeRowUpdatesMigration,
   '0011_rates_asset_check': ratesAssetCheckMigration,
   '0012_webhook_queues': webhookQueuesMigration,
+  '0013_sealed_idempotent_answers': sealedIdempotentAnswersMigration,
 };
 
 export const migrationProvider: MigrationProvider = {
