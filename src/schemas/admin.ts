@@ -142,7 +142,26 @@ export const Key = Type.Object(
     label: Type.String(),
     environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
     scopes: Nullable(Type.Array(Type.String(), { description: 'Null: the grant’s scopes' })),
-    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')], {
+      description: 'As stored: `revoked` once revoked, else `active`, whatever its expiry or its grant',
+    }),
+    effectiveStatus: Type.Union(
+      [
+        Type.Literal('active'),
+        Type.Literal('revoked'),
+        Type.Literal('grant_cancelled'),
+        Type.Literal('expired'),
+        Type.Literal('grant_suspended'),
+        Type.Literal('grant_expired'),
+        Type.Literal('grant_not_started'),
+      ],
+      {
+        description:
+          'Whether the key works now (`active`), else the first reason it does not: revoked, its grant ' +
+          'cancelled, past its `expiresAt` (a rolled key past its grace period), its grant suspended, past ' +
+          'its `validUntil` or before its `validFrom`',
+      },
+    ),
     expiresAt: Nullable(Timestamp),
     lastUsedAt: Nullable(Timestamp),
     createdAt: Timestamp,

@@ -71,7 +71,7 @@ export function operatorFlow(backend: Backend): void {
     });
     afterAll(async () => db?.drop());
 
-    it('admin tokens: created once with their scopes, listed without the token, revoked', async () => {
+    it('admin tokens: created once with their scopes, listed without the token', async () => {
       const created = ok(
         await once(
           'admin-tokens',
@@ -110,8 +110,9 @@ export function operatorFlow(backend: Backend): void {
       expect(table.stdout.split('\n')[0]).toMatch(
         /^PUBLIC ID\s+LABEL\s+SCOPES\s+STATUS\s+CREATED\s+LAST USED$/,
       );
+    });
 
-      // Its scopes change, its secret does not; the same list again changes (and records) nothing.
+    it('admin tokens: scopes replaced in place; the same list again changes (and records) nothing', async () => {
       const scopes = ['accounts:write', 'keys:write', 'usage:read'];
       for (let i = 0; i < 2; i++) {
         const updated = ok(
@@ -128,7 +129,9 @@ export function operatorFlow(backend: Backend): void {
       refused(updateNone, 'no admin token adm_nobody');
       refused(updateBad, `--scopes: unknown scope "root"; the admin scopes are ${ADMIN_SCOPE_LIST}`);
       expect(ok(await run('admin-tokens', 'list', '--json')).adminTokens[0].scopes).toEqual(scopes);
+    });
 
+    it('admin tokens: revoked for good; refusals name the option', async () => {
       const revoked = ok(await run('admin-tokens', 'revoke', token.publicId, '--json'));
       refused(
         await run('admin-tokens', 'update', token.publicId, '--scopes', 'audit:read'),
@@ -423,6 +426,41 @@ export function operatorFlow(backend: Backend): void {
       const text = await run('audit', '--target', keyId);
       expect(text.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+CHANGES$/);
       expect(text.stdout).toContain(`cli (${user})  key.revoke`);
+    });
+
+    it('keys list shows whether each key works now: active, expired, revoked, grant cancelled', async () => {
+      const grantOf = async () =>
+        ok(await run('grants', 'create', '--account', account, '--plan', 'basic', '--json')).grant.id;
+      const newKey = async (g: string) => (await once('keys', 'create', '--grant', g, '--json')).json();
+      const live = await grantOf();
+      const [rolledAway, revokedKey] = [await newKey(live), await newKey(live)];
+      remember(rolledAway.key);
+      remember(revokedKey.key);
+      const next = (await once('keys', 'roll', rolledAway.publicId, '--grace-period', '0', '--json')).json();
+      remember(next.key);
+      ok(await run('keys', 'revoke', revokedKey.publicId, '--json'));
+      const ended = await grantOf();
+      const ofEnded = await newKey(ended);
+      remember(ofEnded.key);
+      ok(await run('grants', 'update', ended, '--status', 'cancelled', '--json'));
+
+      const states = async (g: string) =>
+        Object.fromEntries(
+          ok(await run('keys', 'list', '--grant', g, '--json')).keys.map((k: Json) => [
+            k.publicId,
+            [k.status, k.effectiveStatus],
+          ]),
+        );
+      expect(await states(live)).toEqual({
+        [rolledAway.publicId]: ['active', 'expired'],
+        [revokedKey.publicId]: ['revoked', 'revoked'],
+        [next.publicId]: ['active', 'active'],
+      });
+      expect(await states(ended)).toEqual({ [ofEnded.publicId]: ['active', 'grant_cancelled'] });
+      const table = (await run('keys', 'list', '--grant', ended)).stdout.split('\n');
+      expect(table.find((r) => r.startsWith(ofEnded.publicId))).toMatch(/\sgrant cancelled\s/);
+      const rows = (await run('keys', 'list', '--grant', live)).stdout.split('\n');
+      expect(rows.find((r) => r.startsWith(rolledAway.publicId))).toMatch(/\sexpired\s/);
     });
 
     it('no secret, digest or full key appears in any output but its one-time print', () => {

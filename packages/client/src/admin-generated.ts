@@ -208,7 +208,19 @@ export interface Key {
   environment: 'live' | 'test';
   /** Null: the grant’s scopes */
   scopes: string[] | null;
+  /** As stored: `revoked` once revoked, else `active`, whatever its expiry or its grant */
   status: 'active' | 'revoked';
+  /**
+   * Whether the key works now (`active`), else the first reason it does not: revoked, its grant cancelled, past its `expiresAt` (a rolled key past its grace period), its grant suspended, past its `validUntil` or before its `validFrom`
+   */
+  effectiveStatus:
+    | 'active'
+    | 'revoked'
+    | 'grant_cancelled'
+    | 'expired'
+    | 'grant_suspended'
+    | 'grant_expired'
+    | 'grant_not_started';
   /** Format: ISO 8601 date-time (UTC). */
   expiresAt: string | null;
   /** Format: ISO 8601 date-time (UTC). */
@@ -304,6 +316,13 @@ export interface StatementLine {
     provider: string;
     /** The provider’s id for it (a subscription id) */
     externalId: string | null;
+    /** The grant’s status now */
+    status: 'active' | 'suspended' | 'cancelled';
+    /**
+     * When the grant was cancelled; null unless it is
+     * Format: ISO 8601 date-time (UTC).
+     */
+    cancelledAt: string | null;
   };
   /** Requests counted in the month */
   requestsUsed: number;
