@@ -493,6 +493,7 @@ const ADMIN_SCOPES = [
   'data:write',
   'audit:read',
   'webhooks:write',
+  'admin-tokens:write',
 ];
 
 describe('the admin routes under this suite', () => {
