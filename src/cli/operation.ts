@@ -42,6 +42,11 @@ const OPTIONS: Record<string, string> = {
   to: '--until',
   limit: '--limit',
   cursor: '--cursor',
+  currency: '--currency',
+  source: '--source',
+  purity: '--purity',
+  at: '--at',
+  reason: '--reason',
 };
 
 /** Fields a message names (validFrom…): the camel-cased ones, never an English word like "plan". */

@@ -60,6 +60,16 @@ export function summaryLine(s: ImportSummary): string {
   return `${s.kind}: ${s.received} received, ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged`;
 }
 
+/** What an import did with records of retracted observations (docs/decisions.md, 105). */
+export function retractedLines(o: { retracted: number; reinstated: number }): string[] {
+  return [
+    ...(o.retracted > 0
+      ? [`  ${o.retracted} left out: retracted observation(s) (--reinstate writes them again)`]
+      : []),
+    ...(o.reinstated > 0 ? [`  ${o.reinstated} retracted observation(s) reinstated`] : []),
+  ];
+}
+
 /** A revision as the CLI prints it: amounts as decimal numbers, instants as ISO 8601 (decisions 51). */
 export function revisionDoc(r: RevisionRecord) {
   return {

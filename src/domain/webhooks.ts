@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'key.expiring',
   'grant.updated',
   'data.imported',
+  'data.retracted',
   'data.stale',
   'data.fresh',
   'rate.alert',

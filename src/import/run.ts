@@ -2,6 +2,9 @@
  * `mds import`: reads the input (a file or standard input), parses and checks
  * all of it, then writes it in one transaction. All or nothing: a problem in
  * any record, or a store that refuses the write, leaves the store as it was.
+ *
+ * Longer than 300 lines because it is one import's whole path in the order it
+ * runs (reading, checking, writing, the store's failures as sentences).
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
@@ -131,6 +134,8 @@ export interface ImportChecks {
   actor: string;
   /** The file's base name, or `stdin`. */
   sourceName: string | null;
+  /** Records of retracted observations are written again (docs/decisions.md, 105). */
+  reinstate?: boolean;
 }
 
 /** What the guards found and, with --accept-outliers, let through. */
@@ -199,6 +204,7 @@ async function importInput(
     onProgress: progress?.count,
     meta,
     dryRun: checks.dryRun,
+    reinstate: checks.reinstate,
   });
   progress?.done();
   return { ...outcome, outliers };
@@ -252,6 +258,7 @@ export interface ImportOptions {
   maxChangePercent?: number;
   acceptOutliers?: boolean;
   dryRun?: boolean;
+  reinstate?: boolean;
   /** `cli:<user>` when not given. */
   actor?: string;
   /** A CSV file's delimiter; found from its header row when not given (docs/decisions.md 52). */
@@ -287,6 +294,7 @@ export async function runImport(o: ImportOptions): Promise<ImportReport> {
         dryRun: o.dryRun ?? false,
         actor: o.actor ?? cliActor(),
         sourceName: o.file === '-' ? 'stdin' : basename(o.file),
+        reinstate: o.reinstate,
       };
       return await importInput(store, o.kind, input, checks, o.progress);
     } finally {

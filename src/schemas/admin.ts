@@ -641,6 +641,12 @@ export const DataImportQuery = Type.Object(
         'The body was reviewed: the guards’ findings are reported and let through, as `--accept-outliers`',
       ),
     ),
+    reinstate: Type.Optional(
+      Flag(
+        'Records of retracted observations are written again and their retractions lifted, as `--reinstate`; ' +
+          'without it they are left out and counted in `retracted`',
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -665,6 +671,12 @@ export const DataImportAnswer = ok(
       inserted: Type.Integer({ minimum: 0 }),
       updated: Type.Integer({ minimum: 0 }),
       unchanged: Type.Integer({ minimum: 0 }),
+      retracted: Type.Integer({
+        minimum: 0,
+        description:
+          'Records left out because their observation was retracted (`reinstate=true` writes them)',
+      }),
+      reinstated: Type.Integer({ minimum: 0, description: 'Retracted observations written again' }),
       revisions: Type.Array(
         Type.Object({
           code: Type.String({ description: 'The currency, or the purity for gold' }),

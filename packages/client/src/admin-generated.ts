@@ -270,6 +270,61 @@ export interface AuditRecord {
   requestId: string | null;
 }
 
+export interface RetractionCreate {
+  currency?: string;
+  source?: RateSource;
+  purity?: GoldPurity;
+  /**
+   * The observation’s `updatedAt`, to the millisecond, with its offset
+   * Format: ISO 8601 date-time (UTC).
+   */
+  at: string;
+  /** Why it is taken back: kept with the retraction and in the audit log */
+  reason: string;
+  /** Change nothing: say what would be retracted and what the series’ latest would become */
+  dryRun?: boolean;
+}
+
+/** Rate source family */
+export type RateSource = 'parallel' | 'official' | 'transfer';
+
+export type GoldPurity = '18K' | '21K' | '24K';
+
+export interface Retraction {
+  retraction: {
+    /** Null on a dry run */
+    id: string | null;
+    kind: 'rates' | 'gold';
+    /** The currency, or the purity for gold */
+    code: string;
+    /** The rate source, or `gold` */
+    source: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+    /** DZD */
+    buy: number;
+    /** DZD */
+    sell: number;
+    reason: string;
+    actor: {
+      id: string;
+      label: string;
+    };
+    /** Format: ISO 8601 date-time (UTC). */
+    retractedAt: string;
+  };
+  /** The series’ latest observation after the retraction; null: none is left */
+  latest: {
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+    /** DZD */
+    buy: number;
+    /** DZD */
+    sell: number;
+  } | null;
+  dryRun: boolean;
+}
+
 export interface DailyUsage {
   grantId: string;
   /**
@@ -356,6 +411,7 @@ export type WebhookEventType =
   | 'key.expiring'
   | 'grant.updated'
   | 'data.imported'
+  | 'data.retracted'
   | 'data.stale'
   | 'data.fresh'
   | 'rate.alert';
@@ -568,6 +624,10 @@ export interface ImportReport {
   inserted: number;
   updated: number;
   unchanged: number;
+  /** Records left out because their observation was retracted (`reinstate=true` writes them) */
+  retracted: number;
+  /** Retracted observations written again */
+  reinstated: number;
   /** The first 20 stored observations the import changed, with their previous values */
   revisions: {
     /** The currency, or the purity for gold */
@@ -938,6 +998,25 @@ export interface ListAuditResponse {
   meta: ListAuditMeta;
 }
 
+// ---- retractObservation --------------------------------------------------------
+
+/** The body of `POST /admin/v1/data/retractions`: Retract an observation */
+export type RetractObservationBody = RetractionCreate;
+
+/** `data` of `POST /admin/v1/data/retractions`: Retract an observation */
+export type RetractObservationData = Retraction;
+
+/** `meta` of `POST /admin/v1/data/retractions`: Retract an observation */
+export type RetractObservationMeta = RequestMeta;
+
+/**
+ * What was retracted (what it published, and why) and the series’ latest now, or with `dryRun` what would be and would become; nothing changed on a dry run (`POST /admin/v1/data/retractions`: Retract an observation)
+ */
+export interface RetractObservationResponse {
+  data: RetractObservationData;
+  meta: RetractObservationMeta;
+}
+
 // ---- getGrantDailyUsage --------------------------------------------------------
 
 /** Path parameters of `GET /admin/v1/grants/{id}/usage/daily`: A grant’s daily usage */
@@ -1227,6 +1306,10 @@ export interface ImportDataQuery {
   maxChange?: string;
   /** The body was reviewed: the guards’ findings are reported and let through, as `--accept-outliers` */
   acceptOutliers?: 'true' | 'false';
+  /**
+   * Records of retracted observations are written again and their retractions lifted, as `--reinstate`; without it they are left out and counted in `retracted`
+   */
+  reinstate?: 'true' | 'false';
 }
 
 /** `data` of `POST /admin/v1/data/{kind}`: Import market data */
@@ -1418,6 +1501,18 @@ export const ADMIN_OPERATIONS = [
     csv: false,
   },
   {
+    operationId: 'retractObservation',
+    method: 'POST',
+    path: '/admin/v1/data/retractions',
+    status: 200,
+    scope: 'data:write',
+    pathParams: [],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
     operationId: 'getGrantDailyUsage',
     method: 'GET',
     path: '/admin/v1/grants/{id}/usage/daily',
@@ -1556,7 +1651,7 @@ export const ADMIN_OPERATIONS = [
     status: 200,
     scope: 'data:write',
     pathParams: ['kind'],
-    query: ['dryRun', 'maxChange', 'acceptOutliers'],
+    query: ['dryRun', 'maxChange', 'acceptOutliers', 'reinstate'],
     requiredQuery: [],
     body: 'text',
     csv: false,
@@ -1676,6 +1771,14 @@ export interface AdminOperations {
     query: ListAuditQuery;
     body: undefined;
     response: ListAuditResponse;
+  };
+  retractObservation: {
+    method: 'POST';
+    path: '/admin/v1/data/retractions';
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: RetractObservationBody;
+    response: RetractObservationResponse;
   };
   getGrantDailyUsage: {
     method: 'GET';
@@ -1919,6 +2022,17 @@ export abstract class AdminOperationMethods {
   /** `GET /admin/v1/audit`: Read the audit log (`listAudit`). Requires the scope `audit:read`. */
   listAudit(query?: ListAuditQuery, options?: AdminRequestOptions): Promise<ListAuditResponse> {
     return this.request('listAudit', {}, query, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/data/retractions`: Retract an observation (`retractObservation`). Requires the scope `data:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  retractObservation(
+    body: RetractObservationBody,
+    options?: AdminWriteOptions,
+  ): Promise<RetractObservationResponse> {
+    return this.request('retractObservation', {}, undefined, body, options);
   }
 
   /**

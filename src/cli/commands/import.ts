@@ -2,7 +2,7 @@ import { FORMATS, type ImportFormat, parseDelimiter } from '../../import/detect.
 import type { ImportKind } from '../../import/records.js';
 import { timeZoneProblem } from '../../import/timestamps.js';
 import type { Command } from '../command.js';
-import { CliError, revisionDoc, revisionLine, summaryLine } from '../output.js';
+import { CliError, retractedLines, revisionDoc, revisionLine, summaryLine } from '../output.js';
 import { applyPriority, parsePriority } from '../priority.js';
 import { terminalProgress } from '../progress.js';
 
@@ -11,12 +11,13 @@ const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
 export const importCommand: Command = {
   name: ['import'],
   usage:
-    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--priority low|normal]',
+    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--reinstate] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--priority low|normal]',
   options: {
     format: { type: 'string' },
     'dry-run': { type: 'boolean' },
     'max-change': { type: 'string' },
     'accept-outliers': { type: 'boolean' },
+    reinstate: { type: 'boolean' },
     delimiter: { type: 'string' },
     timezone: { type: 'string' },
     priority: { type: 'string' },
@@ -77,6 +78,7 @@ export const importCommand: Command = {
       maxChangePercent,
       acceptOutliers: values['accept-outliers'] === true,
       dryRun,
+      reinstate: values.reinstate === true,
       delimiter,
       timezone,
     }).catch((err: unknown) => {
@@ -99,6 +101,7 @@ export const importCommand: Command = {
         `${dryRun ? 'dry run, nothing written: ' : ''}${summaryLine(summary)} in ${seconds.toFixed(2)} s${dryRun ? '' : ` (import ${importId})`}`,
         ...revisions.map((r) => `  updated ${revisionLine(r)}`),
         ...(more > 0 ? [`  … and ${more} more updated`] : []),
+        ...retractedLines(summary),
         ...(outliers.length > 0
           ? [
               `  accepted ${outliers.length} outlier(s) (--accept-outliers):`,

@@ -75,6 +75,7 @@ export const dataRoutes: AdminRoute[] = [
           maxChangePercent,
           acceptOutliers: query.acceptOutliers === 'true',
           dryRun: query.dryRun === 'true',
+          reinstate: query.reinstate === 'true',
           actor: token.publicId,
           sourceName: 'admin-api',
         });
@@ -86,6 +87,8 @@ export const dataRoutes: AdminRoute[] = [
           inserted: report.inserted,
           updated: report.updated,
           unchanged: report.unchanged,
+          retracted: report.retracted,
+          reinstated: report.reinstated,
           revisions: report.revisions.map((r) => ({
             code: r.code,
             source: r.source,

@@ -9,6 +9,7 @@ import { auditRoutes } from './audit.js';
 import { dataRoutes } from './data.js';
 import { grantRoutes } from './grants.js';
 import { keyRoutes } from './keys.js';
+import { retractionRoutes } from './retractions.js';
 import type { AdminRoute } from './route.js';
 import { usageRoutes } from './usage.js';
 import { webhookRoutes } from './webhooks.js';
@@ -20,6 +21,7 @@ export function adminRouteList(): AdminRoute[] {
     ...keyRoutes,
     ...auditRoutes,
     ...dataRoutes,
+    ...retractionRoutes,
     ...usageRoutes,
     ...webhookRoutes,
     ...adminTokenRoutes,

@@ -19,8 +19,10 @@ import {
 } from '../import-records.js';
 import type { ObservationBatch } from '../observations.js';
 import type { ImportBatch, ImportOptions, ImportRepository } from '../repositories/imports.js';
+import type { RetractOutcome, RetractRequest } from '../retraction-records.js';
 import { appendImportAudit } from './audit.js';
 import { bump, type Db, type Runner } from './database.js';
+import { retract } from './retractions.js';
 
 /** The first revisions of an import, as its outcome lists them. */
 export async function firstRevisions(db: Runner, importId: string): Promise<RevisionRecord[]> {
@@ -117,7 +119,7 @@ export async function importAssets(
   return outcome(options.dryRun === true);
 
   function outcome(dryRun: boolean): ImportOutcome {
-    return { ...summary, importId: meta.id, revisions: [], dryRun };
+    return { ...summary, importId: meta.id, revisions: [], dryRun, retracted: 0, reinstated: 0 };
   }
 }
 
@@ -172,6 +174,10 @@ export abstract class KyselyImports implements ImportRepository {
       buy: Number(r.buy),
       sell: Number(r.sell),
     }));
+  }
+
+  retract(request: RetractRequest): Promise<RetractOutcome> {
+    return retract(this.db, request);
   }
 
   import(batch: ImportBatch, options: ImportOptions = {}): Promise<ImportOutcome> {

@@ -20,6 +20,7 @@ import { consumeRowUpdatesMigration } from './0010-consume-row-updates.js';
 import { ratesAssetCheckMigration } from './0011-rates-asset-check.js';
 import { webhookQueuesMigration } from './0012-webhook-queues.js';
 import { sealedIdempotentAnswersMigration } from './0013-sealed-idempotent-answers.js';
+import { retractionsMigration } from './0014-retractions.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_market_data': marketDataMigration,
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0011_rates_asset_check': ratesAssetCheckMigration,
   '0012_webhook_queues': webhookQueuesMigration,
   '0013_sealed_idempotent_answers': sealedIdempotentAnswersMigration,
+  '0014_retractions': retractionsMigration,
 };
 
 export const migrationProvider: MigrationProvider = {
