@@ -59,8 +59,12 @@ function summary(r: CliResult) {
     revisions: _revisions,
     revisionsNotShown: _more,
     acceptedOutliers: _outliers,
+    // Records of retracted observations (docs/decisions.md, 105): test/cli/retract-flow.ts.
+    retracted,
+    reinstated,
     ...counts
   } = doc;
+  expect({ retracted, reinstated }).toEqual({ retracted: 0, reinstated: 0 });
   return counts;
 }
 

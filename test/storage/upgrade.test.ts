@@ -45,7 +45,6 @@ const WRITTEN: Record<BackendName, { key: string; publicId: string; grantId: str
     accountId: 'acc_xklmjwfmefi3',
   },
 };
-/** The migrations written after 479b40e: the only ones its stores apply. */
 /** Released after 479b40e (0011_rates_asset_check its last): each applied once, on the old store as on a new one. */
 const SINCE_479B40E = Object.keys(migrations).filter((n) => n > '0011_rates_asset_check');
 /** The month of the request the old code served. */

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   dataImported,
+  dataRetracted,
   freshnessChanged,
   keyExpiring,
   rateAlert,
@@ -109,6 +110,7 @@ it('every event type is written with the same bytes as before', async () => {
       'key.expiring',
       'grant.updated',
       'data.imported',
+      'data.retracted',
       'data.stale',
       'data.fresh',
       'rate.alert',
@@ -157,6 +159,18 @@ it('every event type is written with the same bytes as before', async () => {
         sources: ['gold'],
         newestUpdatedAt: null,
       }),
+      dataRetracted(
+        {
+          id: 'ret_1',
+          kind: 'rates',
+          code: 'EUR',
+          source: 'parallel',
+          updatedAt: T - 60_000,
+          buy: 270_500_000,
+          sell: 272_000_000,
+        },
+        { updatedAt: T - DAY, buy: 250_000_000, sell: 252_000_000 },
+      ),
       rateAlert(
         'whk_s',
         null,
@@ -193,6 +207,7 @@ it('every event type is written with the same bytes as before', async () => {
     '{"type":"data.fresh","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"official","updatedAt":"2026-11-26T09:59:00.000Z","ageSeconds":60,"thresholdSeconds":3600}}',
     '{"type":"data.imported","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"importId":"imp_1","kind":"rates","sources":["parallel","official"],"counts":{"received":3,"inserted":1,"updated":1,"unchanged":1},"newestUpdatedAt":"2026-11-26T09:59:00.000Z"}}',
     '{"type":"data.imported","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"importId":"imp_2","kind":"gold","sources":["gold"],"counts":{"received":1,"inserted":1,"updated":0,"unchanged":0},"newestUpdatedAt":null}}',
+    '{"type":"data.retracted","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"retractionId":"ret_1","kind":"rates","code":"EUR","source":"parallel","updatedAt":"2026-11-26T09:59:00.000Z","buy":270.5,"sell":272,"latest":{"updatedAt":"2026-11-25T10:00:00.000Z","buy":250,"sell":252}}}',
     '{"type":"data.stale","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"gold","updatedAt":null,"ageSeconds":null,"thresholdSeconds":86400}}',
     '{"type":"data.stale","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"parallel","updatedAt":"2026-11-26T08:00:00.000Z","ageSeconds":7200,"thresholdSeconds":3600}}',
     '{"type":"grant.updated","id":"evt_ID","createdAt":"2026-11-26T10:00:02.000Z","data":{"grantId":"grt_g","accountId":"acc_a","status":"suspended","changes":{"status":{"before":"active","after":"suspended"},"requestsPerMinute":{"before":60,"after":30}}}}',
