@@ -18,6 +18,7 @@ import { detectFormat, type ImportFormat } from './detect.js';
 import { checkChanges, checkSpreads, DEFAULT_MAX_CHANGE_PERCENT } from './guards.js';
 import { type ParseOptions, type ParseResult, parseImport, parseNdjsonPieces } from './parse.js';
 import type { ImportKind, ImportProblem } from './records.js';
+import { toBeWritten } from './retracted.js';
 
 /** An import that did not happen: nothing was written. `problems` name the lines of a refused input. */
 export class ImportError extends Error {
@@ -179,9 +180,10 @@ async function importInput(
   let outliers: ImportProblem[] = [];
   if (parsed.kind !== 'assets' && parsed.records.length > 0) {
     progress?.step('comparing with the stored observations');
+    const { batch, lines } = await toBeWritten(store, parsed, parsed.lines, checks.reinstate === true);
     outliers = [
-      ...checkSpreads(parsed, parsed.lines),
-      ...(await checkChanges(store, parsed, parsed.lines, checks.maxChangePercent)),
+      ...checkSpreads(batch, lines),
+      ...(await checkChanges(store, batch, lines, checks.maxChangePercent)),
     ].sort((a, b) => a.line - b.line);
     if (!checks.acceptOutliers) problems.push(...outliers);
   }

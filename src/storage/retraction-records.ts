@@ -103,6 +103,17 @@ export interface SetAside {
   reinstated: string[];
 }
 
+/** Whether a record of `kind` stands retracted, by its key, among `standing`. */
+export function standsRetracted(
+  kind: Batch['kind'],
+  standing: readonly StandingRow[],
+): (r: Observation) => StandingRow['id'] | undefined {
+  const ids = new Map(standing.map((s) => [keyText(s.code, s.source, Number(s.updated_at)), s.id]));
+  return kind === 'rates'
+    ? (r) => ids.get(keyText((r as RateObservation).currency, (r as RateObservation).source, r.updatedAt))
+    : (r) => ids.get(keyText((r as GoldObservation).purity, 'gold', r.updatedAt));
+}
+
 /**
  * The import's records against the standing retractions of its kind: without
  * `reinstate`, a record of a retracted key (whatever its values: the key is the
@@ -111,16 +122,12 @@ export interface SetAside {
  */
 export function setAside(batch: Batch, standing: readonly StandingRow[], reinstate: boolean): SetAside {
   if (standing.length === 0) return { records: batch.records, retracted: 0, reinstated: [] };
-  const ids = new Map(standing.map((s) => [keyText(s.code, s.source, Number(s.updated_at)), s.id]));
-  const key = (r: Observation) =>
-    batch.kind === 'rates'
-      ? keyText((r as { currency: string }).currency, (r as { source: string }).source, r.updatedAt)
-      : keyText((r as { purity: string }).purity, 'gold', r.updatedAt);
+  const retractionOf = standsRetracted(batch.kind, standing);
   const records: Observation[] = [];
   const reinstated = new Set<string>();
   let retracted = 0;
   for (const r of batch.records) {
-    const id = ids.get(key(r));
+    const id = retractionOf(r);
     if (id === undefined) records.push(r);
     else if (reinstate) {
       reinstated.add(id);

@@ -145,6 +145,9 @@ describe.each(backends())('retractions on $name', ({ name }) => {
   });
 
   it('leaves a retracted record out of a later import, counted, unless the import reinstates it', async () => {
+    expect(await store.imports.standingRetractions('rates')).toEqual([
+      { id: expect.stringMatching(/^ret_/), code: 'EUR', source: 'parallel', updated_at: expect.anything() },
+    ]);
     const again = await store.imports.import({ kind: 'rates', records: [eur(T0, 250), eur(T0 + HOUR, 291)] });
     expect(again).toMatchObject({
       received: 2,
@@ -169,6 +172,7 @@ describe.each(backends())('retractions on $name', ({ name }) => {
     );
     expect(back).toMatchObject({ received: 1, inserted: 1, retracted: 0, reinstated: 1 });
     expect(await latestEur()).toEqual(eur(T0 + HOUR, 291));
+    expect(await store.imports.standingRetractions('rates')).toEqual([]);
     // Lifted for good: the next import is an ordinary one, and the observation can be retracted anew.
     expect(await store.imports.import({ kind: 'rates', records: [eur(T0 + HOUR, 291)] })).toMatchObject({
       unchanged: 1,

@@ -19,10 +19,10 @@ import {
 } from '../import-records.js';
 import type { ObservationBatch } from '../observations.js';
 import type { ImportBatch, ImportOptions, ImportRepository } from '../repositories/imports.js';
-import type { RetractOutcome, RetractRequest } from '../retraction-records.js';
+import type { RetractOutcome, RetractRequest, StandingRow } from '../retraction-records.js';
 import { appendImportAudit } from './audit.js';
 import { bump, type Db, type Runner } from './database.js';
-import { retract } from './retractions.js';
+import { retract, standingIn } from './retractions.js';
 
 /** The first revisions of an import, as its outcome lists them. */
 export async function firstRevisions(db: Runner, importId: string): Promise<RevisionRecord[]> {
@@ -174,6 +174,10 @@ export abstract class KyselyImports implements ImportRepository {
       buy: Number(r.buy),
       sell: Number(r.sell),
     }));
+  }
+
+  standingRetractions(kind: 'rates' | 'gold'): Promise<StandingRow[]> {
+    return standingIn(this.db, kind);
   }
 
   retract(request: RetractRequest): Promise<RetractOutcome> {

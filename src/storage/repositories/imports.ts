@@ -15,7 +15,7 @@ import type {
   RevisionRecord,
   SeriesKey,
 } from '../import-records.js';
-import type { RetractOutcome, RetractRequest } from '../retraction-records.js';
+import type { RetractOutcome, RetractRequest, StandingRow } from '../retraction-records.js';
 
 export type ImportBatch =
   | { kind: 'assets'; records: Asset[] }
@@ -67,6 +67,8 @@ export interface ImportRepository {
    * respect, audited, a `data.retracted` event, in one transaction.
    */
   retract(request: RetractRequest): Promise<RetractOutcome>;
+  /** The retractions of a kind that stand: the records an import will leave out unless it reinstates them. */
+  standingRetractions(kind: 'rates' | 'gold'): Promise<StandingRow[]>;
   /** The newest `limit` import records, newest first. */
   listImports(limit: number): Promise<ImportRecord[]>;
   /** Newest first. */

@@ -150,12 +150,19 @@ describe.each(backends())('retracting an observation over the admin API on $name
 
   it('an import leaves the record out, counted, unless it says reinstate=true', async () => {
     const body = `${rate('parallel', 2, 250)}\n${rate('parallel', 1, 999)}\n`;
-    expect(await importBody('rates', body)).toMatchObject({
-      received: 2,
-      unchanged: 1,
-      retracted: 1,
-      reinstated: 0,
-    });
+    // The guards judge what will be written: the retracted 999 is no outlier to review, until it is reinstated.
+    const plain = (query: string) =>
+      h.call('POST', `/admin/v1/data/rates${query}`, {
+        token,
+        body,
+        headers: { 'content-type': 'application/x-ndjson' },
+      });
+    const left = await plain('');
+    expect(left.statusCode, left.body).toBe(200);
+    expect(left.json().data).toMatchObject({ received: 2, unchanged: 1, retracted: 1, reinstated: 0 });
+    expectErrorBody(await plain('?reinstate=true'), 400, 'invalid_request', [
+      { parameter: 'line 2', message: expect.stringContaining('--accept-outliers') },
+    ]);
     await h.watcherCaughtUp();
     expect(JSON.stringify((await served()).latest)).not.toContain('999');
     expect(await importBody('rates', body, '&reinstate=true')).toMatchObject({
