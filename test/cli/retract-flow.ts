@@ -133,6 +133,27 @@ export function retractFlow(backend: Backend) {
       await waitFor(async () => (await latest())?.updatedAt === at(1), {
         what: 'the server serving it again',
       });
+      // The retraction stays on record beside the corrections, lifted by that import.
+      const listed = ok(await run(['revisions', '--currency', 'EUR', '--json']));
+      expect(listed.retractions).toEqual([
+        {
+          retractionId: expect.stringMatching(/^ret_/),
+          kind: 'rates',
+          currency: 'EUR',
+          source: 'parallel',
+          updatedAt: at(1),
+          published: { buy: 999, sell: 1001 },
+          reason: 'EUR typed for GBP',
+          actor: { id: 'cli', label: userInfo().username },
+          retractedAt: expect.any(String),
+          reinstatedBy: back.importId,
+          reinstatedAt: expect.any(String),
+        },
+      ]);
+      const text2 = await run(['revisions', '--currency', 'EUR']);
+      expect(text2.stdout).toContain(
+        `EUR parallel at ${at(1)}: retracted buy 999, sell 1001 by ${userInfo().username}: EUR typed for GBP (reinstated by ${back.importId})`,
+      );
     });
   });
 }

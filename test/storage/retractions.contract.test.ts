@@ -173,6 +173,14 @@ describe.each(backends())('retractions on $name', ({ name }) => {
     expect(back).toMatchObject({ received: 1, inserted: 1, retracted: 0, reinstated: 1 });
     expect(await latestEur()).toEqual(eur(T0 + HOUR, 291));
     expect(await store.imports.standingRetractions('rates')).toEqual([]);
+    const [listed] = await store.imports.listRetractions({ kind: 'rates', code: 'EUR', limit: 10 });
+    expect(listed).toMatchObject({
+      reason: 'typo',
+      reinstatedBy: back.importId,
+      reinstatedAt: expect.any(Number),
+    });
+    expect(await store.imports.listRetractions({ kind: 'gold', limit: 10 })).toMatchObject([{ code: '21K' }]);
+    expect(await store.imports.listRetractions({ since: T0 + 3 * HOUR, limit: 10 })).toEqual([]);
     // Lifted for good: the next import is an ordinary one, and the observation can be retracted anew.
     expect(await store.imports.import({ kind: 'rates', records: [eur(T0 + HOUR, 291)] })).toMatchObject({
       unchanged: 1,

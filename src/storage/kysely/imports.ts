@@ -19,7 +19,13 @@ import {
 } from '../import-records.js';
 import type { ObservationBatch } from '../observations.js';
 import type { ImportBatch, ImportOptions, ImportRepository } from '../repositories/imports.js';
-import type { RetractOutcome, RetractRequest, StandingRow } from '../retraction-records.js';
+import {
+  type RetractionRecord,
+  type RetractOutcome,
+  type RetractRequest,
+  type StandingRow,
+  toRetraction,
+} from '../retraction-records.js';
 import { appendImportAudit } from './audit.js';
 import { bump, type Db, type Runner } from './database.js';
 import { retract, standingIn } from './retractions.js';
@@ -155,6 +161,16 @@ export abstract class KyselyImports implements ImportRepository {
       .limit(q.limit)
       .execute();
     return rows.map(toRevision);
+  }
+
+  async listRetractions(q: RevisionQuery): Promise<RetractionRecord[]> {
+    let query = this.db.selectFrom('retractions').selectAll();
+    if (q.kind !== undefined) query = query.where('kind', '=', q.kind);
+    if (q.code !== undefined) query = query.where('code', '=', q.code);
+    if (q.source !== undefined) query = query.where('source', '=', q.source);
+    if (q.since !== undefined) query = query.where('retracted_at', '>=', q.since);
+    const rows = await query.orderBy('retracted_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+    return rows.map(toRetraction);
   }
 
   async seriesAround(s: SeriesKey, from: number, to: number): Promise<Point[]> {

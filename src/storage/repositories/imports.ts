@@ -15,7 +15,7 @@ import type {
   RevisionRecord,
   SeriesKey,
 } from '../import-records.js';
-import type { RetractOutcome, RetractRequest, StandingRow } from '../retraction-records.js';
+import type { RetractionRecord, RetractOutcome, RetractRequest, StandingRow } from '../retraction-records.js';
 
 export type ImportBatch =
   | { kind: 'assets'; records: Asset[] }
@@ -73,4 +73,6 @@ export interface ImportRepository {
   listImports(limit: number): Promise<ImportRecord[]>;
   /** Newest first. */
   listRevisions(query: RevisionQuery): Promise<RevisionRecord[]>;
+  /** Retractions, lifted ones included, newest first; `since` is the time of the retraction. */
+  listRetractions(query: RevisionQuery): Promise<RetractionRecord[]>;
 }
