@@ -96,7 +96,7 @@ describe('mds errors and help', () => {
       run(['migrate', 'now']),
     ]);
     const importUsage =
-      'mds: usage: mds import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--priority low|normal]\n';
+      'mds: usage: mds import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--reinstate] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--priority low|normal]\n';
     expect(failed(tooFew, 2)).toBe(importUsage);
     expect(failed(tooMany, 2)).toBe(importUsage);
     expect(failed(extra, 2)).toBe('mds: usage: mds migrate\n');
