@@ -58,6 +58,8 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0010_consume_row_updates',
       '0011_rates_asset_check',
       '0012_webhook_queues',
+      '0013_sealed_idempotent_answers',
+      '0014_retractions',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);
