@@ -67,7 +67,12 @@ describe.each(backends())('retracting an observation over the admin API on $name
 
   it('a dry run answers what latest would become and changes nothing', async () => {
     const before = await served();
-    expect(JSON.stringify(before.latest)).toContain('999');
+    // Every view shows the typo first, so that its absence later means something.
+    for (const view of ['latest', 'history', 'csv', 'premium'] as const) {
+      expect(JSON.stringify(before[view]), view).toContain('999');
+    }
+    expect(JSON.stringify(before.premiumHistory)).toContain(TYPO.slice(0, 10));
+    expect(before.premiumCsv).toContain(TYPO.slice(0, 10));
     const res = await retract({ ...EUR_TYPO, dryRun: true });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({
