@@ -46,7 +46,7 @@ async function sql(db: Database, statements: Array<[string, unknown[]]>): Promis
   }
 }
 
-describe.each(backends())('migration 0012 on $name', ({ name }) => {
+describe.each(backends())('migration 0013 on $name', ({ name }) => {
   let db: Database;
   let store: Store;
   beforeAll(async () => {
