@@ -209,6 +209,9 @@ export async function startServer(
       stage = 'draining';
       runtime.services.lifecycle.draining = true;
       await new Promise((resolve) => setTimeout(resolve, drainMs));
+      // Admin imports still running are ended, rolled back (decisions 92).
+      stage = 'ending the admin imports still running';
+      await runtime.services.imports.stop();
       stage = 'closing the listener (requests still in flight)';
       await app.close();
       stage = 'closing the admin listener';

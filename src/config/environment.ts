@@ -124,6 +124,14 @@ export const ServeEnvironment = Type.Object({
     pattern: '^\\d{1,6}$',
     errorMessage: 'must be 0 to 999999 (ms)',
   }),
+  MDS_ADMIN_IMPORTS: text({
+    default: '2',
+    description:
+      'admin API imports run at once by a serving process, each on a thread of its own; more answer 429 ' +
+      '(docs/decisions.md 91)',
+    pattern: '^[1-9]\\d?$',
+    errorMessage: 'must be 1 to 99 (imports at once)',
+  }),
   MDS_TRUST_PROXY: text({
     default: '',
     description:

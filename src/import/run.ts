@@ -212,16 +212,16 @@ async function importInput(
   return { ...outcome, outliers };
 }
 
-/** `runImport` over a text in memory (the admin API's body, docs/decisions.md 58), into an open store. */
-export function importText(
+/** `runImport` of a file into an open store: the admin API's body, on its thread (import/thread.ts). */
+export function importFile(
   store: Store,
   kind: ImportKind,
-  text: string,
+  file: string,
   format: ImportFormat,
   checks: ImportChecks,
 ) {
-  const parse = (k: ImportKind) => parseImport(k, text, format, {});
-  return importInput(store, kind, { format, bytes: Buffer.byteLength(text), parse, close() {} }, checks);
+  const input = openInput(file, format, {});
+  return importInput(store, kind, input, checks).finally(() => input.close());
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   requireScope,
 } from '../http/admin/auth.js';
 import { type IdempotencyRecords, idempotencyGate, idempotencyRecorder } from '../http/admin/idempotency.js';
+import type { ReceivedFile } from '../http/admin/received-file.js';
 import type { AdminRoute } from '../http/admin/route.js';
 import type { Services } from '../runtime/services.js';
 import { IdempotencyKeyHeader } from '../schemas/admin.js';
@@ -86,19 +87,26 @@ export function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions, d
   };
 
   for (const route of routes) {
-    if (!route.textBody) {
+    const stream = route.streamBody;
+    if (!stream) {
       mount(app, route);
       continue;
     }
-    // Its own context: these media types reach the handler as text, in no other route.
+    // Its own context: these media types reach the handler as a received body, in no other route.
     app.register((context, _opts, registered) => {
       context.removeAllContentTypeParsers();
-      context.addContentTypeParser(
-        [...route.textBody!],
-        { parseAs: 'string', bodyLimit: route.bodyLimit },
-        (_request: FastifyRequest, body: string | Buffer, parsed: (err: null, body: string) => void) =>
-          parsed(null, body.toString()),
-      );
+      context.addContentTypeParser([...stream.types], (request, payload, parsed) => {
+        stream.receive(request, payload, services).then(
+          (body) => parsed(null, body),
+          (err: Error) => parsed(err, undefined),
+        );
+      });
+      // Released after the answer unless the handler holds it (a refusal before it, a replay).
+      const abandon = async (request: FastifyRequest) => {
+        (request.body as ReceivedFile | undefined)?.abandon?.();
+      };
+      context.addHook('onResponse', abandon);
+      context.addHook('onRequestAbort', abandon);
       mount(context, route);
       registered();
     });

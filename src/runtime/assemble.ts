@@ -3,10 +3,13 @@
  * caches and the watcher that keeps them fresh. Used by `mds serve` and by the
  * tests, so both run exactly the same wiring.
  */
+import { Gauge } from 'prom-client';
 import { Authenticator } from '../access/authenticator.js';
 import { KeyActivity } from '../access/key-activity.js';
+import { setting } from '../config/setting.js';
 import type { StaleAfter, StaleFamily } from '../config.js';
 import { cursorCodec } from '../domain/cursor.js';
+import { ImportThreads } from '../import/threads.js';
 import type { Limiter } from '../limits/limiter.js';
 import { MemoryLimiter } from '../limits/memory.js';
 import { StoreLimiter } from '../limits/store-limiter.js';
@@ -42,6 +45,8 @@ export interface AssembleOptions {
   publishedFamilies?: readonly StaleFamily[];
   /** MDS_WEBHOOK_*; the defaults when undefined. */
   webhooks?: WebhookSettings;
+  /** Admin imports at once; MDS_ADMIN_IMPORTS when undefined. */
+  maxImports?: number;
 }
 
 export interface Runtime {
@@ -117,12 +122,25 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     lifecycle: { draining: false },
     // A copy: a test that changes its policy changes no other runtime's.
     webhooks: { ...(options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS) },
+    imports: new ImportThreads(options.maxImports ?? Number(setting('MDS_ADMIN_IMPORTS'))),
   };
+
+  // Read when scraped: the fault tests and the bench poll it (docs/decisions.md 91).
+  new Gauge({
+    name: 'mds_admin_imports',
+    help: 'Admin API imports being received or run by this process (at most MDS_ADMIN_IMPORTS)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(services.imports.inUse);
+    },
+  });
 
   return {
     services,
     recorder,
     async close() {
+      // Their transactions roll back before the store closes.
+      await services.imports.stop();
       watcher.stop();
       await recorder.flush().catch(() => {});
       await activity.flush().catch(() => {});

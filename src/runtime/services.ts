@@ -5,6 +5,7 @@
 import type { Authenticator } from '../access/authenticator.js';
 import type { KeyActivity } from '../access/key-activity.js';
 import type { CursorCodec } from '../domain/cursor.js';
+import type { ImportThreads } from '../import/threads.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../storage/store.js';
@@ -28,4 +29,6 @@ export interface Services {
   lifecycle: { draining: boolean };
   /** Webhook targets, retries and polling (MDS_WEBHOOK_*). */
   webhooks: WebhookSettings;
+  /** The admin API's imports, each on a thread of its own, at most MDS_ADMIN_IMPORTS at once. */
+  imports: ImportThreads;
 }

@@ -503,7 +503,8 @@ const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unkno
     {},
   ],
   429: [
-    'Too many failed authentications from this address in the current minute (`too_many_requests`).',
+    'Too many failed authentications from this address in the current minute, or, on the data imports, as many ' +
+      'imports already running as the process runs at once, MDS_ADMIN_IMPORTS (`too_many_requests`).',
     RetryAfter,
   ],
   500: [

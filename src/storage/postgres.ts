@@ -68,7 +68,7 @@ export const PostgresStore = {
       usage.releaseClients();
       await db.destroy();
     };
-    return assembleStore('postgres', db, repositories, close, isPostgresUnavailable, () =>
+    return assembleStore('postgres', url, db, repositories, close, isPostgresUnavailable, () =>
       probePostgresSpace(pool),
     );
   },

@@ -147,7 +147,7 @@ export const SqliteStore = {
         probeSqliteFile(conn.db, path);
         usage.probeSpace();
       };
-      const store = assembleStore('sqlite', db, repositories, close, isSqliteUnavailable, probeSpace);
+      const store = assembleStore('sqlite', path, db, repositories, close, isSqliteUnavailable, probeSpace);
       return Object.assign(store, { conn, usageConnection: () => usage.connection() });
     } catch (err) {
       throw classified(err, isSqliteUnavailable);

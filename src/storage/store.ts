@@ -30,6 +30,8 @@ export interface Versions {
 
 export interface Store {
   readonly dialect: StoreDialect;
+  /** Where it was opened (a file path or a postgres:// URL): another connection to it opens from this (an import's thread). */
+  readonly url: string;
   readonly market: MarketRepository;
   readonly imports: ImportRepository;
   readonly access: AccessRepository;

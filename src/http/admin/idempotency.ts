@@ -23,6 +23,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerKey, seal, unseal } from '../../domain/sealed-answers.js';
 import { ApiError } from '../errors.js';
 import { JSON_TYPE } from '../respond.js';
+import { ReceivedFile } from './received-file.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** How long a duplicate waits for the first request before answering 409 in progress. */
@@ -55,9 +56,17 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The request as the key remembers it: method, path and query, and the body (a text body as sent). */
+/**
+ * The request as the key remembers it: method, path and query, and the body
+ * (a text body as sent; one received to a file by its SHA-256).
+ */
 export function fingerprint(method: string, url: string, body: unknown): string {
-  const text = typeof body === 'string' ? body : canonical(body ?? null);
+  const text =
+    typeof body === 'string'
+      ? body
+      : body instanceof ReceivedFile
+        ? `sha256:${body.sha256}`
+        : canonical(body ?? null);
   return createHash('sha256').update(`${method}\n${url}\n`).update(text).digest('hex');
 }
 

@@ -13,6 +13,7 @@ export type Repositories = Pick<Store, 'market' | 'imports' | 'access' | 'usage'
 
 export function assembleStore(
   dialect: StoreDialect,
+  url: string,
   db: Db,
   repositories: Repositories,
   /** Releases what the backend holds, then the Kysely handle. */
@@ -27,6 +28,7 @@ export function assembleStore(
     {
       dialect,
       space,
+      url,
       market: own(repositories.market),
       imports: own(repositories.imports),
       access: own(repositories.access),
