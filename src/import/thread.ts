@@ -5,6 +5,7 @@
  * `importFile`, the same code as `mds import`, then the report or the
  * failure posted back. Nothing of it runs on the event loop that answers /v1.
  */
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreUnavailableError } from '../storage/errors.js';
 import { sqlitePath } from '../storage/open.js';
@@ -33,10 +34,33 @@ export type ThreadAnswer =
   | { ok: false; kind: 'unavailable'; message: string; code?: string }
   | { ok: false; kind: 'failed'; message: string; stack?: string };
 
+/**
+ * How long a SQLite import waits for the file's write lock in all. Each try
+ * waits 5 s (BUSY_TIMEOUT_MS), less than another import's write of 50 MB
+ * takes; the write begins with the lock (BEGIN IMMEDIATE), so a try that did
+ * not get it wrote nothing and is tried again. 5 s at a time rather than one
+ * long wait: a thread is ended (the stop) only between two native calls.
+ */
+const BUSY_PATIENCE_MS = 120_000;
+
 function open(url: string): Store {
   const path = sqlitePath(url);
   // Two connections: one for the guards' reads, one for the transaction.
-  return path === null ? PostgresStore.open(url, { max: 2 }) : SqliteStore.open(path);
+  if (path === null) return PostgresStore.open(url, { max: 2 });
+  const store = SqliteStore.open(path);
+  const write = store.imports.import.bind(store.imports);
+  store.imports.import = async (...args) => {
+    const deadline = Date.now() + BUSY_PATIENCE_MS;
+    for (;;) {
+      try {
+        return await write(...args);
+      } catch (err) {
+        const busy = err instanceof StoreUnavailableError && err.code === 'SQLITE_BUSY';
+        if (!busy || Date.now() > deadline) throw err;
+      }
+    }
+  };
+  return store;
 }
 
 function answerOf(err: unknown): ThreadAnswer {
@@ -49,27 +73,11 @@ function answerOf(err: unknown): ThreadAnswer {
   return { ok: false, kind: 'failed', message: e.message, stack: e.stack };
 }
 
-/**
- * How long a SQLite import waits for another writer in all. Its transaction
- * waits 5 s for the file's write lock (BUSY_TIMEOUT_MS), shorter than another
- * import's write of 50 MB; here, off the serving loop, waiting is harmless and
- * an import not yet written is safe to run again, so it is, until then.
- */
-const BUSY_PATIENCE_MS = 60_000;
-
 async function run(job: ThreadJob): Promise<ThreadAnswer> {
   let store: Store | undefined;
-  const deadline = Date.now() + BUSY_PATIENCE_MS;
   try {
     store = open(job.url);
-    for (;;) {
-      try {
-        return { ok: true, report: await importFile(store, job.kind, job.file, job.format, job.checks) };
-      } catch (err) {
-        const busy = err instanceof StoreUnavailableError && err.code === 'SQLITE_BUSY';
-        if (!busy || Date.now() > deadline) throw err;
-      }
-    }
+    return { ok: true, report: await importFile(store, job.kind, job.file, job.format, job.checks) };
   } catch (err) {
     return answerOf(err);
   } finally {
@@ -77,7 +85,21 @@ async function run(job: ThreadJob): Promise<ThreadAnswer> {
   }
 }
 
+/**
+ * The niceness of an import's thread: the lowest. The threads share the
+ * serving process's cores (one, when it is pinned), so the kernel must give
+ * the event loop a core first whenever it wants one and the import what is
+ * left: against a nice-0 thread, a nice-19 one weighs 15 to 1,024.
+ */
+const THREAD_NICENESS = 19;
+
 if (parentPort) {
   const port = parentPort;
+  // On Linux the niceness is the calling thread's: the serving thread keeps its own (decisions 91).
+  try {
+    if (getPriority() < THREAD_NICENESS) setPriority(THREAD_NICENESS);
+  } catch {
+    // Refused (another system): the import runs at the process's priority.
+  }
   run(workerData as ThreadJob).then((answer) => port.postMessage(answer));
 }
