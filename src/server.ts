@@ -194,6 +194,7 @@ export async function startServer(
     now: services.now,
     logger,
     soleWorker: file !== null,
+    holdOff: () => services.imports.writing,
   });
   await webhooks.start();
 
@@ -209,7 +210,6 @@ export async function startServer(
       stage = 'draining';
       runtime.services.lifecycle.draining = true;
       await new Promise((resolve) => setTimeout(resolve, drainMs));
-      // Admin imports still running are ended, rolled back (decisions 92).
       stage = 'ending the admin imports still running';
       await runtime.services.imports.stop();
       stage = 'closing the listener (requests still in flight)';

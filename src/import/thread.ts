@@ -27,6 +27,9 @@ export interface ThreadJob {
   checks: ImportChecks;
 }
 
+/** Posted while it runs, on SQLite: whether it is writing (it holds, or waits for, the file's write lock). */
+export type ThreadNotice = { writing: boolean };
+
 /** What it posts back, once: errors as data, since an Error's class does not cross threads. */
 export type ThreadAnswer =
   | { ok: true; report: ImportReport }
@@ -51,13 +54,19 @@ function open(url: string): Store {
   const write = store.imports.import.bind(store.imports);
   store.imports.import = async (...args) => {
     const deadline = Date.now() + BUSY_PATIENCE_MS;
-    for (;;) {
-      try {
-        return await write(...args);
-      } catch (err) {
-        const busy = err instanceof StoreUnavailableError && err.code === 'SQLITE_BUSY';
-        if (!busy || Date.now() > deadline) throw err;
+    // Told first: the serving thread's own writes to the file would wait for this lock on its event loop.
+    parentPort?.postMessage({ writing: true } satisfies ThreadNotice);
+    try {
+      for (;;) {
+        try {
+          return await write(...args);
+        } catch (err) {
+          const busy = err instanceof StoreUnavailableError && err.code === 'SQLITE_BUSY';
+          if (!busy || Date.now() > deadline) throw err;
+        }
       }
+    } finally {
+      parentPort?.postMessage({ writing: false } satisfies ThreadNotice);
     }
   };
   return store;

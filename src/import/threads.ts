@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads';
 import { PROJECT_ROOT } from '../paths.js';
 import { StoreUnavailableError } from '../storage/errors.js';
 import { ImportError, type ImportReport } from './run.js';
-import type { ThreadAnswer, ThreadJob } from './thread.js';
+import type { ThreadAnswer, ThreadJob, ThreadNotice } from './thread.js';
 
 /** An import ended by the stop before it answered: its one transaction committed whole or not at all. */
 export class ImportStopped extends Error {
@@ -84,6 +84,7 @@ function failure(answer: Exclude<ThreadAnswer, { ok: true }>): Error {
 
 export class ImportThreads {
   private reserved = 0;
+  private writers = 0;
   private readonly workers = new Set<Worker>();
   private stopped = false;
 
@@ -93,6 +94,15 @@ export class ImportThreads {
   /** Imports holding a place: being received or run. */
   get inUse(): number {
     return this.reserved;
+  }
+
+  /**
+   * Whether an import of this process is writing to a SQLite store: the
+   * serving thread's own writes to the file (the webhook worker's) would wait
+   * for its lock on the event loop, so they wait for this to end instead.
+   */
+  get writing(): boolean {
+    return this.writers > 0;
   }
 
   /** A place for one more import, or null when `max` are being received or run, or the process stops. */
@@ -121,13 +131,20 @@ export class ImportThreads {
     try {
       return await new Promise<ImportReport>((resolve, reject) => {
         let answered = false;
-        worker.once('message', (answer: ThreadAnswer) => {
+        let writing = false;
+        const write = (now: boolean) => {
+          if (now !== writing) this.writers += now ? 1 : -1;
+          writing = now;
+        };
+        worker.on('message', (message: ThreadAnswer | ThreadNotice) => {
+          if ('writing' in message) return write(message.writing);
           answered = true;
-          if (answer.ok) resolve(answer.report);
-          else reject(failure(answer));
+          if (message.ok) resolve(message.report);
+          else reject(failure(message));
         });
         worker.once('error', reject);
         worker.once('exit', (code) => {
+          write(false);
           if (answered) return;
           reject(this.stopped ? new ImportStopped() : new Error(`the import thread ended with code ${code}`));
         });

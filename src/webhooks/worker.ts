@@ -51,6 +51,12 @@ export interface WorkerOptions {
   logger?: Logger;
   /** The one process serving a SQLite file: claims left by a previous run are its own. */
   soleWorker: boolean;
+  /**
+   * While true, no step starts: an admin import of this process holds the
+   * SQLite file's write lock, which a step's write would wait for on the
+   * event loop (docs/decisions.md 91). The next poll does the work.
+   */
+  holdOff?: () => boolean;
 }
 
 export class WebhookWorker {
@@ -106,6 +112,7 @@ export class WebhookWorker {
     ];
     for (const [name, step] of steps) {
       if (this.stopped && name !== 'deliveries') return;
+      if (this.o.holdOff?.()) return;
       try {
         await step();
       } catch (err) {
