@@ -10,6 +10,7 @@ const PARTS = [
   'import',
   'import-beside-serving',
   'webhooks',
+  'admin-imports',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

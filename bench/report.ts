@@ -3,6 +3,7 @@
  * assumed), written as bench/results/latest.json and docs/performance.md with
  * the commit measured; nothing hand-written (docs/decisions.md 73 and 78).
  */
+import { type AdminImportsReport, adminImportsTargets } from './admin-imports.js';
 import type { ImportReport, ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport } from './import-beside-serving.js';
 import { type Check, median, TARGETS, type TargetName, type TargetSummary } from './load.js';
@@ -42,6 +43,7 @@ export interface BenchReport {
   imports?: ImportReport;
   importBesideServing?: BesideReport;
   webhooks?: WebhooksReport;
+  adminImports?: AdminImportsReport;
   checks: Check[];
   targets: TargetLine[];
 }
@@ -242,6 +244,8 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
       ],
     );
   }
+  for (const [target, required, f] of adminImportsTargets(r.adminImports, notScaled))
+    add(target, required, f);
   return lines;
 }
 

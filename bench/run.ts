@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { defaultOf } from '../src/config/environment.js';
 import { DAY_MS } from '../src/domain/dates.js';
 import { generateSample } from '../src/sample/generate.js';
+import { measureAdminImports } from './admin-imports.js';
 import { measureImports } from './import.js';
 import { measureImportBesideServing } from './import-beside-serving.js';
 import { type Check, type LoadSettings, loadScenario, type Target } from './load.js';
@@ -110,7 +111,7 @@ async function main(argv: string[]): Promise<number> {
   const sqlite = await prepare(join(dir, 'bench.sqlite'), sample);
   const so: ScaleOut | { reason: string } = !o.postgres
     ? { reason: 'left out (--skip-postgres)' }
-    : (['postgres', 'import', 'import-beside-serving'] as const).some(wants)
+    : (['postgres', 'import', 'import-beside-serving', 'admin-imports'] as const).some(wants)
       ? await detectScaleOut()
       : { reason: 'left out (--only)' };
   const scaled = 'reason' in so ? undefined : so;
@@ -165,6 +166,8 @@ async function main(argv: string[]): Promise<number> {
   // Last: it writes the most into stores of its own.
   if (wants('import-beside-serving') && o.importRecords > 0)
     r.importBesideServing = await measureImportBesideServing({ ...imports, cpus });
+  if (wants('admin-imports') && o.importRecords > 0)
+    r.adminImports = await measureAdminImports({ sample, endDate, dir, postgresUrl, log, cpus });
 
   r.wallSeconds = Math.round(performance.now()) / 1000;
   r.loadAverage.end = loadavg()[0]!;
