@@ -7,11 +7,17 @@ import type { ImportSummary } from '../domain/types.js';
 import type { RevisionRecord } from '../storage/import-records.js';
 import type { RetractionRecord } from '../storage/retraction-records.js';
 
+/** What an error adds to its message: lines for a person, members of `error` for --json. */
+export interface ErrorReport {
+  text: string[];
+  json: Record<string, unknown>;
+}
+
 export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode = 1,
-    readonly problems?: Array<{ line: number; message: string }>,
+    readonly report?: ErrorReport,
   ) {
     super(message);
   }

@@ -7,13 +7,15 @@
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ImportRefusal } from '../schemas/import-report.js';
 import { StoreUnavailableError } from '../storage/errors.js';
 import { sqlitePath } from '../storage/open.js';
 import { PostgresStore } from '../storage/postgres.js';
 import { SqliteStore } from '../storage/sqlite.js';
 import type { Store } from '../storage/store.js';
 import type { ImportFormat } from './detect.js';
-import type { ImportKind, ImportProblem } from './records.js';
+import type { ParseOptions } from './parse.js';
+import type { ImportKind } from './records.js';
 import { type ImportChecks, ImportError, type ImportReport, importFile } from './run.js';
 
 /** What the thread is given. */
@@ -25,6 +27,8 @@ export interface ThreadJob {
   file: string;
   format: ImportFormat;
   checks: ImportChecks;
+  /** The zone and date order the body's local times are read with (decisions 94). */
+  options: ParseOptions;
 }
 
 /** Posted while it runs, on SQLite: whether it is writing (it holds, or waits for, the file's write lock). */
@@ -33,7 +37,7 @@ export type ThreadNotice = { writing: boolean };
 /** What it posts back, once: errors as data, since an Error's class does not cross threads. */
 export type ThreadAnswer =
   | { ok: true; report: ImportReport }
-  | { ok: false; kind: 'refused'; message: string; problems?: ImportProblem[] }
+  | { ok: false; kind: 'refused'; message: string; report?: ImportRefusal }
   | { ok: false; kind: 'unavailable'; message: string; code?: string }
   | { ok: false; kind: 'failed'; message: string; stack?: string };
 
@@ -74,7 +78,7 @@ function open(url: string): Store {
 
 function answerOf(err: unknown): ThreadAnswer {
   if (err instanceof ImportError)
-    return { ok: false, kind: 'refused', message: err.message, problems: err.problems };
+    return { ok: false, kind: 'refused', message: err.message, report: err.report };
   if (err instanceof StoreUnavailableError) {
     return { ok: false, kind: 'unavailable', message: err.message, code: err.code };
   }
@@ -86,7 +90,10 @@ async function run(job: ThreadJob): Promise<ThreadAnswer> {
   let store: Store | undefined;
   try {
     store = open(job.url);
-    return { ok: true, report: await importFile(store, job.kind, job.file, job.format, job.checks) };
+    return {
+      ok: true,
+      report: await importFile(store, job.kind, job.file, job.format, job.checks, job.options),
+    };
   } catch (err) {
     return answerOf(err);
   } finally {

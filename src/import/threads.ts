@@ -74,7 +74,7 @@ function threadEntry(): Promise<URL> {
 function failure(answer: Exclude<ThreadAnswer, { ok: true }>): Error {
   switch (answer.kind) {
     case 'refused':
-      return new ImportError(answer.message, answer.problems);
+      return new ImportError(answer.message, answer.report);
     case 'unavailable':
       return new StoreUnavailableError(Object.assign(new Error(answer.message), { code: answer.code }));
     case 'failed':

@@ -15,6 +15,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { ADMIN_SCOPES } from '../domain/admin-tokens.js';
 import { CursorParam, LimitParam, RequestId, RequestMeta, Timestamp } from './common.js';
 import { type ErrorCode, errorBody, errorResponse } from './errors.js';
+import { ImportNotes, ImportRefusedInfo } from './import-report.js';
 import { Defaulted } from './query.js';
 
 /** The scopes of an admin token, one list (domain/admin-tokens.ts); each admin route requires one (docs/decisions.md 58). */
@@ -483,7 +484,7 @@ const RetryAfterSometimes = {
 
 const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unknown>]> = {
   400: [
-    'The body (`invalid_request`), a query parameter (`invalid_parameter`, `invalid_cursor`) or the Idempotency-Key header is invalid; `details` names each problem.',
+    'The body (`invalid_request`), a query parameter (`invalid_parameter`, `invalid_cursor`) or the Idempotency-Key header is invalid; `details` names each problem. A refused data import lists its problems grouped, at most 100 groups, one detail each, and sends the whole report as `error.report`.',
     {},
   ],
   401: [
@@ -518,8 +519,12 @@ const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unkno
   ],
 };
 
-/** The admin document's `Error`: any code of the admin API (each status's in its `x-error-codes`). */
-const AdminErrorBody = errorBody([...new Set(Object.values(ADMIN_ERROR_CODES).flat())]);
+const ADMIN_CODES = [...new Set(Object.values(ADMIN_ERROR_CODES).flat())];
+/**
+ * The admin document's `Error`: any code of the admin API (each status's in its `x-error-codes`);
+ * a refused data import adds its report (docs/decisions.md 93).
+ */
+const AdminErrorBody = errorBody(ADMIN_CODES, {}, ImportRefusedInfo);
 
 /** The documented answer of an admin error status (http/admin/index.ts adds 415 to every write). */
 export const adminError = (status: AdminErrorStatus) =>
@@ -648,6 +653,22 @@ export const DataImportQuery = Type.Object(
           'without it they are left out and counted in `retracted`',
       ),
     ),
+    timezone: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          'The IANA zone the body’s local times (without an offset) are in, as `mds import --timezone`; without it they are refused',
+        examples: ['Africa/Algiers'],
+        errorMessage: 'must be an IANA time zone name, e.g. Africa/Algiers',
+      }),
+    ),
+    dateOrder: Type.Optional(
+      Type.Union([Type.Literal('dmy'), Type.Literal('mdy')], {
+        description:
+          'How a date written with the day and the month before the year is read: `dmy` (28/11/2026 09:30) or `mdy`, as `mds import --date-order`; without it such dates are refused',
+        errorMessage: 'must be dmy (day first) or mdy (month first)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -691,6 +712,7 @@ export const DataImportAnswer = ok(
       outliers: Type.Array(Problem, {
         description: 'What the guards found and `acceptOutliers=true` let through',
       }),
+      ...ImportNotes,
     },
     { component: 'ImportReport' },
   ),

@@ -4,7 +4,7 @@
  * error envelope. The `ErrorCode` type is derived from the schema, so the
  * HTTP layer (http/errors.ts) cannot name a code the document does not know.
  */
-import { type SchemaOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type Static, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import type { Problem } from '../domain/problems.js';
 import { RequestMeta } from './common.js';
 
@@ -94,7 +94,12 @@ true satisfies Same<Static<typeof ErrorDetail>, Problem>;
  * code the document's operations list): the components `Error`, `ErrorInfo`,
  * `ErrorCode` and `ErrorDetail` (docs/decisions.md 64).
  */
-export const errorBody = <C extends ErrorCode>(codes: readonly C[], options: SchemaOptions = {}) =>
+export const errorBody = <C extends ErrorCode, P extends TProperties = Record<never, never>>(
+  codes: readonly C[],
+  options: SchemaOptions = {},
+  /** Members a document's errors may add to `error` (the admin API's: a refused import's report). */
+  info?: P,
+) =>
   Type.Object(
     {
       data: Type.Null(),
@@ -104,6 +109,7 @@ export const errorBody = <C extends ErrorCode>(codes: readonly C[], options: Sch
           code: StringEnum(codes, { component: 'ErrorCode', description: CODE_DESCRIPTION }),
           message: Type.String(),
           details: Type.Optional(Type.Array(ErrorDetail)),
+          ...((info ?? {}) as P),
         },
         { component: 'ErrorInfo' },
       ),

@@ -49,6 +49,7 @@ export interface AdminErrorInfo {
   code: AdminErrorCode;
   message: string;
   details?: AdminErrorDetail[];
+  report?: ImportRefusal;
 }
 
 /** Every `error.code` of the admin API. */
@@ -76,6 +77,49 @@ export interface AdminErrorDetail {
   parameter?: string;
   entitlement?: string;
   message?: string;
+}
+
+/** With a refused data import: every problem of the body, grouped; nothing was written */
+export interface ImportRefusal {
+  problems: ImportProblemListing;
+  duplicateRows: ImportProblemListing;
+  /** Rows of empty cells (`;;;;`) or blank lines, ignored */
+  emptyRows: number;
+  /** Columns with an empty header after the named ones, ignored (their cells must be empty) */
+  emptyColumns: number;
+}
+
+export interface ImportProblemListing {
+  /** Every problem found */
+  count: number;
+  /** The lines holding one or more */
+  lines: number;
+  /** Problems of one kind on consecutive rows, one group, in the order of their first line; at most 100 */
+  groups: ImportProblemGroup[];
+  /** Groups past the first 100 */
+  groupsNotListed: number;
+  /** The count of each kind, most frequent first; at most 100 */
+  byKind: ImportProblemKind[];
+  /** Kinds past the first 100 */
+  kindsNotListed: number;
+}
+
+export interface ImportProblemGroup {
+  /** The line of the first problem of the group */
+  line: number;
+  /** The line of its last problem (`line` for one) */
+  lastLine: number;
+  /** The problems in the group */
+  count: number;
+  /** What the problems are, without the values */
+  kind: string;
+  /** The first problem of the group, as written for its line */
+  message: string;
+}
+
+export interface ImportProblemKind {
+  kind: string;
+  count: number;
 }
 
 export interface ListMeta {
@@ -641,6 +685,11 @@ export interface ImportReport {
   }[];
   /** What the guards found and `acceptOutliers=true` let through */
   outliers: ImportProblem[];
+  duplicateRows: ImportProblemListing;
+  /** Rows of empty cells (`;;;;`) or blank lines, ignored */
+  emptyRows: number;
+  /** Columns with an empty header after the named ones, ignored (their cells must be empty) */
+  emptyColumns: number;
 }
 
 export interface BuySell {
@@ -1310,6 +1359,14 @@ export interface ImportDataQuery {
    * Records of retracted observations are written again and their retractions lifted, as `--reinstate`; without it they are left out and counted in `retracted`
    */
   reinstate?: 'true' | 'false';
+  /**
+   * The IANA zone the body’s local times (without an offset) are in, as `mds import --timezone`; without it they are refused
+   */
+  timezone?: string;
+  /**
+   * How a date written with the day and the month before the year is read: `dmy` (28/11/2026 09:30) or `mdy`, as `mds import --date-order`; without it such dates are refused
+   */
+  dateOrder?: 'dmy' | 'mdy';
 }
 
 /** `data` of `POST /admin/v1/data/{kind}`: Import market data */
@@ -1651,7 +1708,7 @@ export const ADMIN_OPERATIONS = [
     status: 200,
     scope: 'data:write',
     pathParams: ['kind'],
-    query: ['dryRun', 'maxChange', 'acceptOutliers', 'reinstate'],
+    query: ['dryRun', 'maxChange', 'acceptOutliers', 'reinstate', 'timezone', 'dateOrder'],
     requiredQuery: [],
     body: 'text',
     csv: false,

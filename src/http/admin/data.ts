@@ -25,6 +25,7 @@ import {
   IMPORT_MEDIA_TYPES,
 } from '../../schemas/admin.js';
 import { ApiError, invalidParameters, stopping } from '../errors.js';
+import { importRefused, parseOptionsOf } from './data-import.js';
 import { type ReceivedFile, receiveToFile } from './received-file.js';
 import { type AdminRoute, adminRoute, answer } from './route.js';
 
@@ -90,8 +91,8 @@ export const dataRoutes: AdminRoute[] = [
         `${ADMIN_MAX_IMPORT_BYTES / 1024 / 1024} MB. Every record is checked, against the asset directory and the ` +
         'plausibility guards too, before anything is written; then all of it is written in one transaction with ' +
         'the import’s record and the revisions of the observations it changes. A refused import writes nothing ' +
-        'and answers 400 with one detail per problem, naming its line. `dryRun=true` runs the real import and ' +
-        'rolls it back.',
+        'and answers 400 with every problem grouped by kind over consecutive lines (`error.report`; at most 100 ' +
+        'groups, one detail each, then the count of each kind). `dryRun=true` runs the real import and rolls it back.',
       params: DataKindParams,
       querystring: DataImportQuery,
       response: adminResponses({ status: 200, schema: DataImportAnswer }, [404, 413, 415]),
@@ -109,6 +110,7 @@ export const dataRoutes: AdminRoute[] = [
           kind,
           file: body.path,
           format,
+          options: parseOptionsOf(query),
           checks: {
             maxChangePercent,
             acceptOutliers: query.acceptOutliers === 'true',
@@ -136,17 +138,12 @@ export const dataRoutes: AdminRoute[] = [
             new: { buy: microsToNumber(r.new.buy), sell: microsToNumber(r.new.sell) },
           })),
           outliers: report.outliers,
+          duplicateRows: report.duplicateRows,
+          emptyRows: report.emptyRows,
+          emptyColumns: report.emptyColumns,
         });
       } catch (err) {
-        if (err instanceof ImportError) {
-          throw new ApiError(
-            400,
-            'invalid_request',
-            (err.problems ?? []).map((p) => ({ parameter: `line ${p.line}`, message: p.message })),
-            undefined,
-            err.message,
-          );
-        }
+        if (err instanceof ImportError) throw importRefused(err);
         if (err instanceof ImportStopped) throw stopping();
         throw err;
       } finally {
