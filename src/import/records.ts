@@ -242,38 +242,40 @@ function validate(
       values.push(field.required ? INVALID : undefined);
       continue;
     }
-    const label = sink.label(path);
-    const refuse = (reason: string, quoted = true) => {
+    let result: unknown = value;
+    let reason: string | null = null;
+    let quoted = true;
+    const forbidden =
+      typeof value === 'string' ? forbiddenCharacters(value, '', sink.csv && prefix === 'names.') : null;
+    if (forbidden) {
+      reason = forbidden.message;
+      quoted = false;
+    } else if (field.read) {
+      const read = field.read(value, sink);
+      if (typeof read === 'number') result = read;
+      else reason = read;
+    } else if (field.object) {
+      if (!isObject(value)) reason = field.message;
+      else {
+        const nested = validate(field.object, value, `${path}.`, line, sink);
+        ok &&= nested.ok;
+        result = nested.ok ? nested.values : INVALID;
+      }
+    } else {
+      const broken = field.rules!.find((rule) => !rule.check(value));
+      if (broken) reason = broken.message;
+    }
+    if (reason !== null) {
+      const label = sink.label(path);
       sink.problem(
         line,
         `${label}: ${quoted ? `${echo(value)} ` : ''}${reason}`,
         `${label} ${reasonKind(reason)}`,
       );
       ok = false;
-      values.push(INVALID);
-    };
-    const forbidden =
-      typeof value === 'string' ? forbiddenCharacters(value, '', sink.csv && prefix === 'names.') : null;
-    if (forbidden) {
-      refuse(forbidden.message, false);
-      continue;
+      result = INVALID;
     }
-    if (field.read) {
-      const result = field.read(value, sink);
-      if (typeof result === 'number') values.push(result);
-      else refuse(result);
-    } else if (field.object) {
-      if (!isObject(value)) refuse(field.message);
-      else {
-        const nested = validate(field.object, value, `${path}.`, line, sink);
-        ok &&= nested.ok;
-        values.push(nested.ok ? nested.values : INVALID);
-      }
-    } else {
-      const broken = field.rules!.find((rule) => !rule.check(value));
-      if (broken) refuse(broken.message);
-      else values.push(value);
-    }
+    values.push(result);
   }
   return { values, ok };
 }
