@@ -166,8 +166,10 @@ async function importInput(
   );
   const problems = [...parsed.problems];
   // Every problem in one pass: invalid records are checked for what they hold too (their partials).
+  // A loop, not push(...list): a list of 300,000 would overflow the call's arguments.
   if (parsed.kind === 'rates') {
-    problems.push(...(await checkDirectory(store, parsed.records, parsed.lines, parsed.partials)));
+    for (const p of await checkDirectory(store, parsed.records, parsed.lines, parsed.partials))
+      problems.push(p);
   }
   let outliers: ImportProblem[] = [];
   if (parsed.kind !== 'assets') {
@@ -177,7 +179,7 @@ async function importInput(
       ...checkSpreads(batch, lines, parsed.partials),
       ...(batch.records.length > 0 ? await checkChanges(store, batch, lines, checks.maxChangePercent) : []),
     ].sort((a, b) => a.line - b.line);
-    if (!checks.acceptOutliers) problems.push(...outliers);
+    if (!checks.acceptOutliers) for (const p of outliers) problems.push(p);
   }
   if (problems.length > 0) {
     const written = checks.dryRun ? 'a real import would write nothing' : 'nothing was written';

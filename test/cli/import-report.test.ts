@@ -100,6 +100,19 @@ function reportFlow(backend: Backend): void {
       expect(text.stderr.split('\n').length).toBeLessThan(110);
     });
 
+    it('reports 300,000 inverted quotes as one group (the list of them overflowed a call: unexpected error)', async () => {
+      const rows = ['currency,source,buy,sell,updatedAt'];
+      const start = Date.UTC(2020, 0, 1);
+      for (let i = 0; i < 300_000; i++)
+        rows.push(`EUR,parallel,300,241,${new Date(start + i * 60_000).toISOString()}`);
+      const r = await run(['import', 'rates', file('inverted.csv', rows.join('\n'))]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(
+        'mds: import refused: 300000 problem(s), nothing was written\n' +
+          '  lines 2–300001 (300000 problems): sell 241 is below buy 300: a quote sells at or above its buy; check the two columns, or re-run with --accept-outliers once the file is reviewed\n',
+      );
+    }, 180_000);
+
     it('imports a spreadsheet export as it comes, listing the repeated row and what was ignored', async () => {
       const path = file('export.csv', EXPORT);
       const without = await run(['import', 'rates', path, '--timezone', 'Africa/Algiers', '--json']);
