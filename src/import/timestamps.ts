@@ -7,6 +7,9 @@
  * write it) is read only in the zone the operator names (`--timezone`), and
  * refused when that zone's clocks skip it or show it twice; the shapes people
  * write by mistake get a message of their own (docs/decisions.md 52).
+ *
+ * Longer than 300 lines because it is one reader: every shape a spreadsheet
+ * writes a time in (decisions 94), and the sentence each mistake gets.
  */
 
 export const MSG_TIMESTAMP = 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-21T09:00:00.000Z';
