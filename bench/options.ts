@@ -2,7 +2,16 @@
 import { parseArgs } from 'node:util';
 
 /** What `--only` can name. */
-const PARTS = ['latest', 'postgres', 'startup', 'cli', 'import', 'import-beside-serving'] as const;
+const PARTS = [
+  'latest',
+  'postgres',
+  'startup',
+  'cli',
+  'import',
+  'import-beside-serving',
+  'webhooks',
+  'admin-imports',
+] as const;
 export type Part = (typeof PARTS)[number];
 
 export const USAGE = `usage: npm run bench -- [options]

@@ -3,10 +3,12 @@
  * assumed), written as bench/results/latest.json and docs/performance.md with
  * the commit measured; nothing hand-written (docs/decisions.md 73 and 78).
  */
+import { type AdminImportsReport, adminImportsTargets } from './admin-imports.js';
 import type { ImportReport, ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport } from './import-beside-serving.js';
 import { type Check, median, TARGETS, type TargetName, type TargetSummary } from './load.js';
 import type { Timings } from './service.js';
+import type { WebhooksReport } from './webhooks.js';
 import { CONNECTIONS } from './wrk.js';
 
 export interface Scenario {
@@ -40,6 +42,8 @@ export interface BenchReport {
   cli?: Timings;
   imports?: ImportReport;
   importBesideServing?: BesideReport;
+  webhooks?: WebhooksReport;
+  adminImports?: AdminImportsReport;
   checks: Check[];
   targets: TargetLine[];
 }
@@ -227,6 +231,21 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
         : notRun,
     );
   }
+  const hooks = r.webhooks;
+  for (const run of hooks?.runs ?? []) {
+    // The poll, then an attempt on 127.0.0.1: a second more is a receiver held up by another.
+    const limit = hooks!.pollMs + 1000;
+    add(
+      `Webhook delivery to a healthy receiver beside ${run.hanging} hanging ones, SQLite: delay from the key's commit, p95`,
+      `< ${int(limit)} ms (the poll, ${int(hooks!.pollMs)} ms, + 1 s)`,
+      [
+        `${int(run.p95Ms)} ms (median ${int(run.medianMs)} ms, max ${int(run.maxMs)} ms, ${run.events} events${run.lost ? `, ${run.lost} lost` : ''})`,
+        run.p95Ms < limit && run.lost === 0,
+      ],
+    );
+  }
+  for (const [target, required, f] of adminImportsTargets(r.adminImports, notScaled))
+    add(target, required, f);
   return lines;
 }
 

@@ -7,8 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { defaultOf } from '../src/config/environment.js';
 import { DAY_MS } from '../src/domain/dates.js';
 import { generateSample } from '../src/sample/generate.js';
+import { measureAdminImports } from './admin-imports.js';
 import { measureImports } from './import.js';
 import { measureImportBesideServing } from './import-beside-serving.js';
 import { type Check, type LoadSettings, loadScenario, type Target } from './load.js';
@@ -19,6 +21,7 @@ import { checkReferences, startReference } from './references.js';
 import { type BenchReport, judge, markdownReport, type Scenario } from './report.js';
 import { answer, measureCli, measureStartup, ROOT, startService } from './service.js';
 import { detectScaleOut, freshSchema, type Prepared, prepare, redisPrefix, type ScaleOut } from './setup.js';
+import { measureWebhooks } from './webhooks.js';
 
 import { wrkVersion } from './wrk.js';
 
@@ -90,9 +93,11 @@ async function main(argv: string[]): Promise<number> {
     log(USAGE);
     return 0;
   }
-  const wrk = await wrkVersion();
-  if (!wrk) throw new Error('wrk is not installed (Debian/Ubuntu: `sudo apt-get install wrk`)');
   const wants = (part: Part) => !o.only || o.only.has(part);
+  // Only the parts under HTTP load need it: `--only webhooks,startup,cli,import` runs without.
+  const wrk = await wrkVersion();
+  if (!wrk && (['latest', 'postgres', 'import-beside-serving'] as const).some(wants))
+    throw new Error('wrk is not installed (Debian/Ubuntu: `sudo apt-get install wrk`)');
   const { machine, commit } = machineAndCommit();
   const cpus = cpuPlan(machine.cpus);
   const endDate = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
@@ -101,12 +106,12 @@ async function main(argv: string[]): Promise<number> {
   log(
     `bench: ${o.quick ? 'quick' : 'full'} run on ${commit.sha}${commit.dirty ? ' (uncommitted changes)' : ''}`,
   );
-  const versions: Record<string, string> = { node: process.version, wrk };
+  const versions: Record<string, string> = { node: process.version, ...(wrk ? { wrk } : {}) };
   const sample = generateSample({ endDate });
   const sqlite = await prepare(join(dir, 'bench.sqlite'), sample);
   const so: ScaleOut | { reason: string } = !o.postgres
     ? { reason: 'left out (--skip-postgres)' }
-    : (['postgres', 'import', 'import-beside-serving'] as const).some(wants)
+    : (['postgres', 'import', 'import-beside-serving', 'admin-imports'] as const).some(wants)
       ? await detectScaleOut()
       : { reason: 'left out (--only)' };
   const scaled = 'reason' in so ? undefined : so;
@@ -154,9 +159,15 @@ async function main(argv: string[]): Promise<number> {
   const imports = { records: o.importRecords, sample, endDate, dir, postgresUrl, log };
   if (wants('import') && o.importRecords > 0)
     r.imports = await measureImports({ ...imports, cpus: cpus.server });
+  if (wants('webhooks')) {
+    const pollMs = Number(defaultOf('MDS_WEBHOOK_POLL_MS'));
+    r.webhooks = await measureWebhooks({ dir, cpus: cpus.server, pollMs, log });
+  }
   // Last: it writes the most into stores of its own.
   if (wants('import-beside-serving') && o.importRecords > 0)
     r.importBesideServing = await measureImportBesideServing({ ...imports, cpus });
+  if (wants('admin-imports') && o.importRecords > 0)
+    r.adminImports = await measureAdminImports({ sample, endDate, dir, postgresUrl, log, cpus });
 
   r.wallSeconds = Math.round(performance.now()) / 1000;
   r.loadAverage.end = loadavg()[0]!;

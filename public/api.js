@@ -41,6 +41,25 @@ export async function api(path, cache = 'default') {
   };
 }
 
+/**
+ * The families this service publishes, from `GET /status` (no key, nothing
+ * consumed; docs/decisions.md 99): the others get no panel, no request and no
+ * warning. Without an answer, all of them.
+ */
+export async function loadPublished() {
+  try {
+    const res = await fetch('/status', {
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+      cache: 'no-store',
+    });
+    const families = (await res.json()).data.families;
+    state.published = new Set(Object.keys(families).filter((f) => families[f].published !== false));
+  } catch {
+    state.published = null;
+  }
+}
+
 /** Follows `meta.nextCursor` until the last page; stops at the first failure. */
 export async function allPages(path, params) {
   const records = [];
@@ -68,20 +87,20 @@ export const keyAccepted = (me) => me !== null && (me.ok || isDenied(me));
 
 /** One sentence for a failed call, naming what the key may not do and why. */
 export function explain(res, whatKey, params = {}) {
+  // Sentences in the reader's language: the API's codes stay in "What this page read with the key".
   const what = t(whatKey, params);
-  const code = res.error?.code ?? (res.status ? `HTTP ${res.status}` : 'network error');
   const seconds = res.retryAfter ?? t('aFew');
   if (isDenied(res)) {
     return t('explain.denied', { what, entitlement: res.error.details?.[0]?.entitlement ?? '?' });
   }
-  if (res.status === 403) return t('explain.inactive', { what, code });
+  if (res.status === 403) return t('explain.inactive', { what });
   if (res.status === 401) {
-    return t('explain.refused', { code, message: res.error?.message ?? t('explain.refusedNoMessage') });
+    return t('explain.refused', { message: res.error?.message ?? t('explain.refusedNoMessage') });
   }
-  if (res.status === 429) return t('explain.rateLimited', { what, code, seconds });
-  if (res.status === 404) return t('explain.notFound', { what, code });
+  if (res.status === 429) return t('explain.rateLimited', { what, seconds });
+  if (res.status === 404) return t('explain.notFound', { what });
   if (res.status === 0) return t('explain.unreachable', { what });
-  return t('explain.failed', { what, status: res.status, code });
+  return t('explain.failed', { what });
 }
 
 function accessStatus(res) {

@@ -9,7 +9,7 @@
  * line (docs/decisions.md, 66).
  */
 import { renderAccount, renderLacks } from './account.js';
-import { allPages, api, keyAccepted, noteAccess, renderAccess } from './api.js';
+import { allPages, api, keyAccepted, loadPublished, noteAccess, renderAccess } from './api.js';
 import { $, initialLanguage, language, setLanguage, t } from './format.js';
 import { latestReadable, loadLatest, renderConverter, renderLatest } from './latest.js';
 import {
@@ -19,7 +19,15 @@ import {
   renderPremiumHistory,
   renderRates,
 } from './panels.js';
-import { historyEntitlement, latestEntitlement, may, resetKeyState, SOURCES, state } from './state.js';
+import {
+  historyEntitlement,
+  latestEntitlement,
+  may,
+  published,
+  resetKeyState,
+  sources,
+  state,
+} from './state.js';
 
 const KEY_STORE = 'mds-charts-key';
 const DAY_MS = 86_400_000;
@@ -38,18 +46,18 @@ const connected = () => keyAccepted(state.me);
 const progress = (value) => {
   document.querySelector('main').dataset.state = value;
 };
-const historySources = () => SOURCES.filter((s) => may(historyEntitlement(s)));
+const historySources = () => sources().filter((s) => may(historyEntitlement(s)));
 
 /** Which panels the key may read; the others fold into the "not shown" line. */
 function readable() {
-  const latest = state.latest ? latestReadable() : SOURCES.some((s) => may(latestEntitlement(s)));
+  const latest = state.latest ? latestReadable() : sources().some((s) => may(latestEntitlement(s)));
   return {
     latest,
     converter: latest,
     rates: historySources().length > 0,
     'premium-history': may('market:premium:history:read'),
     premium: may('market:premium:read'),
-    gold: may('gold:latest:read') || may('gold:history:read'),
+    gold: published('gold') && (may('gold:latest:read') || may('gold:history:read')),
   };
 }
 
@@ -107,8 +115,8 @@ async function connect(event) {
   $('me-message').textContent = '';
   layout();
   progress('checking');
-  // One request decides whether the key is good and what it may read.
-  const me = await api('/v1/me', 'no-store');
+  // One request decides whether the key is good and what it may read; /status what the service publishes.
+  const [me] = await Promise.all([api('/v1/me', 'no-store'), loadPublished()]);
   if (run !== state.keyRun) return;
   state.me = me;
   noteAccess('/v1/me', 'what.me', {}, me);
@@ -122,7 +130,7 @@ async function connect(event) {
   progress('loading');
   const [assets, gold] = await Promise.all([
     may('assets:read') ? api('/v1/assets?type=currency') : null,
-    may('gold:latest:read') ? api('/v1/gold/latest') : null,
+    published('gold') && may('gold:latest:read') ? api('/v1/gold/latest') : null,
   ]);
   if (run !== state.keyRun) return;
   if (assets) noteAccess('/v1/assets', 'what.assets', {}, assets);
@@ -206,7 +214,7 @@ async function loadData(force = false) {
       }),
     );
   }
-  if (may('gold:history:read')) {
+  if (published('gold') && may('gold:history:read')) {
     work.push(
       allPages('/v1/gold/history', { from, to }).then((res) => {
         if (run !== state.dataRun) return;
@@ -249,6 +257,13 @@ function renderAll() {
   renderPremium();
   renderGoldLatest();
   renderGoldHistory();
+}
+
+// A table's scrolling card (charts.css) is reached and scrolled by keyboard too, named by its panel's title.
+for (const card of document.querySelectorAll('.table-scroll')) {
+  card.tabIndex = 0;
+  card.setAttribute('role', 'region');
+  card.setAttribute('aria-labelledby', card.closest('section').getAttribute('aria-labelledby'));
 }
 
 setLanguage(initialLanguage(), false);

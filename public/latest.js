@@ -9,7 +9,7 @@
  */
 import { api, explain, isDenied, noteAccess } from './api.js';
 import { $, instant, money, rate, signedPercent, signedRate, t } from './format.js';
-import { historyEntitlement, latestEntitlement, may, SOURCES, state } from './state.js';
+import { historyEntitlement, latestEntitlement, may, sources, state } from './state.js';
 
 const DAY_MS = 86_400_000;
 /** Days before the latest observation's day searched for the previous one (a weekend, a holiday). */
@@ -31,11 +31,13 @@ export function previousDayRecord(records, latestIso) {
 
 /** Loads the latest record of each family the key may read, then the history its change needs. */
 export async function loadLatest(currency, run, onUpdate) {
-  const rows = SOURCES.filter((s) => may(latestEntitlement(s))).map((source) => ({
-    source,
-    res: null,
-    history: null,
-  }));
+  const rows = sources()
+    .filter((s) => may(latestEntitlement(s)))
+    .map((source) => ({
+      source,
+      res: null,
+      history: null,
+    }));
   state.latest = { currency, rows };
   onUpdate();
   await Promise.all(
@@ -79,7 +81,9 @@ function cell(tag, text, data = {}) {
 }
 
 function changeCells(row, record) {
-  const cells = ['buy', 'sell'].map((k) => cell('td', '', { side: k }));
+  const cells = ['buy', 'sell'].map((k) =>
+    cell('td', '', { side: k, label: t(k === 'buy' ? 'changeBuy' : 'changeSell') }),
+  );
   for (const c of cells) c.className = 'change';
   const history = row.history;
   if (!may(historyEntitlement(row.source))) {
@@ -126,10 +130,11 @@ export function renderLatest() {
     th.scope = 'row';
     tr.append(
       th,
-      cell('td', rate(record.buy), { value: String(record.buy), side: 'buy' }),
-      cell('td', rate(record.sell), { value: String(record.sell), side: 'sell' }),
+      // data-label: the column's name, which a phone shows beside each figure (charts.css).
+      cell('td', rate(record.buy), { value: String(record.buy), side: 'buy', label: t('buy') }),
+      cell('td', rate(record.sell), { value: String(record.sell), side: 'sell', label: t('sell') }),
       ...(withChange ? changeCells(row, record) : []),
-      cell('td', instant(record.updatedAt), { value: record.updatedAt }),
+      cell('td', instant(record.updatedAt), { value: record.updatedAt, label: t('updated') }),
     );
     trs.push(tr);
   }

@@ -42,6 +42,8 @@ export function renderRates() {
     });
   }
   $('rates-message').textContent = messages.join(' ');
+  // Each line the chart draws, named by its style: only the families read and published.
+  $('rates-caption').textContent = series.map((x) => t(`ratesLine.${x.id}`)).join(' ');
   const described = series
     .filter((x) => x.points.length > 0)
     .map((x) =>

@@ -9,23 +9,38 @@
 
 export const SOURCES = ['parallel', 'official', 'transfer'];
 
+/** The service publishes `family` (a source or `gold`): true until /status says otherwise. */
+export const published = (family) => state.published === null || state.published.has(family);
+/** The source families the service publishes. */
+export const sources = () => SOURCES.filter(published);
+
 export const latestEntitlement = (source) => `rates:${source}:latest:read`;
 export const historyEntitlement = (source) => `rates:${source}:history:read`;
 
-/** What the page reads, each with the entitlements it needs; the order of the "not shown" line. */
-export const FEATURES = [
-  ...SOURCES.map((s) => ({ what: `what.latest.${s}`, entitlements: [latestEntitlement(s)] })),
-  { what: 'what.history', entitlements: SOURCES.map(historyEntitlement) },
+/**
+ * What the page reads, each with the entitlements it needs; the order of the
+ * "not shown" line. Only what the service publishes: a family it does not
+ * publish is nothing the key misses.
+ */
+const features = () => [
+  ...sources().map((s) => ({ what: `what.latest.${s}`, entitlements: [latestEntitlement(s)] })),
+  { what: 'what.history', entitlements: sources().map(historyEntitlement) },
   { what: 'what.premium', entitlements: ['market:premium:read'] },
   { what: 'what.premiumHistory', entitlements: ['market:premium:history:read'] },
-  { what: 'what.goldLatest', entitlements: ['gold:latest:read'] },
-  { what: 'what.goldHistory', entitlements: ['gold:history:read'] },
+  ...(published('gold')
+    ? [
+        { what: 'what.goldLatest', entitlements: ['gold:latest:read'] },
+        { what: 'what.goldHistory', entitlements: ['gold:history:read'] },
+      ]
+    : []),
   { what: 'what.assets', entitlements: ['assets:read'] },
   { what: 'what.me', entitlements: ['usage:read'] },
 ];
 
 export const state = {
   key: '',
+  /** The families the service publishes (GET /status); null: all of them. */
+  published: null,
   /** Bumped on every new key and every reload: answers to older requests are dropped. */
   keyRun: 0,
   dataRun: 0,
@@ -55,9 +70,9 @@ export const may = (entitlement) =>
 
 /** The features the key may not read, each with the entitlements it lacks. */
 export function lacking() {
-  return FEATURES.map((f) => ({ what: f.what, entitlements: f.entitlements.filter((e) => !may(e)) })).filter(
-    (f) => f.entitlements.length > 0,
-  );
+  return features()
+    .map((f) => ({ what: f.what, entitlements: f.entitlements.filter((e) => !may(e)) }))
+    .filter((f) => f.entitlements.length > 0);
 }
 
 export function resetKeyState() {

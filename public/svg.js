@@ -2,12 +2,32 @@
  * Line charts as inline SVG: no dependency. The time axis runs left to right in
  * every language; in Arabic each label is laid out right to left, its anchor
  * mirrored so that it stays where the left-to-right layout puts it.
+ *
+ * The drawing is as wide, in its own units, as the chart is on screen (redrawn
+ * when that changes), so that its 12-px text is 12 px on a phone as on a
+ * desktop, never a 1200-px drawing shrunk to 4-px labels. On a narrow chart the
+ * lines' names are left to the caption below, which names each line.
  */
 import { day, t, tick } from './format.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const DAY_MS = 86_400_000;
 const MIRROR = { start: 'end', end: 'start', middle: 'middle' };
+/** Narrower than this (CSS px), the lines are not named at their ends. */
+const NARROW = 560;
+/** Room a date label needs on the time axis (CSS px at 12 px). */
+const DATE_ROOM = 96;
+const MIN_HEIGHT = 220;
+
+/** Each chart's last drawing, to draw again at a new width. */
+const drawn = new WeakMap();
+const resized = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    const last = drawn.get(target);
+    if (last && Math.round(target.getBoundingClientRect().width) !== last.width)
+      drawChart(target, last.options);
+  }
+});
 
 function el(name, attributes, text) {
   const node = document.createElementNS(SVG_NS, name);
@@ -33,10 +53,21 @@ function niceStep(span, count) {
  * Lines over a UTC date axis; `marks` are labelled dots (lowest, highest), `rules` labelled
  * horizontal lines (the mean).
  */
-export function drawChart(svg, { series, marks = [], rules = [], from, to, yTitle, label, labelRoom = 72 }) {
-  const { width, height } = svg.viewBox.baseVal;
+export function drawChart(svg, options) {
+  const { series, marks = [], rules = [], from, to, yTitle, label, labelRoom = 72 } = options;
+  // The drawing's proportions as charts.html gives them (viewBox), kept to scale its height.
+  svg.dataset.base ??= `${svg.viewBox.baseVal.width} ${svg.viewBox.baseVal.height}`;
+  const [baseWidth, baseHeight] = svg.dataset.base.split(' ').map(Number);
+  const shown = Math.round(svg.getBoundingClientRect().width);
+  // Hidden (0 wide): drawn at its base size, and again once shown.
+  const width = shown > 0 ? shown : baseWidth;
+  const height = Math.round(Math.max(MIN_HEIGHT, (baseHeight * width) / baseWidth));
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  drawn.set(svg, { width: shown, options });
+  resized.observe(svg);
+  const narrow = width < NARROW;
   // `labelRoom`: the right margin, where each line's name is written after its last point.
-  const m = { left: 70, right: labelRoom, top: 22, bottom: 46 };
+  const m = { left: 70, right: narrow ? 16 : labelRoom, top: 22, bottom: 46 };
   const values = series.flatMap((x) => x.points.map((p) => p.v));
   svg.replaceChildren();
   svg.setAttribute('aria-label', label);
@@ -67,7 +98,7 @@ export function drawChart(svg, { series, marks = [], rules = [], from, to, yTitl
     );
   }
   const days = Math.round((t1 - t0) / DAY_MS);
-  const ticks = Math.min(6, days);
+  const ticks = Math.max(1, Math.min(6, days, Math.floor((width - m.left - m.right) / DATE_ROOM)));
   for (let i = 0; i <= ticks; i++) {
     const ms = t0 + Math.round((i * days) / ticks) * DAY_MS;
     const date = new Date(Math.min(ms, t1)).toISOString().slice(0, 10);
@@ -78,7 +109,8 @@ export function drawChart(svg, { series, marks = [], rules = [], from, to, yTitl
         {
           x: f(x(ms)),
           y: height - m.bottom + 18,
-          'text-anchor': 'middle',
+          // The last date ends at the axis's end rather than past the drawing's edge.
+          'text-anchor': i === ticks && width - x(ms) < DATE_ROOM / 2 ? 'end' : 'middle',
           class: 'x-tick',
           'data-date': date,
         },
@@ -131,6 +163,7 @@ export function drawChart(svg, { series, marks = [], rules = [], from, to, yTitl
       el('path', { d, class: `series ${s.className}`, 'data-series': s.id, 'data-points': s.points.length }),
     );
     const last = s.points.at(-1);
+    if (narrow) continue;
     svg.append(
       el(
         'text',

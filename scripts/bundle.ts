@@ -43,13 +43,26 @@ for (const name of readdirSync(dist)) if (name.startsWith('mds-cli-')) rmSync(jo
 // Split at the dynamic imports: what only `mds serve` loads is a chunk of its own (above).
 await build({
   ...common,
-  entryPoints: { 'mds-cli': new URL('dist/src/cli/run.js', root).pathname },
+  // The admin import's thread (src/import/threads.ts) is an entry of its own, sharing the chunks.
+  entryPoints: {
+    'mds-cli': new URL('dist/src/cli/run.js', root).pathname,
+    'mds-import-thread': new URL('dist/src/import/thread.js', root).pathname,
+  },
   outdir: dist,
   splitting: true,
   // Beside mds-cli.mjs, not in a folder: src/paths.ts finds the project root from there as from one file.
   chunkNames: 'mds-cli-[name]-[hash]',
   outExtension: { '.js': '.mjs' },
-  external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'pino', '@scalar/fastify-api-reference'],
+  // esbuild: src/import/threads.ts loads it only when running from the sources.
+  external: [
+    'better-sqlite3',
+    'pg',
+    'pg-native',
+    'ioredis',
+    'pino',
+    '@scalar/fastify-api-reference',
+    'esbuild',
+  ],
   // Bundled CommonJS code calls require(); an ES module has none of its own. Every chunk gets it.
   banner: {
     js: "import { createRequire as __mdsRequire } from 'node:module'; const require = __mdsRequire(import.meta.url);",

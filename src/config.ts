@@ -15,6 +15,7 @@ import {
   DEFAULT_STALE_AFTER,
   defaultOf,
   ServeEnvironment,
+  STALE_FAMILIES,
   type StaleFamily,
   type Variable,
 } from './config/environment.js';
@@ -107,6 +108,12 @@ export function staleAfterSeconds(text = ''): StaleAfter {
   return seconds;
 }
 
+/** MDS_PUBLISHED_FAMILIES's value (already checked): in the order of STALE_FAMILIES; '' gives them all. */
+export function publishedFamilies(text = ''): StaleFamily[] {
+  const named = new Set(text.split(',').map((f) => f.trim()));
+  return STALE_FAMILIES.filter((f) => text === '' || named.has(f));
+}
+
 /** What the server takes: the environment turned into values. */
 export interface ServeConfig {
   host: string;
@@ -138,6 +145,8 @@ export interface ServeConfig {
   trustProxy: string;
   contact: Contact;
   staleAfter: StaleAfter;
+  /** MDS_PUBLISHED_FAMILIES: the families watched for freshness and shown on /charts (docs/decisions.md 99). */
+  publishedFamilies: StaleFamily[];
   webhooks: WebhookSettings;
 }
 
@@ -183,6 +192,7 @@ export function readConfig(
       ...(v.MDS_CONTACT_URL ? { url: v.MDS_CONTACT_URL } : {}),
     },
     staleAfter: staleAfterSeconds(v.MDS_STALE_AFTER),
+    publishedFamilies: publishedFamilies(v.MDS_PUBLISHED_FAMILIES),
     webhooks: {
       ...DEFAULT_WEBHOOK_SETTINGS,
       policy: { allowHttp: flag(v.MDS_WEBHOOK_ALLOW_HTTP), allowPrivate: flag(v.MDS_WEBHOOK_ALLOW_PRIVATE) },

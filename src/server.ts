@@ -2,17 +2,20 @@
  * The process: configuration from the environment, logging, listening, and a
  * graceful stop. SIGTERM stops accepting, lets in-flight requests finish, then
  * flushes usage and closes the store, all within a bounded time.
+ * Longer than 300 lines because it is one sequence: every listener and
+ * background worker of the process is started here and stopped here, in order.
  */
 import { readFileSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
-import { defaultOf } from './config/environment.js';
+import { defaultOf, type StaleFamily } from './config/environment.js';
 import type { Contact, StaleAfter } from './config.js';
 import type { ConsensusSettings } from './domain/consensus.js';
 import type { TrustProxy } from './http/client-address.js';
 import { startAdmin, startReport } from './listeners.js';
+import { logStoreSpace } from './observability/store-space.js';
 import { assemble, type Runtime } from './runtime/assemble.js';
 import { lockSqliteFile } from './runtime/single-process.js';
 import { CLOSE_MS, startWatchdog, WATCHDOG_GRACE_MS } from './runtime/stop-deadline.js';
@@ -56,6 +59,8 @@ export interface ServerOptions {
   contact?: Contact;
   /** MDS_STALE_AFTER in seconds per family (GET /status, the freshness gauges); the defaults when undefined. */
   staleAfter?: StaleAfter;
+  /** MDS_PUBLISHED_FAMILIES: the families watched for freshness and shown on /charts; all when undefined. */
+  publishedFamilies?: readonly StaleFamily[];
   /** MDS_WEBHOOK_*: targets, retries, polling; the defaults when undefined. */
   webhooks?: WebhookSettings;
 }
@@ -140,6 +145,7 @@ export async function startServer(
       redisCluster: options.redisCluster,
       redisPrefix: options.redisPrefix,
       staleAfter: options.staleAfter,
+      publishedFamilies: options.publishedFamilies,
       webhooks: options.webhooks,
       consensus: options.consensus,
       onBackgroundError: (err) =>
@@ -152,6 +158,7 @@ export async function startServer(
     lock?.release();
     throw err;
   }
+  logStoreSpace(runtime.services.store.space, logger);
   const tls =
     options.tlsCert && options.tlsKey
       ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) }
@@ -195,6 +202,7 @@ export async function startServer(
     now: services.now,
     logger,
     soleWorker: file !== null,
+    holdOff: () => services.imports.writing,
   });
   await webhooks.start();
   services.consensus.start(logger); // every process: the store's compare-and-set publishes once
@@ -211,6 +219,8 @@ export async function startServer(
       stage = 'draining';
       runtime.services.lifecycle.draining = true;
       await new Promise((resolve) => setTimeout(resolve, drainMs));
+      stage = 'ending the admin imports still running';
+      await runtime.services.imports.stop();
       stage = 'closing the listener (requests still in flight)';
       await app.close();
       stage = 'closing the admin listener';

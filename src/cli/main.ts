@@ -92,12 +92,12 @@ function fail(io: Io, json: boolean, err: unknown): number {
     err instanceof ConfigError ||
     (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   const message = err instanceof Error ? err.message : String(err);
-  const problems = err instanceof CliError ? err.problems : undefined;
+  const report = err instanceof CliError ? err.report : undefined;
   if (json) {
-    io.stderr.write(`${JSON.stringify({ error: { message, ...(problems ? { problems } : {}) } })}\n`);
+    io.stderr.write(`${JSON.stringify({ error: { message, ...report?.json } })}\n`);
   } else {
     io.stderr.write(`mds: ${known ? message : `unexpected error: ${message}`}\n`);
-    for (const p of problems ?? []) io.stderr.write(`  line ${p.line}: ${p.message}\n`);
+    for (const line of report?.text ?? []) io.stderr.write(`  ${line}\n`);
   }
   return err instanceof CliError ? err.exitCode : known ? 2 : 1;
 }

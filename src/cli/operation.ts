@@ -44,6 +44,11 @@ const OPTIONS: Record<string, string> = {
   cursor: '--cursor',
   organisationId: '--organisation',
   markets: '--markets',
+  currency: '--currency',
+  source: '--source',
+  purity: '--purity',
+  at: '--at',
+  reason: '--reason',
 };
 
 /** Fields a message names (validFrom…): the camel-cased ones, never an English word like "plan". */

@@ -5,12 +5,19 @@
 import { microsToNumber } from '../domain/decimal.js';
 import type { ImportSummary } from '../domain/types.js';
 import type { RevisionRecord } from '../storage/import-records.js';
+import type { RetractionRecord } from '../storage/retraction-records.js';
+
+/** What an error adds to its message: lines for a person, members of `error` for --json. */
+export interface ErrorReport {
+  text: string[];
+  json: Record<string, unknown>;
+}
 
 export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode = 1,
-    readonly problems?: Array<{ line: number; message: string }>,
+    readonly report?: ErrorReport,
   ) {
     super(message);
   }
@@ -58,6 +65,42 @@ export function table(headers: string[], rows: string[][]): string[] {
 /** One line for an import's counts. */
 export function summaryLine(s: ImportSummary): string {
   return `${s.kind}: ${s.received} received, ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged`;
+}
+
+/** What an import did with records of retracted observations (docs/decisions.md, 105). */
+export function retractedLines(o: { retracted: number; reinstated: number }): string[] {
+  return [
+    ...(o.retracted > 0
+      ? [`  ${o.retracted} left out: retracted observation(s) (--reinstate writes them again)`]
+      : []),
+    ...(o.reinstated > 0 ? [`  ${o.reinstated} retracted observation(s) reinstated`] : []),
+  ];
+}
+
+/** A retraction as `mds revisions` prints it: what was published, why, by whom, and whether it was lifted. */
+export function retractionDoc(r: RetractionRecord) {
+  const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    retractionId: r.id,
+    kind: r.kind,
+    ...(r.kind === 'rates' ? { currency: r.code, source: r.source } : { purity: r.code }),
+    updatedAt: new Date(r.updatedAt).toISOString(),
+    published: { buy: microsToNumber(r.buy), sell: microsToNumber(r.sell) },
+    reason: r.reason,
+    actor: r.actor,
+    retractedAt: new Date(r.retractedAt).toISOString(),
+    reinstatedBy: r.reinstatedBy,
+    reinstatedAt: isoOrNull(r.reinstatedAt),
+  };
+}
+
+export function retractionLine(r: RetractionRecord): string {
+  const what = r.kind === 'rates' ? `${r.code} ${r.source}` : `gold ${r.code}`;
+  const lifted = r.reinstatedBy === null ? '' : ` (reinstated by ${r.reinstatedBy})`;
+  return (
+    `${what} at ${new Date(r.updatedAt).toISOString()}: retracted buy ${microsToNumber(r.buy)}, ` +
+    `sell ${microsToNumber(r.sell)} by ${r.actor.label}: ${r.reason}${lifted}`
+  );
 }
 
 /** A revision as the CLI prints it: amounts as decimal numbers, instants as ISO 8601 (decisions 51). */

@@ -12,6 +12,7 @@ import { importsCommands } from './commands/imports.js';
 import { initCommand } from './commands/init.js';
 import { keyCommands } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
+import { observationCommands } from './commands/observations.js';
 import { reporterCommands } from './commands/reporters.js';
 import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   initCommand,
   importCommand,
   ...importsCommands,
+  ...observationCommands,
   seedCommand,
   backupCommand,
   ...accessCommands,

@@ -46,6 +46,9 @@ export const DEFAULT_STALE_AFTER = 'parallel=36h,official=96h,transfer=48h,gold=
 const STALE_PAIR = `(?:${STALE_FAMILIES.join('|')})=[1-9]\\d{0,5}[smhd]`;
 /** family=duration pairs, each family at most once (the lookahead refuses a repeated one). */
 const STALE_AFTER = `^(?!.*\\b(${STALE_FAMILIES.join('|')})=.*\\b\\1=)(?:${STALE_PAIR}(?:\\s*,\\s*${STALE_PAIR})*)?$`;
+const FAMILY = `(?:${STALE_FAMILIES.join('|')})`;
+/** A comma-separated list of families, each at most once, at least one: the lookahead refuses a repeated one. */
+const FAMILY_LIST = `^(?!.*\\b(${STALE_FAMILIES.join('|')})\\b.*\\b\\1\\b)${FAMILY}(?:\\s*,\\s*${FAMILY})*$`;
 
 /** What `mds serve` reads, checked all together before anything starts (src/config.ts readConfig). */
 export const ServeEnvironment = Type.Object({
@@ -157,6 +160,14 @@ export const ServeEnvironment = Type.Object({
     pattern: '^\\d{1,6}$',
     errorMessage: 'must be 0 to 999999 (ms)',
   }),
+  MDS_ADMIN_IMPORTS: text({
+    default: '2',
+    description:
+      'admin API imports run at once by a serving process, each on a thread of its own; more answer 429 ' +
+      '(docs/decisions.md 91)',
+    pattern: '^[1-9]\\d?$',
+    errorMessage: 'must be 1 to 99 (imports at once)',
+  }),
   MDS_TRUST_PROXY: text({
     default: '',
     description:
@@ -213,7 +224,19 @@ export const ServeEnvironment = Type.Object({
     pattern: STALE_AFTER,
     errorMessage:
       `must be comma-separated family=duration pairs (families ${STALE_FAMILIES.join(', ')}, each at most once; ` +
-      'durations a whole number from 1 to 999999 followed by s, m, h or d), e.g. parallel=36h,gold=2d',
+      'durations a whole number from 1 to 999999 followed by s, m, h or d), e.g. parallel=36h,gold=2d; ' +
+      'a family this service does not publish is left out of MDS_PUBLISHED_FAMILIES instead',
+  }),
+  // docs/decisions.md 99: what the operator undertakes to keep fresh.
+  MDS_PUBLISHED_FAMILIES: text({
+    default: STALE_FAMILIES.join(','),
+    description:
+      'the families this service publishes, comma-separated; the others are not watched (never stale in ' +
+      '/status, no freshness gauges, no data.stale event) and have no panel on /charts',
+    pattern: FAMILY_LIST,
+    errorMessage:
+      `must be comma-separated families among ${STALE_FAMILIES.join(', ')}, each at most once, ` +
+      'e.g. parallel,official,gold',
   }),
 });
 

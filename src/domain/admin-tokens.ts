@@ -15,6 +15,7 @@ export const ADMIN_SCOPES = [
   'audit:read',
   'webhooks:write',
   'reporters:write',
+  'admin-tokens:write',
 ] as const;
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 

@@ -5,14 +5,16 @@
  * written in the transaction of their cause (a key created or revoked, a
  * grant updated), the webhook worker those derived from durable state.
  */
+import { microsToNumber } from './decimal.js';
 import type { KeyEnvironment } from './keys.js';
 import type { EventData, NewEvent } from './webhook-events.js';
+import { thresholdCount } from './webhooks.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export function usageThreshold(
-  g: { grantId: string; accountId: string; used: number; limit: number },
+  g: { grantId: string; accountId: string; limit: number },
   period: string,
   threshold: EventData<'usage.threshold'>['threshold'],
   dedupeKey: string,
@@ -26,7 +28,7 @@ export function usageThreshold(
       accountId: g.accountId,
       period,
       threshold,
-      used: g.used,
+      used: thresholdCount(g.limit, threshold),
       monthlyRequestLimit: g.limit,
     },
   };
@@ -104,6 +106,42 @@ export function dataImported(i: {
       sources: i.sources,
       counts: { received: i.received, inserted: i.inserted, updated: i.updated, unchanged: i.unchanged },
       newestUpdatedAt: isoOrNull(i.newestUpdatedAt),
+    },
+  };
+}
+
+/** An observation retracted (docs/decisions.md, 105), in the transaction that removed it; amounts in micro-DZD. */
+export function dataRetracted(
+  r: {
+    id: string;
+    kind: EventData<'data.retracted'>['kind'];
+    code: string;
+    source: EventData<'data.retracted'>['source'];
+    updatedAt: number;
+    buy: number;
+    sell: number;
+  },
+  latest: { updatedAt: number; buy: number; sell: number } | null,
+): NewEvent {
+  return {
+    type: 'data.retracted',
+    accountId: null,
+    data: {
+      retractionId: r.id,
+      kind: r.kind,
+      code: r.code,
+      source: r.source,
+      updatedAt: iso(r.updatedAt),
+      buy: microsToNumber(r.buy),
+      sell: microsToNumber(r.sell),
+      latest:
+        latest === null
+          ? null
+          : {
+              updatedAt: iso(latest.updatedAt),
+              buy: microsToNumber(latest.buy),
+              sell: microsToNumber(latest.sell),
+            },
     },
   };
 }

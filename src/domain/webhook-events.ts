@@ -115,7 +115,9 @@ export const EVENT_DATA = {
         USAGE_THRESHOLDS.map((t) => Type.Literal(t)),
         { description: 'The percent of the monthly limit reached' },
       ),
-      used: Count('Requests counted this month'),
+      used: Count(
+        'The requests at which the threshold is reached: the monthly limit times the threshold, rounded up',
+      ),
       monthlyRequestLimit: Count('The grant’s monthly limit'),
     },
   ),
@@ -155,8 +157,30 @@ export const EVENT_DATA = {
     ),
     newestUpdatedAt: Nullable(Instant('The newest observation it wrote')),
   }),
+  'data.retracted': data('an operator retracted a published observation', {
+    retractionId: Id('The retraction', 'ret_k3j5h7g9f1d2s4a6'),
+    kind: literals(['rates', 'gold'] as const, { description: 'What was retracted' }),
+    code: Type.String({ description: 'The currency, or the purity for gold', examples: ['EUR'] }),
+    source: literals([...SOURCES, 'gold'] as const, { description: 'The rate’s source family, or `gold`' }),
+    updatedAt: Instant('The retracted observation’s time'),
+    buy: Type.Number({ description: 'The buy price it published, DZD' }),
+    sell: Type.Number({ description: 'The sell price it published, DZD' }),
+    latest: Nullable(
+      Type.Object(
+        {
+          updatedAt: Instant('Its time'),
+          buy: Type.Number({ description: 'DZD' }),
+          sell: Type.Number({ description: 'DZD' }),
+        },
+        {
+          additionalProperties: false,
+          description: 'The series’ latest observation now; null: none is left',
+        },
+      ),
+    ),
+  }),
   'data.stale': data(
-    'a family’s newest observation passed its `MDS_STALE_AFTER` threshold (as `/status`)',
+    'a published family’s newest observation passed its `MDS_STALE_AFTER` threshold (as `/status`)',
     freshness,
   ),
   'data.fresh': data('a stale family is fresh again', freshness),

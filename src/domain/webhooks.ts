@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'key.expiring',
   'grant.updated',
   'data.imported',
+  'data.retracted',
   'data.stale',
   'data.fresh',
   'rate.alert',
@@ -22,12 +23,27 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const random = (bytes: number) => randomBytes(bytes).toString('base64url').replace(/[-_]/g, 'x');
-/** Event ids sort by time: `evt_` + the time in base 36 + random letters. */
-export const newEventId = (at: number): string => `evt_${at.toString(36).padStart(9, '0')}${random(9)}`;
+let lastAt = -1;
+let sequence = 0;
+/**
+ * Event ids sort by time, then by the order this process wrote them within
+ * the same millisecond: `evt_` + the time in base 36 + a counter (3 digits of
+ * base 36) + random letters. A subscription's deliveries go out in that order
+ * (decisions 95): the 80 % threshold before the 100 % one written with it.
+ */
+export function newEventId(at: number): string {
+  sequence = at === lastAt ? sequence + 1 : 0;
+  lastAt = at;
+  const counter = (sequence % 36 ** 3).toString(36).padStart(3, '0');
+  return `evt_${at.toString(36).padStart(9, '0')}${counter}${random(9).slice(0, 9)}`;
+}
 export const newSubscriptionId = (): string => `whk_${random(12)}`;
 
 /** The quotas' thresholds, in percent of the monthly limit. */
 export const USAGE_THRESHOLDS = [80, 100] as const;
+
+/** The requests at which a grant reaches `percent` of `limit`: the limit times the percent, rounded up. */
+export const thresholdCount = (limit: number, percent: number): number => Math.ceil((limit * percent) / 100);
 /** `key.expiring` is sent this long before a key's expiry. */
 export const KEY_EXPIRING_NOTICE_MS = 7 * 86_400_000;
 

@@ -7,6 +7,7 @@ import type { AccessRefusalReason, AccessRefused } from '../access/authenticator
 import type { Problem } from '../domain/problems.js';
 import { LimiterUnavailableError } from '../limits/limiter.js';
 import { ErrorCode, errorBody as errorEnvelope } from '../schemas/errors.js';
+import { type ImportRefusal, ImportRefusedInfo } from '../schemas/import-report.js';
 import { StoreUnavailableError } from '../storage/errors.js';
 import { serializer } from './serialize.js';
 
@@ -47,6 +48,8 @@ const MESSAGES: Record<ErrorCode, string> = {
   invalid_reporter_token: 'The reporter token is not valid.',
   expired_reporter_token: 'The reporter token was rolled and its grace period has ended: use the new token.',
   reporter_inactive: 'This reporter is not active: ask the operator.',
+  insufficient_storage:
+    'Disk full: the store refused the write and nothing was changed. Free space on its disk, then retry; no restart is needed.',
 };
 
 export class ApiError extends Error {
@@ -56,6 +59,8 @@ export class ApiError extends Error {
     readonly details?: ErrorDetail[],
     readonly headers?: Record<string, string | number>,
     message?: string,
+    /** A refused data import's report (schemas/import-report.ts), sent as `error.report`. */
+    readonly report?: ImportRefusal,
   ) {
     super(message ?? MESSAGES[code]);
     this.name = 'ApiError';
@@ -120,10 +125,11 @@ export function accessRefused(refusal: AccessRefused): ApiError {
  * never writes one does not pay the compilation at start-up.
  */
 let writeError: ReturnType<typeof compileErrorWriter> | undefined;
-const compileErrorWriter = () => serializer(errorEnvelope(ErrorCode.enum as ErrorCode[]));
+const compileErrorWriter = () =>
+  serializer(errorEnvelope(ErrorCode.enum as ErrorCode[], {}, ImportRefusedInfo));
 
 export function errorBody(err: ApiError, requestId: string): string {
-  const { status, code, message, details } = err;
+  const { status, code, message, details, report } = err;
   writeError ??= compileErrorWriter();
-  return writeError({ data: null, error: { status, code, message, details }, meta: { requestId } });
+  return writeError({ data: null, error: { status, code, message, details, report }, meta: { requestId } });
 }

@@ -1,8 +1,9 @@
 /**
  * The `buy` and `sell` of an imported observation: a JSON number or decimal
  * text, read to micro-units. In a `;`- or tab-separated file a decimal comma
- * is read too; thousands separators never are, and a mark that could be
- * either is refused rather than guessed (docs/decisions.md 52).
+ * is read too. In a CSV file, thousands separators are read where the file's
+ * locale makes them sure (docs/decisions.md 94); a mark that could be either
+ * is refused rather than guessed (docs/decisions.md 52).
  */
 import { MAX_AMOUNT, parseMicros, SCALE } from '../domain/decimal.js';
 import type { Delimiter } from './detect.js';
@@ -111,6 +112,42 @@ function localForm(text: string, delimiter: Delimiter | undefined): string | nul
   return null;
 }
 
+/** Groups of three digits after a head of one to three, one separator throughout, then maybe a decimal mark and decimals. */
+const GROUPED_NUMBER = /^([1-9]\d{0,2})([ \u00a0\u202f.,])(\d{3}(?:\2\d{3})*)(?:([.,])(\d+))?$/;
+const SPACES = ' \u00a0\u202f';
+/**
+ * The thousands separators of a file's locale, by its delimiter: a space (and
+ * the no-break spaces) in any; a comma where the decimal mark is a point (a
+ * comma-separated file); a point where it may be a comma (`;`); either in a
+ * tab-separated file, the decimal mark being the other.
+ */
+const GROUPING: Record<Delimiter, string> = { ',': `${SPACES},`, ';': `${SPACES}.`, '\t': `${SPACES}.,` };
+const DECIMAL_MARKS: Record<Delimiter, string> = { ',': '.', ';': ',.', '\t': ',.' };
+
+/**
+ * Micro-units of a number written with thousands separators as the file's
+ * locale writes them (`1 262,50`, `1.262,50`, `1.262.000` in a `;` file), or
+ * null. One point or comma group and no decimals (`1.262`) may be a decimal:
+ * null, and the caller names the ambiguity.
+ */
+function readGrouped(text: string, delimiter: Delimiter): number | null {
+  const m = GROUPED_NUMBER.exec(text);
+  if (m === null) return null;
+  const [, head, sep, groups, mark, decimals] = m as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string?,
+    string?,
+  ];
+  if (!GROUPING[delimiter].includes(sep)) return null;
+  if (mark !== undefined && (mark === sep || !DECIMAL_MARKS[delimiter].includes(mark))) return null;
+  if (mark === undefined && !SPACES.includes(sep) && groups.length === 3) return null;
+  const digits = head + groups.replaceAll(sep, '');
+  return toMicros(decimals === undefined ? digits : `${digits}.${decimals}`);
+}
+
 /** Whether a text read as a decimal may be `1.262` with a German thousands separator: a dot 1-3 digits in, 3 after. */
 function mayGroup(value: unknown): boolean {
   if (typeof value !== 'string') return false;
@@ -138,6 +175,10 @@ export function readAmount(value: unknown, delimiter?: Delimiter): number | stri
   }
   if (typeof value !== 'string') return checked(value, micros);
   const text = value.trim();
+  if (delimiter !== undefined) {
+    const grouped = readGrouped(text, delimiter);
+    if (grouped !== null) return checked(text, grouped);
+  }
   const local = localForm(text, delimiter);
   if (local !== null) return local;
   if (micros !== null) return checked(value, micros);

@@ -1,12 +1,19 @@
 /**
  * Collects the records of one import: validates each with its kind's rule,
  * keeps the problems with their lines, and finds duplicates (the same key
- * twice: identical ones collapse, different ones are a problem).
+ * twice: an identical row is read once and listed, docs/decisions.md 94;
+ * different values are a problem).
  */
 import type { CanonicalReader } from './canonical.js';
 import type { Delimiter } from './detect.js';
-import { type ImportProblem, isObject, type KindRule, type RecordSink } from './records.js';
-import { TimestampReader, type Zone } from './timestamps.js';
+import {
+  type ImportProblem,
+  isObject,
+  type KindRule,
+  type PartialRecord,
+  type RecordSink,
+} from './records.js';
+import { TimestampReader } from './timestamps.js';
 
 /**
  * Records sharing a (group, subgroup). Imports are usually in time order per
@@ -27,7 +34,11 @@ const samePath = (path: string) => path;
 
 /** What a format reader hands its values and syntax problems to. */
 export interface RecordInput {
-  problem(line: number, message: string): void;
+  problem(line: number, message: string, kind?: string): void;
+  /** A row of empty cells or a blank line of a CSV file, ignored and counted. */
+  emptyRow(): void;
+  /** Columns with an empty header after the named ones, ignored and counted. */
+  emptyColumns(count: number): void;
   /** A parsed value, to be checked as a record. */
   add(value: unknown, line: number): void;
   /** A line read in its canonical form (canonical.ts), or false: it takes the general way. */
@@ -41,26 +52,47 @@ export class Collector<T> implements RecordSink, RecordInput {
   /** The input line of each record, parallel to `records`. */
   readonly lines: number[] = [];
   readonly problems: ImportProblem[] = [];
+  /** Invalid records' fields that were read (records.ts PartialRecord). */
+  readonly partials: PartialRecord[] = [];
+  /** Rows that repeat an earlier row exactly, each naming the line it repeats. */
+  readonly duplicates: ImportProblem[] = [];
+  readonly counts = { emptyRows: 0, emptyColumns: 0 };
   readonly timestamps: TimestampReader;
   delimiter: Delimiter | undefined;
   private readonly series = new Map<string, Map<string, Series>>();
 
-  /** @param zone where local times are read (`--timezone`); without it they are refused */
+  /**
+   * @param label the name of a field in messages (a CSV column's, for CSV)
+   * @param timestamps how `updatedAt` is read (`--timezone`, `--date-order`)
+   */
   constructor(
     private readonly rule: KindRule<T>,
+    readonly csv: boolean,
     readonly label: (path: string) => string = samePath,
     private readonly canonical?: CanonicalReader<T>,
-    zone?: Zone,
+    timestamps: TimestampReader = new TimestampReader(),
   ) {
-    this.timestamps = new TimestampReader(undefined, zone);
+    this.timestamps = timestamps;
   }
 
   useDelimiter(delimiter: Delimiter): void {
     this.delimiter = delimiter;
   }
 
-  problem(line: number, message: string): void {
-    this.problems.push({ line, message });
+  problem(line: number, message: string, kind?: string): void {
+    this.problems.push(kind === undefined ? { line, message } : { line, message, kind });
+  }
+
+  partial(record: PartialRecord): void {
+    this.partials.push(record);
+  }
+
+  emptyRow(): void {
+    this.counts.emptyRows++;
+  }
+
+  emptyColumns(count: number): void {
+    this.counts.emptyColumns += count;
   }
 
   /** A parsed value: checked, then kept or compared with the earlier record of its key. */
@@ -85,8 +117,19 @@ export class Collector<T> implements RecordSink, RecordInput {
     const index = this.findOrIndex(record);
     if (index !== -1) {
       const existing = this.records[index] as T;
-      if (!this.rule.same(existing, record)) {
-        this.problem(line, `duplicate of line ${this.lines[index]} with different values`);
+      const first = this.lines[index];
+      if (this.rule.same(existing, record)) {
+        this.duplicates.push({
+          line,
+          message: `repeats line ${first}`,
+          kind: 'row repeating an earlier row',
+        });
+      } else {
+        this.problem(
+          line,
+          `duplicate of line ${first} with different values`,
+          'duplicate with different values',
+        );
       }
       return;
     }

@@ -9,8 +9,13 @@
  * A malformed row is reported with the line where it starts and skipped: the
  * reading starts again on the line after the fault. An unterminated quoted
  * field ends the reading.
+ *
+ * What spreadsheets add is ignored and counted (docs/decisions.md 94): rows
+ * of empty cells (`;;;;`) and blank lines, and columns after the named ones
+ * whose header is empty (their cells must be empty too).
  */
 import { CsvError, type InfoRecord, type Options, parse } from 'csv-parse/sync';
+import { forbiddenCharacters } from '../schemas/admin-check.js';
 import type { RecordInput } from './collect.js';
 import type { Delimiter } from './detect.js';
 import { echo, type ImportKind } from './records.js';
@@ -83,12 +88,14 @@ function detectDelimiter(text: string, start: number, expected: readonly string[
     let eol = text.indexOf('\n', pos);
     if (eol === -1) eol = text.length;
     row = text.slice(pos, eol);
-    if (row.trim() !== '') break;
+    if (!/^[\s,;]*$/.test(row)) break; // a blank line, or a row of empty cells
+
     pos = eol + 1;
   }
   const candidates: Delimiter[] = [',', ';', '\t'];
   for (const d of candidates) {
     const names = headerNames(row, d);
+    while (names.at(-1) === '') names.pop(); // empty columns after the named ones
     if (names.length === expected.length && expected.every((name) => names.includes(name))) return d;
   }
   if (row.includes(',')) return ',';
@@ -171,9 +178,24 @@ export function readCsv(
   const columns = expected.join(delimiter === ';' ? ';' : ',');
   let build: ((fields: string[]) => Record<string, unknown>) | null = null;
   let headerFailed = false;
+  /** The fields a row may have: the named columns, then the ones with an empty header. */
+  let allowed = width;
 
   const onHeader = (fields: string[], line: number): void => {
-    const names = fields.map((f) => f.trim());
+    let names = fields.map((f) => f.trim());
+    let named = names.length;
+    while (named > 0 && names[named - 1] === '') named--;
+    if (named < names.length) {
+      c.emptyColumns(names.length - named);
+      allowed = names.length;
+      names = names.slice(0, named);
+    }
+    const forbidden = forbiddenCharacters(names);
+    if (forbidden) {
+      c.problem(line, `header: a column name ${forbidden.message} (expected ${columns})`, 'header');
+      headerFailed = true;
+      return;
+    }
     const problems: string[] = [];
     const seen = new Set<string>();
     for (const name of names) {
@@ -183,7 +205,7 @@ export function readCsv(
     }
     for (const name of expected) if (!seen.has(name)) problems.push(`missing column "${name}"`);
     if (problems.length > 0) {
-      c.problem(line, `header: ${problems.join('; ')} (expected ${columns})`);
+      c.problem(line, `header: ${problems.join('; ')} (expected ${columns})`, 'header');
       headerFailed = true;
       return;
     }
@@ -194,10 +216,20 @@ export function readCsv(
   };
 
   const onRow = (fields: string[], line: number): void => {
-    if (fields.length === 1 && (fields[0] as string).trim() === '') return; // blank line
+    if (fields.every((f) => f.trim() === '')) {
+      c.emptyRow(); // a blank line, or a row of empty cells
+      return;
+    }
     if (build === null) onHeader(fields, line);
-    else if (fields.length !== width) c.problem(line, `expected ${width} fields, found ${fields.length}`);
-    else c.add(build(fields), line);
+    else if (fields.length < width || fields.length > allowed) {
+      c.problem(line, `expected ${width} fields, found ${fields.length}`, 'wrong number of fields');
+    } else if (fields.length > width && fields.slice(width).some((f) => f.trim() !== '')) {
+      c.problem(
+        line,
+        `a value in a column without a header (after column ${width}): name the column or empty the cell`,
+        'value in a column without a header',
+      );
+    } else c.add(build(fields), line);
   };
 
   const bytes = Buffer.from(start === 0 ? text : text.slice(start));
@@ -253,7 +285,7 @@ export function readCsv(
       if (err === STOP) return;
       if (!(err instanceof CsvError)) throw err;
       if (build === null) headerFailed = true;
-      c.problem(line, MALFORMED[err.code] ?? `malformed CSV: ${err.message}`);
+      c.problem(line, MALFORMED[err.code] ?? `malformed CSV: ${err.message}`, 'malformed CSV');
       if (err.code === 'CSV_QUOTE_NOT_CLOSED') return;
       const next = resumeAfterFault(bytes, pos, options);
       line += countLines(bytes, pos, next);

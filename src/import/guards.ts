@@ -14,7 +14,7 @@ import { microsToNumber, percentChange } from '../domain/decimal.js';
 import type { GoldObservation, RateObservation } from '../domain/types.js';
 import type { Point, SeriesKey } from '../storage/import-records.js';
 import type { Store } from '../storage/store.js';
-import type { ImportProblem } from './records.js';
+import type { ImportProblem, PartialRecord } from './records.js';
 
 export const DEFAULT_MAX_CHANGE_PERCENT = 20;
 
@@ -27,18 +27,59 @@ type Observations =
   | { kind: 'rates'; records: readonly RateObservation[] }
   | { kind: 'gold'; records: readonly GoldObservation[] };
 
-/** Sell below buy, for every record. */
-export function checkSpreads(batch: Observations, lines: readonly number[]): ImportProblem[] {
+const belowBuy = (line: number, buy: number, sell: number): ImportProblem => ({
+  line,
+  message: `sell ${amount(sell)} is below buy ${amount(buy)}: a quote sells at or above its buy; check the two columns, or ${REVIEWED}`,
+  kind: 'sell below buy',
+});
+
+/**
+ * Sell below buy, for every record, and for every invalid one whose buy and
+ * sell were read: a file's problems are all found in one pass.
+ */
+export function checkSpreads(
+  batch: Observations,
+  lines: readonly number[],
+  partials: readonly PartialRecord[] = [],
+): ImportProblem[] {
   const problems: ImportProblem[] = [];
   const records: ReadonlyArray<RateObservation | GoldObservation> = batch.records;
   records.forEach((r, i) => {
-    if (r.sell < r.buy) {
-      problems.push({
-        line: lines[i] ?? i + 1,
-        message: `sell ${amount(r.sell)} is below buy ${amount(r.buy)}: a quote sells at or above its buy; check the two columns, or ${REVIEWED}`,
-      });
-    }
+    if (r.sell < r.buy) problems.push(belowBuy(lines[i] ?? i + 1, r.buy, r.sell));
   });
+  for (const p of partials) {
+    if (p.buy !== undefined && p.sell !== undefined && p.sell < p.buy)
+      problems.push(belowBuy(p.line, p.buy, p.sell));
+  }
+  return problems;
+}
+
+/**
+ * Rates whose currency is not in the asset directory: the valid records'
+ * and the invalid ones' whose currency was read.
+ */
+export async function checkDirectory(
+  store: Store,
+  records: readonly RateObservation[],
+  lines: readonly number[],
+  partials: readonly PartialRecord[],
+): Promise<ImportProblem[]> {
+  const read = partials.filter((p): p is PartialRecord & { currency: string } => p.currency !== undefined);
+  if (records.length === 0 && read.length === 0) return [];
+  const unknown = new Set(
+    await store.imports.unknownAssets([...records.map((r) => r.currency), ...read.map((p) => p.currency)]),
+  );
+  if (unknown.size === 0) return [];
+  const problem = (line: number, currency: string): ImportProblem => ({
+    line,
+    message: `currency: ${currency} is not in the asset directory (import it with \`mds import assets\` first)`,
+    kind: 'currency not in the asset directory',
+  });
+  const problems: ImportProblem[] = [];
+  records.forEach((r, i) => {
+    if (unknown.has(r.currency)) problems.push(problem(lines[i] ?? i + 1, r.currency));
+  });
+  for (const p of read) if (unknown.has(p.currency)) problems.push(problem(p.line, p.currency));
   return problems;
 }
 
@@ -104,6 +145,7 @@ export async function checkChanges(
           const sign = c.percent > 0 ? '+' : '';
           problems.push({
             line: lines[i] ?? i + 1,
+            kind: `${c.side} beyond --max-change`,
             message:
               `${c.side} ${amount(r[c.side])} differs by ${sign}${c.percent.toFixed(1)} % from ${amount(previous[c.side])}, ` +
               `the ${g.label} ${c.side} at ${iso(previous.updatedAt)} (more than --max-change ${maxChangePercent} %); ` +

@@ -10,22 +10,35 @@ import { csvLabel, readCsv } from './csv.js';
 import { type Delimiter, type ImportFormat, textStart } from './detect.js';
 import { readJsonArray } from './json-array.js';
 import { readNdjson } from './ndjson.js';
-import { type ImportKind, type ImportProblem, kindRule } from './records.js';
-import { timeZoneProblem, Zone } from './timestamps.js';
+import { type ImportKind, type ImportProblem, kindRule, type PartialRecord } from './records.js';
+import { type DateOrder, TimestampReader, timeZoneProblem, Zone } from './timestamps.js';
 
 export type ParsedRecords =
   | { kind: 'assets'; records: Asset[] }
   | { kind: 'rates'; records: RateObservation[] }
   | { kind: 'gold'; records: GoldObservation[] };
 
-export type ParseResult = ParsedRecords & { problems: ImportProblem[]; lines: number[] };
+export type ParseResult = ParsedRecords & {
+  problems: ImportProblem[];
+  lines: number[];
+  /** What the invalid records still tell (the directory and spread checks read them too). */
+  partials: PartialRecord[];
+  /** Rows repeating an earlier row exactly: read once, listed (docs/decisions.md 94). */
+  duplicates: ImportProblem[];
+  /** CSV rows of empty cells and blank lines, ignored. */
+  emptyRows: number;
+  /** CSV columns with an empty header after the named ones, ignored. */
+  emptyColumns: number;
+};
 
-/** How to read a file written by a spreadsheet (docs/decisions.md 52). */
+/** How to read a file written by a spreadsheet (docs/decisions.md 52 and 94). */
 export interface ParseOptions {
   /** A CSV file's delimiter; found from its header row when not given. */
   delimiter?: Delimiter;
   /** The IANA zone local times are read in (`Africa/Algiers`); without it they are refused. */
   timezone?: string;
+  /** How a date written `28/11/2026` is read: day first or month first; without it such dates are refused. */
+  dateOrder?: DateOrder;
 }
 
 /** @throws RangeError when `timezone` is not a time zone (the CLI checks it first) */
@@ -37,21 +50,30 @@ function zoneOf(timezone: string | undefined): Zone | undefined {
 }
 
 function collector(kind: ImportKind, format: ImportFormat, options: ParseOptions) {
-  const label = format === 'csv' ? csvLabel : undefined;
-  const zone = zoneOf(options.timezone);
+  const csv = format === 'csv';
+  const label = csv ? csvLabel : undefined;
+  const t = new TimestampReader(undefined, zoneOf(options.timezone), options.dateOrder);
   switch (kind) {
     case 'assets':
-      return { kind, c: new Collector(kindRule(kind), label, undefined, zone) } as const;
+      return { kind, c: new Collector(kindRule(kind), csv, label, undefined, t) } as const;
     case 'rates':
-      return { kind, c: new Collector(kindRule(kind), label, canonicalReader(kind), zone) } as const;
+      return { kind, c: new Collector(kindRule(kind), csv, label, canonicalReader(kind), t) } as const;
     case 'gold':
-      return { kind, c: new Collector(kindRule(kind), label, canonicalReader(kind), zone) } as const;
+      return { kind, c: new Collector(kindRule(kind), csv, label, canonicalReader(kind), t) } as const;
   }
 }
 
 function result({ kind, c }: ReturnType<typeof collector>): ParseResult {
-  const { records, lines } = c;
-  return { kind, records, lines, problems: c.sortedProblems() } as ParseResult;
+  const { records, lines, partials, duplicates } = c;
+  return {
+    kind,
+    records,
+    lines,
+    problems: c.sortedProblems(),
+    partials,
+    duplicates,
+    ...c.counts,
+  } as ParseResult;
 }
 
 /** Parses and validates an import; the caller writes nothing when `problems` is non-empty. */

@@ -15,6 +15,7 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Asset, AssetType, GoldObservation, Purity, RateObservation, Source } from '../domain/types.js';
+import { forbiddenCharacters } from '../schemas/admin-check.js';
 import { EnteredNames, EnteredSymbol } from '../schemas/common.js';
 import { Asset as AssetEntity, GoldRecord, HistoryRate } from '../schemas/market.js';
 import { MSG_AMOUNT, readAmount } from './amounts.js';
@@ -27,16 +28,30 @@ export type ImportKind = 'assets' | 'rates' | 'gold';
 export interface ImportProblem {
   line: number;
   message: string;
+  /** What the problem is, without the value (the report groups by it); the message when not given. */
+  kind?: string;
+}
+
+/** What an invalid observation still tells: the fields that were read (the directory and spread checks). */
+export interface PartialRecord {
+  line: number;
+  currency?: string;
+  buy?: number;
+  sell?: number;
 }
 
 /** What validation reports to and reads with. */
 export interface RecordSink {
-  problem(line: number, message: string): void;
+  problem(line: number, message: string, kind?: string): void;
+  /** An invalid record's fields that were read, for the checks that need only them. */
+  partial(record: PartialRecord): void;
   /** The name of a field in messages: its path (`names.en`) or, in CSV, its column (`name_en`). */
   label(path: string): string;
   readonly timestamps: TimestampReader;
   /** A CSV file's delimiter (the decimal marks its amounts may use); none in JSON and NDJSON. */
   readonly delimiter: Delimiter | undefined;
+  /** Whether the input is CSV, where a quoted name may hold a tab or a line break. */
+  readonly csv: boolean;
 }
 
 /** Characters of a value quoted in a message, at most. */
@@ -55,17 +70,32 @@ function cut(text: string, max: number): string {
   return out;
 }
 
+/** What JSON leaves as it is and a terminal must not be handed: DEL, the bidirectional controls, the line separators. */
+const UNSHOWN = /[\u007f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+const escaped = (text: string) =>
+  text.replace(UNSHOWN, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /**
  * A value as a problem quotes it: a string in double quotes (JSON escapes:
- * no control character reaches the terminal), anything else as JSON; at most
- * 40 characters, then `…` (docs/decisions.md 52).
+ * no control character reaches the terminal, nor a bidirectional one), anything
+ * else as JSON; at most 40 characters, then `…` (docs/decisions.md 52).
  */
 export function echo(value: unknown): string {
   if (typeof value === 'string') {
     const short = cut(value, ECHO_MAX);
-    return short === value ? JSON.stringify(value) : `${JSON.stringify(short.slice(0, -1))}…`;
+    return escaped(short === value ? JSON.stringify(value) : `${JSON.stringify(short.slice(0, -1))}…`);
   }
-  return cut(JSON.stringify(value) ?? String(value), ECHO_MAX);
+  return escaped(cut(JSON.stringify(value) ?? String(value), ECHO_MAX));
+}
+
+/** A reason's first clause, without the fix or the example it goes on to: the kind of a problem. */
+export function reasonKind(reason: string): string {
+  let end = reason.length;
+  for (const mark of [':', ';', ' (', ', e.g.']) {
+    const i = reason.indexOf(mark);
+    if (i !== -1 && i < end) end = i;
+  }
+  return reason.slice(0, end);
 }
 
 // ---------------------------------------------------------------------------
@@ -171,10 +201,18 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A field that failed its rule, in the values `validate` returns. */
+const INVALID = Symbol('invalid');
+
 /**
  * The field values of `obj` in the schema's order (read fields as read, nested
- * objects as their own arrays), or null after reporting every problem: unknown
- * fields first, then each field in the schema's order.
+ * objects as their own arrays, INVALID for a field that breaks its rule), and
+ * whether all are valid, after reporting every problem: unknown fields first,
+ * then each field in the schema's order. No string holds a character no
+ * admin input may (forbiddenCharacters, docs/decisions.md 89): such a value
+ * is refused with the sentence saying what to remove, never quoted. A tab or
+ * line break is the structure of a CSV file inside a quoted name, and allowed
+ * there only.
  */
 function validate(
   shape: Shape,
@@ -182,11 +220,13 @@ function validate(
   prefix: string,
   line: number,
   sink: RecordSink,
-) {
+): { values: unknown[]; ok: boolean } {
   let ok = true;
   for (const k in obj) {
     if (!shape.known.has(k)) {
-      sink.problem(line, `unknown field "${prefix}${k}"`);
+      const forbidden = forbiddenCharacters(k);
+      if (forbidden) sink.problem(line, `unknown field: its name ${forbidden.message}`, 'unknown field');
+      else sink.problem(line, `unknown field ${echo(prefix + k)}`);
       ok = false;
     }
   }
@@ -199,29 +239,49 @@ function validate(
         sink.problem(line, `missing field "${sink.label(path)}"`);
         ok = false;
       }
-      values.push(undefined);
+      values.push(field.required ? INVALID : undefined);
       continue;
     }
     let result: unknown = value;
-    let valid: boolean;
-    if (field.read) {
-      result = field.read(value, sink);
-      valid = typeof result === 'number';
-      if (!valid) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${result as string}`);
+    let reason: string | null = null;
+    let quoted = true;
+    const forbidden =
+      typeof value === 'string' ? forbiddenCharacters(value, '', sink.csv && prefix === 'names.') : null;
+    if (forbidden) {
+      reason = forbidden.message;
+      quoted = false;
+    } else if (field.read) {
+      const read = field.read(value, sink);
+      if (typeof read === 'number') result = read;
+      else reason = read;
     } else if (field.object) {
-      result = isObject(value) ? validate(field.object, value, `${path}.`, line, sink) : null;
-      valid = result !== null;
-      if (!isObject(value)) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${field.message}`);
+      if (!isObject(value)) reason = field.message;
+      else {
+        const nested = validate(field.object, value, `${path}.`, line, sink);
+        ok &&= nested.ok;
+        result = nested.ok ? nested.values : INVALID;
+      }
     } else {
       const broken = field.rules!.find((rule) => !rule.check(value));
-      valid = broken === undefined;
-      if (broken) sink.problem(line, `${sink.label(path)}: ${echo(value)} ${broken.message}`);
+      if (broken) reason = broken.message;
     }
-    ok &&= valid;
+    if (reason !== null) {
+      const label = sink.label(path);
+      sink.problem(
+        line,
+        `${label}: ${quoted ? `${echo(value)} ` : ''}${reason}`,
+        `${label} ${reasonKind(reason)}`,
+      );
+      ok = false;
+      result = INVALID;
+    }
     values.push(result);
   }
-  return ok ? values : null;
+  return { values, ok };
 }
+
+/** A field's value when it was valid. */
+const valid = <T>(value: unknown): T | undefined => (value === INVALID ? undefined : (value as T));
 
 // ---------------------------------------------------------------------------
 // The kinds
@@ -243,8 +303,8 @@ function kinds() {
   const gold = compileShape(GoldImportRecord);
   const assets: KindRule<Asset> = {
     validate(obj, line, sink) {
-      const v = validate(asset, obj, '', line, sink);
-      if (v === null) return null;
+      const { values: v, ok } = validate(asset, obj, '', line, sink);
+      if (!ok) return null;
       const n = v[2] as unknown[];
       return {
         code: v[0] as string,
@@ -265,8 +325,11 @@ function kinds() {
   };
   const rates: KindRule<RateObservation> = {
     validate(obj, line, sink) {
-      const v = validate(rate, obj, '', line, sink);
-      if (v === null) return null;
+      const { values: v, ok } = validate(rate, obj, '', line, sink);
+      if (!ok) {
+        sink.partial({ line, currency: valid(v[0]), buy: valid(v[2]), sell: valid(v[3]) });
+        return null;
+      }
       return {
         currency: v[0] as string,
         source: v[1] as Source,
@@ -282,8 +345,11 @@ function kinds() {
   };
   const golds: KindRule<GoldObservation> = {
     validate(obj, line, sink) {
-      const v = validate(gold, obj, '', line, sink);
-      if (v === null) return null;
+      const { values: v, ok } = validate(gold, obj, '', line, sink);
+      if (!ok) {
+        sink.partial({ line, buy: valid(v[1]), sell: valid(v[2]) });
+        return null;
+      }
       return { purity: v[0] as Purity, buy: v[1] as number, sell: v[2] as number, updatedAt: v[3] as number };
     },
     group: (r) => r.purity,

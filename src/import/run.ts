@@ -2,25 +2,31 @@
  * `mds import`: reads the input (a file or standard input), parses and checks
  * all of it, then writes it in one transaction. All or nothing: a problem in
  * any record, or a store that refuses the write, leaves the store as it was.
+ *
+ * Longer than 300 lines because it is one import's whole path in the order it
+ * runs (reading, checking, writing, the store's failures as sentences).
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { basename } from 'node:path';
+import type { ImportRefusal } from '../schemas/import-report.js';
 import type { ImportMeta, ImportOutcome } from '../storage/import-records.js';
 import { newImportId } from '../storage/import-records.js';
 import { DEFAULT_DATABASE, describeStore, openStore } from '../storage/open.js';
 import type { ImportBatch, Store } from '../storage/store.js';
 import { detectFormat, type ImportFormat } from './detect.js';
-import { checkChanges, checkSpreads, DEFAULT_MAX_CHANGE_PERCENT } from './guards.js';
+import { checkChanges, checkDirectory, checkSpreads, DEFAULT_MAX_CHANGE_PERCENT } from './guards.js';
 import { type ParseOptions, type ParseResult, parseImport, parseNdjsonPieces } from './parse.js';
 import type { ImportKind, ImportProblem } from './records.js';
+import { importNotes, refusal } from './report.js';
+import { toBeWritten } from './retracted.js';
 
-/** An import that did not happen: nothing was written. `problems` name the lines of a refused input. */
+/** An import that did not happen: nothing was written. `report` lists a refused input's problems (report.ts). */
 export class ImportError extends Error {
   constructor(
     message: string,
-    readonly problems?: ImportProblem[],
+    readonly report?: ImportRefusal,
   ) {
     super(message);
   }
@@ -131,10 +137,12 @@ export interface ImportChecks {
   actor: string;
   /** The file's base name, or `stdin`. */
   sourceName: string | null;
+  /** Records of retracted observations are written again (docs/decisions.md, 105). */
+  reinstate?: boolean;
 }
 
-/** What the guards found and, with --accept-outliers, let through. */
-export interface ImportReport extends ImportOutcome {
+/** What the guards found and, with --accept-outliers, let through; the rows repeated, and what was ignored. */
+export interface ImportReport extends ImportOutcome, ReturnType<typeof importNotes> {
   outliers: ImportProblem[];
 }
 
@@ -157,33 +165,28 @@ async function importInput(
     `${parsed.records.length.toLocaleString('en')} valid records, ${parsed.problems.length} problems`,
   );
   const problems = [...parsed.problems];
-  // Every bad record is reported: the valid ones are checked against the directory too.
-  if (parsed.kind === 'rates' && parsed.records.length > 0) {
-    const unknown = new Set(await store.imports.unknownAssets(parsed.records.map((r) => r.currency)));
-    if (unknown.size > 0) {
-      parsed.records.forEach((r, i) => {
-        if (unknown.has(r.currency)) {
-          problems.push({
-            line: parsed.lines[i] ?? i + 1,
-            message: `currency: ${r.currency} is not in the asset directory (import it with \`mds import assets\` first)`,
-          });
-        }
-      });
-    }
+  // Every problem in one pass: invalid records are checked for what they hold too (their partials).
+  // A loop, not push(...list): a list of 300,000 would overflow the call's arguments.
+  if (parsed.kind === 'rates') {
+    for (const p of await checkDirectory(store, parsed.records, parsed.lines, parsed.partials))
+      problems.push(p);
   }
   let outliers: ImportProblem[] = [];
-  if (parsed.kind !== 'assets' && parsed.records.length > 0) {
+  if (parsed.kind !== 'assets') {
     progress?.step('comparing with the stored observations');
+    const { batch, lines } = await toBeWritten(store, parsed, parsed.lines, checks.reinstate === true);
     outliers = [
-      ...checkSpreads(parsed, parsed.lines),
-      ...(await checkChanges(store, parsed, parsed.lines, checks.maxChangePercent)),
+      ...checkSpreads(batch, lines, parsed.partials),
+      ...(batch.records.length > 0 ? await checkChanges(store, batch, lines, checks.maxChangePercent) : []),
     ].sort((a, b) => a.line - b.line);
-    if (!checks.acceptOutliers) problems.push(...outliers);
+    if (!checks.acceptOutliers) for (const p of outliers) problems.push(p);
   }
   if (problems.length > 0) {
-    problems.sort((a, b) => a.line - b.line);
     const written = checks.dryRun ? 'a real import would write nothing' : 'nothing was written';
-    throw new ImportError(`import refused: ${problems.length} problem(s), ${written}`, problems);
+    throw new ImportError(
+      `import refused: ${problems.length} problem(s), ${written}`,
+      refusal(parsed, problems),
+    );
   }
   progress?.step(checks.dryRun ? 'writing, then rolling back (dry run)' : 'writing');
   const meta: ImportMeta = {
@@ -199,21 +202,23 @@ async function importInput(
     onProgress: progress?.count,
     meta,
     dryRun: checks.dryRun,
+    reinstate: checks.reinstate,
   });
   progress?.done();
-  return { ...outcome, outliers };
+  return { ...outcome, outliers, ...importNotes(parsed) };
 }
 
-/** `runImport` over a text in memory (the admin API's body, docs/decisions.md 58), into an open store. */
-export function importText(
+/** `runImport` of a file into an open store: the admin API's body, on its thread (import/thread.ts). */
+export function importFile(
   store: Store,
   kind: ImportKind,
-  text: string,
+  file: string,
   format: ImportFormat,
   checks: ImportChecks,
+  options: ParseOptions = {},
 ) {
-  const parse = (k: ImportKind) => parseImport(k, text, format, {});
-  return importInput(store, kind, { format, bytes: Buffer.byteLength(text), parse, close() {} }, checks);
+  const input = openInput(file, format, options);
+  return importInput(store, kind, input, checks).finally(() => input.close());
 }
 
 /**
@@ -252,12 +257,15 @@ export interface ImportOptions {
   maxChangePercent?: number;
   acceptOutliers?: boolean;
   dryRun?: boolean;
+  reinstate?: boolean;
   /** `cli:<user>` when not given. */
   actor?: string;
   /** A CSV file's delimiter; found from its header row when not given (docs/decisions.md 52). */
   delimiter?: ParseOptions['delimiter'];
   /** The IANA zone local times are read in; without it they are refused (docs/decisions.md 52). */
   timezone?: string;
+  /** How `28/11/2026 09:30` is read; without it such dates are refused (docs/decisions.md 94). */
+  dateOrder?: ParseOptions['dateOrder'];
 }
 
 /** The operating-system user running the CLI, for the import's record. */
@@ -273,7 +281,11 @@ function cliActor(): string {
 export async function runImport(o: ImportOptions): Promise<ImportReport> {
   let input: ImportInput;
   try {
-    input = openInput(o.file, o.format, { delimiter: o.delimiter, timezone: o.timezone });
+    input = openInput(o.file, o.format, {
+      delimiter: o.delimiter,
+      timezone: o.timezone,
+      dateOrder: o.dateOrder,
+    });
   } catch (err) {
     throw new ImportError(`cannot read ${o.file}: ${(err as Error).message}`);
   }
@@ -287,6 +299,7 @@ export async function runImport(o: ImportOptions): Promise<ImportReport> {
         dryRun: o.dryRun ?? false,
         actor: o.actor ?? cliActor(),
         sourceName: o.file === '-' ? 'stdin' : basename(o.file),
+        reinstate: o.reinstate,
       };
       return await importInput(store, o.kind, input, checks, o.progress);
     } finally {

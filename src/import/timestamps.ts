@@ -7,6 +7,9 @@
  * write it) is read only in the zone the operator names (`--timezone`), and
  * refused when that zone's clocks skip it or show it twice; the shapes people
  * write by mistake get a message of their own (docs/decisions.md 52).
+ *
+ * Longer than 300 lines because it is one reader: every shape a spreadsheet
+ * writes a time in (decisions 94), and the sentence each mistake gets.
  */
 
 export const MSG_TIMESTAMP = 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-21T09:00:00.000Z';
@@ -116,6 +119,13 @@ function inRange(epoch: number, latest: number): number | string {
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?$/;
 /** A date in day/month (or month/day) order, maybe with a time after it. */
 const DAY_MONTH = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})(?:[ T,].*)?$/;
+/** The same with its time, as spreadsheets write it (`28/11/2026 9:30`, seconds and a fraction maybe). */
+const DAY_MONTH_TIME = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?$/;
+
+/** How a date written with the day and the month before the year is read (`--date-order`, docs/decisions.md 94). */
+export type DateOrder = 'dmy' | 'mdy';
+export const DATE_ORDERS: readonly DateOrder[] = ['dmy', 'mdy'];
+const ORDER_NAMES: Record<DateOrder, string> = { dmy: 'day/month/year', mdy: 'month/day/year' };
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
@@ -134,14 +144,45 @@ function dayMonthProblem(m: RegExpExecArray): string {
   if (a >= 1 && a <= 12 && a !== b && isDaysInMonthOk(Number(y), a, b))
     readings.push(`${y}-${pad(a)}-${pad(b)}T…`);
   if (readings.length === 0) return MSG_TIMESTAMP;
-  return `puts the day and the month before the year, which is ambiguous: write ${readings.join(' or ')} (year-month-day, then the time with its offset)`;
+  return `puts the day and the month before the year, which is ambiguous: write ${readings.join(' or ')} (year-month-day, then the time with its offset), or pass the order of the file's dates, --date-order dmy (day first) or mdy`;
+}
+
+/**
+ * A date in the order the operator named (`28/11/2026 09:30` with dmy),
+ * written year-month-day: the local time it is, read as any other; or the
+ * problem.
+ */
+function orderedDate(
+  value: string,
+  order: DateOrder,
+  latest: number,
+  zone: Zone | undefined,
+): number | string {
+  const m = DAY_MONTH_TIME.exec(value);
+  if (m === null) {
+    return DAY_MONTH.test(value) && !/[ T]\d/.test(value)
+      ? `is a date without a time: write the time of the quote after it, e.g. ${value} 09:30`
+      : MSG_TIMESTAMP;
+  }
+  const [a, b, y] = [Number(m[1]), Number(m[3]), Number(m[4])];
+  const [d, mo] = order === 'dmy' ? [a, b] : [b, a];
+  if (!isDaysInMonthOk(y, mo, d)) {
+    return `is not a date in ${ORDER_NAMES[order]} order (--date-order ${order}): check the date, or the order`;
+  }
+  const time = `${pad(Number(m[5]))}:${m[6]}${m[7] === undefined ? '' : `:${m[7]}`}${m[8] === undefined ? '' : `.${m[8]}`}`;
+  return otherTimestamp(`${pad(y, 4)}-${pad(mo)}-${pad(d)} ${time}`, latest, zone, undefined);
 }
 
 /**
  * What a text that is not a timestamp with a time zone is: a local time read
  * in `zone`, or the problem, named for the shapes a spreadsheet writes.
  */
-function otherTimestamp(value: string, latest: number, zone: Zone | undefined): number | string {
+function otherTimestamp(
+  value: string,
+  latest: number,
+  zone: Zone | undefined,
+  order: DateOrder | undefined,
+): number | string {
   const local = LOCAL.exec(value);
   if (local !== null) {
     const [y, mo, d, h, mi] = [1, 2, 3, 4, 5].map((k) => Number(local[k]));
@@ -169,6 +210,7 @@ function otherTimestamp(value: string, latest: number, zone: Zone | undefined): 
     }
     return inRange(wallMs - (offsets[0] as number) * 60_000, latest);
   }
+  if (order !== undefined && DAY_MONTH.test(value)) return orderedDate(value, order, latest, zone);
   const dayMonth = DAY_MONTH.exec(value);
   if (dayMonth !== null) return dayMonthProblem(dayMonth);
   if (DATE_ONLY.test(value)) {
@@ -241,9 +283,14 @@ export function timeZoneProblem(name: string): string | null {
  * a local time read in `zone` or the problem named for its shape. Only the
  * refused path pays for the second look.
  */
-export function readTimestamp(value: unknown, latest: number, zone?: Zone): number | string {
+export function readTimestamp(
+  value: unknown,
+  latest: number,
+  zone?: Zone,
+  order?: DateOrder,
+): number | string {
   const r = parseTimestamp(value, latest);
-  return r === MSG_TIMESTAMP && typeof value === 'string' ? otherTimestamp(value, latest, zone) : r;
+  return r === MSG_TIMESTAMP && typeof value === 'string' ? otherTimestamp(value, latest, zone, order) : r;
 }
 
 /** Distinct timestamps remembered before the cache starts over (over five years of hours). */
@@ -261,17 +308,19 @@ export class TimestampReader {
   /**
    * @param latest the latest instant accepted (now + 1 day)
    * @param zone where local times are read (`--timezone`); without it they are refused
+   * @param order how `28/11/2026 09:30` is read (`--date-order`); without it such dates are refused
    */
   constructor(
     private readonly latest: number = Date.now() + DAY_MS,
     private readonly zone?: Zone,
+    private readonly order?: DateOrder,
   ) {}
 
   read(value: unknown): number | string {
     if (typeof value !== 'string') return parseTimestamp(value, this.latest);
     let r = this.seen.get(value);
     if (r === undefined) {
-      r = readTimestamp(value, this.latest, this.zone);
+      r = readTimestamp(value, this.latest, this.zone, this.order);
       if (this.seen.size === CACHE_SIZE) this.seen.clear();
       this.seen.set(value, r);
     }

@@ -123,6 +123,8 @@ class TallyHistogram<L extends string> {
 export interface FreshnessSample {
   ageSeconds: number | null;
   thresholdSeconds: number;
+  /** Not published (MDS_PUBLISHED_FAMILIES): no series at all, so that no rule alerts on it. */
+  published: boolean;
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -200,7 +202,8 @@ export class Metrics {
    * Computed at scrape time from the snapshot and the clock (docs/decisions.md
    * 53). A family without any observation has no series here, rather than NaN,
    * which no comparison alerts on: its threshold series stays, and
-   * docs/operations.md alerts on a threshold without an age.
+   * docs/operations.md alerts on a threshold without an age. A family the
+   * operator does not publish has neither (docs/decisions.md 99).
    */
   readonly dataAge: Gauge<'family'> = new Gauge({
     name: 'mds_data_age_seconds',
@@ -209,8 +212,8 @@ export class Metrics {
     registers: [this.registry],
     collect: () => {
       this.dataAge.reset();
-      for (const [family, { ageSeconds }] of Object.entries(this.freshness()))
-        if (ageSeconds !== null) this.dataAge.set({ family }, ageSeconds);
+      for (const [family, { ageSeconds, published }] of Object.entries(this.freshness()))
+        if (published && ageSeconds !== null) this.dataAge.set({ family }, ageSeconds);
     },
   });
 
@@ -220,8 +223,9 @@ export class Metrics {
     labelNames: ['family'] as const,
     registers: [this.registry],
     collect: () => {
-      for (const [family, { thresholdSeconds }] of Object.entries(this.freshness()))
-        this.staleThreshold.set({ family }, thresholdSeconds);
+      this.staleThreshold.reset();
+      for (const [family, { thresholdSeconds, published }] of Object.entries(this.freshness()))
+        if (published) this.staleThreshold.set({ family }, thresholdSeconds);
     },
   });
 

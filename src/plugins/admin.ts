@@ -6,8 +6,14 @@
  * answer of a claimed key is stored as it is sent.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AdminAuthenticator, type AdminIdentity, requireScope } from '../http/admin/auth.js';
+import {
+  type AdminAuthenticator,
+  type AdminIdentity,
+  presentedToken,
+  requireScope,
+} from '../http/admin/auth.js';
 import { type IdempotencyRecords, idempotencyGate, idempotencyRecorder } from '../http/admin/idempotency.js';
+import type { ReceivedFile } from '../http/admin/received-file.js';
 import type { AdminRoute } from '../http/admin/route.js';
 import type { Services } from '../runtime/services.js';
 import { IdempotencyKeyHeader } from '../schemas/admin.js';
@@ -63,7 +69,8 @@ export function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions, d
       onRequest: authenticate,
       preHandler: writes
         ? async (request: FastifyRequest, reply: FastifyReply) => {
-            if (await gate(request, reply, request.adminToken!.publicId)) return reply;
+            const credential = presentedToken(request.headers.authorization)!;
+            if (await gate(request, reply, request.adminToken!.publicId, credential)) return reply;
           }
         : undefined,
       onSend: writes ? record : undefined,
@@ -73,26 +80,33 @@ export function adminRoutes(app: FastifyInstance, options: AdminRoutesOptions, d
           services,
           token,
           plansFile: options.plansFile,
-          actor: { id: token.publicId, label: token.label, requestId: request.id },
+          actor: { id: token.publicId, label: token.label, requestId: request.id, scopes: token.scopes },
         });
       },
     });
   };
 
   for (const route of routes) {
-    if (!route.textBody) {
+    const stream = route.streamBody;
+    if (!stream) {
       mount(app, route);
       continue;
     }
-    // Its own context: these media types reach the handler as text, in no other route.
+    // Its own context: these media types reach the handler as a received body, in no other route.
     app.register((context, _opts, registered) => {
       context.removeAllContentTypeParsers();
-      context.addContentTypeParser(
-        [...route.textBody!],
-        { parseAs: 'string', bodyLimit: route.bodyLimit },
-        (_request: FastifyRequest, body: string | Buffer, parsed: (err: null, body: string) => void) =>
-          parsed(null, body.toString()),
-      );
+      context.addContentTypeParser([...stream.types], (request, payload, parsed) => {
+        stream.receive(request, payload, services).then(
+          (body) => parsed(null, body),
+          (err: Error) => parsed(err, undefined),
+        );
+      });
+      // Released after the answer unless the handler holds it (a refusal before it, a replay).
+      const abandon = async (request: FastifyRequest) => {
+        (request.body as ReceivedFile | undefined)?.abandon?.();
+      };
+      context.addHook('onResponse', abandon);
+      context.addHook('onRequestAbort', abandon);
       mount(context, route);
       registered();
     });

@@ -7,6 +7,7 @@
  * replay, 409), with the reporter's id as the key's owner; then the operation.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { presentedToken } from '../http/admin/auth.js';
 import { type IdempotencyRecords, idempotencyGate, idempotencyRecorder } from '../http/admin/idempotency.js';
 import { ApiError } from '../http/errors.js';
 import { type ReporterAuthenticator, ReporterRateLimit } from '../http/report/auth.js';
@@ -63,7 +64,9 @@ export function reportRoutes(app: FastifyInstance, options: ReportRoutesOptions,
       onRequest: authenticate,
       preHandler: writes
         ? async (request: FastifyRequest, reply: FastifyReply) => {
-            if (await gate(request, reply, request.reporter!.id)) return reply;
+            // The reporter's token seals and opens its stored answers (decisions 104).
+            const credential = presentedToken(request.headers.authorization)!;
+            if (await gate(request, reply, request.reporter!.id, credential)) return reply;
           }
         : undefined,
       onSend: writes ? record : undefined,

@@ -3,12 +3,15 @@
  * caches and the watcher that keeps them fresh. Used by `mds serve` and by the
  * tests, so both run exactly the same wiring.
  */
+import { Gauge } from 'prom-client';
 import { Authenticator } from '../access/authenticator.js';
 import { KeyActivity } from '../access/key-activity.js';
-import { consensusSettings, type StaleAfter } from '../config.js';
+import { setting } from '../config/setting.js';
+import { consensusSettings, type StaleAfter, type StaleFamily } from '../config.js';
 import { ConsensusPublisher } from '../consensus/publisher.js';
 import type { ConsensusSettings } from '../domain/consensus.js';
 import { cursorCodec } from '../domain/cursor.js';
+import { ImportThreads } from '../import/threads.js';
 import type { Limiter } from '../limits/limiter.js';
 import { MemoryLimiter } from '../limits/memory.js';
 import { StoreLimiter } from '../limits/store-limiter.js';
@@ -40,10 +43,14 @@ export interface AssembleOptions {
   onBackgroundError?: (err: Error) => void;
   /** MDS_STALE_AFTER in seconds per family; the defaults when undefined (config.ts staleAfterSeconds). */
   staleAfter?: StaleAfter;
+  /** MDS_PUBLISHED_FAMILIES; all of them when undefined. */
+  publishedFamilies?: readonly StaleFamily[];
   /** MDS_WEBHOOK_*; the defaults when undefined. */
   webhooks?: WebhookSettings;
   /** MDS_CONSENSUS_WINDOW and MDS_CONSENSUS_QUORUM; the defaults when undefined. */
   consensus?: ConsensusSettings;
+  /** Admin imports at once; MDS_ADMIN_IMPORTS when undefined. */
+  maxImports?: number;
 }
 
 export interface Runtime {
@@ -101,7 +108,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
   const misses = metrics.cacheTallies.for({ cache: 'verified_keys', result: 'miss' });
   const authenticator = new Authenticator(store, undefined, (hit) => (hit ? hits : misses).inc());
   const activity = new KeyActivity(store);
-  const freshness = new Freshness(market, now, options.staleAfter);
+  const freshness = new Freshness(market, now, options.staleAfter, options.publishedFamilies);
   metrics.readFreshness(() => freshness.report().families);
   const watcher = new Watcher(store, market, authenticator, activity, options.pollMs ?? 500);
   await watcher.start();
@@ -122,12 +129,25 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     webhooks: { ...(options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS) },
     consensusSettings: consensus,
     consensus: new ConsensusPublisher(store, consensus, now),
+    imports: new ImportThreads(options.maxImports ?? Number(setting('MDS_ADMIN_IMPORTS'))),
   };
+
+  // Read when scraped: the fault tests and the bench poll it (docs/decisions.md 91).
+  new Gauge({
+    name: 'mds_admin_imports',
+    help: 'Admin API imports being received or run by this process (at most MDS_ADMIN_IMPORTS)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(services.imports.inUse);
+    },
+  });
 
   return {
     services,
     recorder,
     async close() {
+      // Their transactions roll back before the store closes.
+      await services.imports.stop();
       watcher.stop();
       await services.consensus.stop();
       await recorder.flush().catch(() => {});

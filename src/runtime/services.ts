@@ -8,6 +8,7 @@ import type { KeyActivity } from '../access/key-activity.js';
 import type { ConsensusPublisher } from '../consensus/publisher.js';
 import type { ConsensusSettings } from '../domain/consensus.js';
 import type { CursorCodec } from '../domain/cursor.js';
+import type { ImportThreads } from '../import/threads.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../storage/store.js';
@@ -35,4 +36,6 @@ export interface Services {
   consensusSettings: ConsensusSettings;
   /** The street markets' consensus: recomputed as quotes arrive and by a periodic pass (docs/decisions.md 109). */
   consensus: ConsensusPublisher;
+  /** The admin API's imports, each on a thread of its own, at most MDS_ADMIN_IMPORTS at once. */
+  imports: ImportThreads;
 }

@@ -44,20 +44,21 @@ function sentence(error: { type: ValueErrorType; schema: TSchema; message: strin
 
 /**
  * Characters no admin input may hold, whatever its field (docs/decisions.md
- * 87): the C0 controls and DEL (PostgreSQL refuses NUL in text with a 500,
+ * 89): the C0 controls and DEL (PostgreSQL refuses NUL in text with a 500,
  * SQLite stores it, a terminal obeys an escape), and the bidirectional
  * embeddings, overrides and isolates, which make a name or an id read other
  * than it is written. The marks Arabic text needs (U+200F, U+061C) are not
  * among them.
  */
+// Built from text: a control character in a regular expression literal is what the linter refuses.
 const CONTROL_CLASS = '\\u0000-\\u001f\\u007f';
-export const BIDI_CLASS = '\\u202a-\\u202e\\u2066-\\u2069';
+/** The controls but a tab, CR and LF, which may be a file's structure (a quoted CSV field of a name). */
+const STRUCTURE_CONTROL_CLASS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f';
 const CONTROL = new RegExp(`[${CONTROL_CLASS}]`);
-const BIDI = new RegExp(`[${BIDI_CLASS}]`);
+const CONTROL_BUT_STRUCTURE = new RegExp(`[${STRUCTURE_CONTROL_CLASS}]`);
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
 export const CONTROL_SENTENCE = 'must not contain control characters (U+0000 to U+001F, U+007F): remove them';
-/** In an imported name a tab or a line break may stand inside a quoted CSV field; the other controls may not. */
-export const IMPORTED_CONTROL_CLASS = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f';
-export const IMPORTED_CONTROL_SENTENCE =
+export const STRUCTURE_CONTROL_SENTENCE =
   'must not contain control characters other than tab, CR and LF (U+0000 to U+001F, U+007F): remove them';
 export const BIDI_SENTENCE =
   'must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069): remove them';
@@ -66,18 +67,21 @@ export const BIDI_SENTENCE =
  * The first string of `value` (an object's or array's, at any depth; a
  * member's name too) that holds a character no admin input may hold: its
  * field (`a.b`, `scopes.1`; `field` itself for a string) and the sentence
- * saying what to remove. The value is never quoted: it is what must not be echoed.
+ * saying what to remove. The value is never quoted: it is what must not be
+ * echoed. `structure`: a tab, CR or LF is allowed, being the structure of
+ * the file the value comes from (a quoted CSV field of an imported name).
  */
-export function forbiddenCharacters(value: unknown, field = ''): Problem | null {
+export function forbiddenCharacters(value: unknown, field = '', structure = false): Problem | null {
   if (typeof value === 'string') {
-    if (CONTROL.test(value)) return { field, message: CONTROL_SENTENCE };
+    if (structure ? CONTROL_BUT_STRUCTURE.test(value) : CONTROL.test(value))
+      return { field, message: structure ? STRUCTURE_CONTROL_SENTENCE : CONTROL_SENTENCE };
     if (BIDI.test(value)) return { field, message: BIDI_SENTENCE };
     return null;
   }
   if (value === null || typeof value !== 'object') return null;
   for (const [name, member] of Object.entries(value)) {
     const path = field === '' ? name : `${field}.${name}`;
-    const problem = forbiddenCharacters(name, path) ?? forbiddenCharacters(member, path);
+    const problem = forbiddenCharacters(name, path) ?? forbiddenCharacters(member, path, structure);
     if (problem) return problem;
   }
   return null;

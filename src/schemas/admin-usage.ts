@@ -5,7 +5,7 @@
  * (http/csv.ts: header row, CRLF, RFC 4180 quoting, nested fields joined with `_`).
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { RequestId, RequestMeta } from './common.js';
+import { RequestId, RequestMeta, Timestamp } from './common.js';
 import { DailyUsage, DailyUsageQuery, dailyUsageExample } from './usage.js';
 
 export { DailyUsageQuery };
@@ -42,6 +42,12 @@ export const StatementLine = Type.Object(
       plan: Type.String(),
       provider: Type.String({ description: 'Who sold the grant' }),
       externalId: Nullable(Type.String({ description: 'The provider’s id for it (a subscription id)' })),
+      status: Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('cancelled')], {
+        description: 'The grant’s status now',
+      }),
+      cancelledAt: Type.Union([Timestamp, Type.Null()], {
+        description: 'When the grant was cancelled; null unless it is',
+      }),
     }),
     requestsUsed: Type.Integer({ minimum: 0, description: 'Requests counted in the month' }),
     monthlyRequestLimit: Type.Integer({ description: 'The grant’s monthly limit as it is now' }),
@@ -55,7 +61,14 @@ export type StatementLine = Static<typeof StatementLine>;
 export const statementExample = [
   {
     account: { id: 'acc_x3k9m2p7q1w8e5r4', externalId: 'cus_9s8d7f6g' },
-    grant: { id: 'grt_b7n4v1c8x2z5l9k3', plan: 'pro', provider: 'stripe', externalId: 'sub_1a2b3c' },
+    grant: {
+      id: 'grt_b7n4v1c8x2z5l9k3',
+      plan: 'pro',
+      provider: 'stripe',
+      externalId: 'sub_1a2b3c',
+      status: 'active',
+      cancelledAt: null,
+    },
     requestsUsed: 48213,
     monthlyRequestLimit: 1000000,
   },

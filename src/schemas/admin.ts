@@ -15,6 +15,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { ADMIN_SCOPES } from '../domain/admin-tokens.js';
 import { CursorParam, LimitParam, RequestId, RequestMeta, Timestamp } from './common.js';
 import { type ErrorCode, errorBody, errorResponse } from './errors.js';
+import { ImportNotes, ImportRefusedInfo } from './import-report.js';
 import { Defaulted } from './query.js';
 
 /** The scopes of an admin token, one list (domain/admin-tokens.ts); each admin route requires one (docs/decisions.md 58). */
@@ -142,13 +143,48 @@ export const Key = Type.Object(
     label: Type.String(),
     environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
     scopes: Nullable(Type.Array(Type.String(), { description: 'Null: the grant’s scopes' })),
-    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')], {
+      description: 'As stored: `revoked` once revoked, else `active`, whatever its expiry or its grant',
+    }),
+    effectiveStatus: Type.Union(
+      [
+        Type.Literal('active'),
+        Type.Literal('revoked'),
+        Type.Literal('grant_cancelled'),
+        Type.Literal('expired'),
+        Type.Literal('grant_suspended'),
+        Type.Literal('grant_expired'),
+        Type.Literal('grant_not_started'),
+      ],
+      {
+        description:
+          'Whether the key works now (`active`), else the first reason it does not: revoked, its grant ' +
+          'cancelled, past its `expiresAt` (a rolled key past its grace period), its grant suspended, past ' +
+          'its `validUntil` or before its `validFrom`',
+      },
+    ),
     expiresAt: Nullable(Timestamp),
     lastUsedAt: Nullable(Timestamp),
     createdAt: Timestamp,
     revokedAt: Nullable(Timestamp),
   },
   { component: 'Key' },
+);
+
+export const AdminToken = Type.Object(
+  {
+    publicId: Type.String({
+      description: 'The token’s public id, the audit log’s actor',
+      examples: ['adm_k2j4h6g8f0d1'],
+    }),
+    label: Type.String(),
+    scopes: Type.Array(Type.String(), { description: 'What the token may do' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+    createdAt: Timestamp,
+    lastUsedAt: Nullable(Timestamp),
+    revokedAt: Nullable(Timestamp),
+  },
+  { component: 'AdminToken' },
 );
 
 /** The full key, shown once, when it is created (or rolled). */
@@ -271,21 +307,30 @@ export const KeyRoll = body(
 );
 export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
+const AdminScopes = (description: string) =>
+  Type.Array(
+    Type.String({
+      maxLength: 100,
+      format: 'admin-scope',
+      errorMessage: `unknown scope {value}; the admin scopes are ${ADMIN_SCOPES.join(', ')}`,
+    }),
+    { minItems: 1, description, errorMessage: `list at least one of ${ADMIN_SCOPES.join(', ')}` },
+  );
+
 /** A new admin token: `mds admin-tokens create` only (the admin API makes none), judged as the API would. */
 export const AdminTokenCreate = body(
   'AdminTokenCreate',
+  { label: Text(100, 'What the token is for'), scopes: AdminScopes('What the token may do') },
+  'A new admin token',
+);
+export const AdminTokenPatch = body(
+  'AdminTokenPatch',
   {
-    label: Text(100, 'What the token is for'),
-    scopes: Type.Array(
-      Type.String({
-        maxLength: 100,
-        format: 'admin-scope',
-        errorMessage: `unknown scope {value}; the admin scopes are ${ADMIN_SCOPES.join(', ')}`,
-      }),
-      { minItems: 1, errorMessage: `list at least one of ${ADMIN_SCOPES.join(', ')}` },
+    scopes: AdminScopes(
+      'The token’s scopes from now on, the whole list; each one the calling token holds itself',
     ),
   },
-  'A new admin token',
+  'The admin token’s new scopes',
 );
 
 // ---- Parameters -------------------------------------------------------------------
@@ -346,6 +391,9 @@ export const IdParams = Type.Object({
 });
 export const GrantIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100, examples: ['grt_b7n4v1c8x2z5l9k3'] }),
+});
+export const AdminTokenIdParams = Type.Object({
+  publicId: Type.String({ minLength: 1, maxLength: 100, examples: ['adm_k2j4h6g8f0d1'] }),
 });
 export const KeyIdParams = Type.Object({
   publicId: Type.String({ minLength: 1, maxLength: 100, examples: ['a1b2c3d4e5f6'] }),
@@ -419,6 +467,7 @@ export const ADMIN_ERROR_CODES = {
   429: ['too_many_requests'],
   500: ['internal_error'],
   503: ['service_unavailable'],
+  507: ['insufficient_storage'],
 } as const satisfies Record<number, readonly ErrorCode[]>;
 type AdminErrorStatus = keyof typeof ADMIN_ERROR_CODES;
 
@@ -435,7 +484,7 @@ const RetryAfterSometimes = {
 
 const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unknown>]> = {
   400: [
-    'The body (`invalid_request`), a query parameter (`invalid_parameter`, `invalid_cursor`) or the Idempotency-Key header is invalid; `details` names each problem.',
+    'The body (`invalid_request`), a query parameter (`invalid_parameter`, `invalid_cursor`) or the Idempotency-Key header is invalid; `details` names each problem. A refused data import lists its problems grouped, at most 100 groups, one detail each, and sends the whole report as `error.report`.',
     {},
   ],
   401: [
@@ -455,7 +504,8 @@ const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unkno
     {},
   ],
   429: [
-    'Too many failed authentications from this address in the current minute (`too_many_requests`).',
+    'Too many failed authentications from this address in the current minute, or, on the data imports, as many ' +
+      'imports already running as the process runs at once, MDS_ADMIN_IMPORTS (`too_many_requests`).',
     RetryAfter,
   ],
   500: [
@@ -463,10 +513,18 @@ const ERROR_DESCRIPTIONS: Record<AdminErrorStatus, [string, Record<string, unkno
     {},
   ],
   503: ['Temporarily unavailable (`service_unavailable`).', RetryAfter],
+  507: [
+    'The store’s disk is full (`insufficient_storage`): the message names the cause (`disk full (SQLITE_FULL)`, `disk full (SQLSTATE 53100)`) and nothing was changed. Retry once space is freed; no restart is needed.',
+    {},
+  ],
 };
 
-/** The admin document's `Error`: any code of the admin API (each status's in its `x-error-codes`). */
-const AdminErrorBody = errorBody([...new Set(Object.values(ADMIN_ERROR_CODES).flat())]);
+const ADMIN_CODES = [...new Set(Object.values(ADMIN_ERROR_CODES).flat())];
+/**
+ * The admin document's `Error`: any code of the admin API (each status's in its `x-error-codes`);
+ * a refused data import adds its report (docs/decisions.md 93).
+ */
+const AdminErrorBody = errorBody(ADMIN_CODES, {}, ImportRefusedInfo);
 
 /** The documented answer of an admin error status (http/admin/index.ts adds 415 to every write). */
 export const adminError = (status: AdminErrorStatus) =>
@@ -500,6 +558,7 @@ export function adminResponses(
 export const AccountAnswer = (write: boolean, description: string) => ok(Account, description, write);
 export const GrantAnswer = (write: boolean, description: string) => ok(Grant, description, write);
 export const KeyAnswer = (write: boolean, description: string) => ok(Key, description, write);
+export const AdminTokenAnswer = ok(AdminToken, 'The admin token (never its secret)', true);
 export const CreatedKeyAnswer = ok(
   Type.Object({ key: Secret, apiKey: Key }, { component: 'CreatedKey' }),
   'The new key: the full key (`key`), shown this once, and what lists show of it (`apiKey`)',
@@ -537,6 +596,7 @@ export type GrantCreate = Static<typeof GrantCreate>;
 export type GrantPatch = Static<typeof GrantPatch>;
 export type KeyCreate = Static<typeof KeyCreate>;
 export type KeyRoll = Static<typeof KeyRoll>;
+export type AdminTokenPatch = Static<typeof AdminTokenPatch>;
 export type AccountListQuery = Static<typeof AccountListQuery>;
 export type GrantListQuery = Static<typeof GrantListQuery>;
 export type KeyListQuery = Static<typeof KeyListQuery>;
@@ -587,6 +647,28 @@ export const DataImportQuery = Type.Object(
         'The body was reviewed: the guards’ findings are reported and let through, as `--accept-outliers`',
       ),
     ),
+    reinstate: Type.Optional(
+      Flag(
+        'Records of retracted observations are written again and their retractions lifted, as `--reinstate`; ' +
+          'without it they are left out and counted in `retracted`',
+      ),
+    ),
+    timezone: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          'The IANA zone the body’s local times (without an offset) are in, as `mds import --timezone`; without it they are refused',
+        examples: ['Africa/Algiers'],
+        errorMessage: 'must be an IANA time zone name, e.g. Africa/Algiers',
+      }),
+    ),
+    dateOrder: Type.Optional(
+      Type.Union([Type.Literal('dmy'), Type.Literal('mdy')], {
+        description:
+          'How a date written with the day and the month before the year is read: `dmy` (28/11/2026 09:30) or `mdy`, as `mds import --date-order`; without it such dates are refused',
+        errorMessage: 'must be dmy (day first) or mdy (month first)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -611,6 +693,12 @@ export const DataImportAnswer = ok(
       inserted: Type.Integer({ minimum: 0 }),
       updated: Type.Integer({ minimum: 0 }),
       unchanged: Type.Integer({ minimum: 0 }),
+      retracted: Type.Integer({
+        minimum: 0,
+        description:
+          'Records left out because their observation was retracted (`reinstate=true` writes them)',
+      }),
+      reinstated: Type.Integer({ minimum: 0, description: 'Retracted observations written again' }),
       revisions: Type.Array(
         Type.Object({
           code: Type.String({ description: 'The currency, or the purity for gold' }),
@@ -624,6 +712,7 @@ export const DataImportAnswer = ok(
       outliers: Type.Array(Problem, {
         description: 'What the guards found and `acceptOutliers=true` let through',
       }),
+      ...ImportNotes,
     },
     { component: 'ImportReport' },
   ),

@@ -8,12 +8,6 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox';
 import { ASSET_TYPES, PURITIES, SOURCES } from '../domain/types.js';
-import {
-  BIDI_CLASS,
-  BIDI_SENTENCE,
-  IMPORTED_CONTROL_CLASS,
-  IMPORTED_CONTROL_SENTENCE,
-} from './admin-check.js';
 import { Defaulted } from './query.js';
 
 export const ASSET_CODE_PATTERN = '^[A-Z0-9]{2,10}$';
@@ -87,10 +81,6 @@ const EnteredLabel = (max: number) =>
         'must not begin with =, +, -, @, a tab or a carriage return, which a spreadsheet runs as a formula: ' +
         'remove or reword the first character',
     }),
-    // No character an admin input may hold (docs/decisions.md 89; U+200F and U+061C are not
-    // among them) but a tab or line break inside, after the formula rule: a leading tab gets its sentence.
-    Type.String({ pattern: `^[^${IMPORTED_CONTROL_CLASS}]*$`, errorMessage: IMPORTED_CONTROL_SENTENCE }),
-    Type.String({ pattern: `^[^${BIDI_CLASS}]*$`, errorMessage: BIDI_SENTENCE }),
   ]);
 export const EnteredSymbol = EnteredLabel(MAX_SYMBOL_LENGTH);
 export const EnteredNames = Type.Object(

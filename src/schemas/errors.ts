@@ -4,7 +4,7 @@
  * error envelope. The `ErrorCode` type is derived from the schema, so the
  * HTTP layer (http/errors.ts) cannot name a code the document does not know.
  */
-import { type SchemaOptions, type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type Static, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import type { Problem } from '../domain/problems.js';
 import { RequestMeta } from './common.js';
 
@@ -47,6 +47,7 @@ export const ErrorCode = StringEnum(
     'idempotency_key_in_progress',
     'payload_too_large',
     'unsupported_media_type',
+    'insufficient_storage',
     // The reporter API's (docs/decisions.md 110); documented in its own document (schemas/report.ts).
     'missing_reporter_token',
     'invalid_reporter_token',
@@ -98,7 +99,12 @@ true satisfies Same<Static<typeof ErrorDetail>, Problem>;
  * code the document's operations list): the components `Error`, `ErrorInfo`,
  * `ErrorCode` and `ErrorDetail` (docs/decisions.md 64).
  */
-export const errorBody = <C extends ErrorCode>(codes: readonly C[], options: SchemaOptions = {}) =>
+export const errorBody = <C extends ErrorCode, P extends TProperties = Record<never, never>>(
+  codes: readonly C[],
+  options: SchemaOptions = {},
+  /** Members a document's errors may add to `error` (the admin API's: a refused import's report). */
+  info?: P,
+) =>
   Type.Object(
     {
       data: Type.Null(),
@@ -108,6 +114,7 @@ export const errorBody = <C extends ErrorCode>(codes: readonly C[], options: Sch
           code: StringEnum(codes, { component: 'ErrorCode', description: CODE_DESCRIPTION }),
           message: Type.String(),
           details: Type.Optional(Type.Array(ErrorDetail)),
+          ...((info ?? {}) as P),
         },
         { component: 'ErrorInfo' },
       ),

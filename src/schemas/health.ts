@@ -28,12 +28,13 @@ const answer = (data: TSchema, description: string, headers: Record<string, TSch
     },
   );
 
-const readiness = (status: TSchema, component: string) =>
+const readiness = (status: TSchema, component: string, reason?: TSchema) =>
   Type.Object(
     {
       status,
       store: Type.Boolean({ description: 'The store answered a ping' }),
       limiter: Type.Boolean({ description: 'The limiter (Redis, when configured) answered a ping' }),
+      ...(reason ? { reason } : {}),
     },
     { component, additionalProperties: false },
   );
@@ -57,9 +58,20 @@ export const ReadinessResponses = {
     { data: { status: 'ready', store: true, limiter: true } },
   ),
   503: answer(
-    readiness(Type.Union([Type.Literal('not_ready'), Type.Literal('draining')]), 'Unreadiness'),
-    'The store or the limiter is unreachable (`not_ready`), or the instance is shutting down (`draining`): ' +
-      'send traffic elsewhere',
+    readiness(
+      Type.Union([Type.Literal('not_ready'), Type.Literal('draining')]),
+      'Unreadiness',
+      Type.Optional(
+        Type.String({
+          description:
+            'Why, when the store answers but refuses writes: its disk is full (`disk full (SQLITE_FULL)`, ' +
+            '`disk full (SQLSTATE 53100)`). Ready again within seconds of space being freed',
+          examples: ['disk full (SQLITE_FULL): the store refuses writes until space is freed'],
+        }),
+      ),
+    ),
+    'The store or the limiter is unreachable, or the store’s disk is full (`not_ready`), or the instance ' +
+      'is shutting down (`draining`): send traffic elsewhere',
     {
       ...RequestIdHeader,
       'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds before asking again' }),
@@ -84,8 +96,14 @@ const FamilyFreshness = Type.Object(
       minimum: 1,
       description: 'Age past which the family is stale (MDS_STALE_AFTER)',
     }),
+    published: Type.Boolean({
+      description:
+        'The operator publishes this family (`MDS_PUBLISHED_FAMILIES`); when false it is not watched and ' +
+        'never stale, and clients may leave it out',
+    }),
     stale: Type.Boolean({
-      description: '`ageSeconds` is past `thresholdSeconds`, or the family has no observation at all',
+      description:
+        'Published, and `ageSeconds` is past `thresholdSeconds` or the family has no observation at all',
     }),
   },
   { component: 'FamilyFreshness', additionalProperties: false },
@@ -96,7 +114,7 @@ export const StatusResponses = {
     Type.Object(
       {
         status: Type.Union([Type.Literal('ok'), Type.Literal('stale')], {
-          description: '`stale` when any family is stale',
+          description: '`stale` when any published family is stale',
         }),
         families: Type.Object(
           {
@@ -129,24 +147,29 @@ export const StatusResponses = {
             updatedAt: '2026-11-21T09:00:00.000Z',
             ageSeconds: 10800,
             thresholdSeconds: 129600,
+            published: true,
             stale: false,
           },
           official: {
             updatedAt: '2026-11-21T10:00:00.000Z',
             ageSeconds: 7200,
             thresholdSeconds: 345600,
+            published: true,
             stale: false,
           },
+          // A family this operator does not publish (MDS_PUBLISHED_FAMILIES): no data, not stale.
           transfer: {
-            updatedAt: '2026-11-21T11:00:00.000Z',
-            ageSeconds: 3600,
+            updatedAt: null,
+            ageSeconds: null,
             thresholdSeconds: 172800,
+            published: false,
             stale: false,
           },
           gold: {
             updatedAt: '2026-11-21T09:30:00.000Z',
             ageSeconds: 9000,
             thresholdSeconds: 172800,
+            published: true,
             stale: false,
           },
         },

@@ -81,10 +81,13 @@ export interface KeyRecord {
   revokedAt: number | null;
 }
 
-/** A key as the lists show it: with its grant's account and plan. */
+/** A key as the lists show it: with its grant's account and plan, and what decides whether it works. */
 export interface KeyListItem extends KeyRecord {
   accountId: string;
   plan: string;
+  grantStatus: GrantStatus;
+  grantValidFrom: number;
+  grantValidUntil: number;
 }
 
 export interface AdminTokenRecord {

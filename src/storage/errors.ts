@@ -21,6 +21,27 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The store refused a write for lack of space: SQLite's SQLITE_FULL (the disk,
+ * a quota, or its page cap), PostgreSQL's SQLSTATE 53100 (disk_full). A state
+ * of the store, not a bug: nothing of the write was kept, and writes succeed
+ * again once space is freed (space.ts watches for that; docs/decisions.md 97).
+ */
+export class StoreFullError extends StoreUnavailableError {
+  constructor(cause: unknown) {
+    super(cause);
+    this.name = 'StoreFullError';
+  }
+
+  /** What operators and clients are told: the cause by its code, never a path or a query. */
+  get reason(): string {
+    return `disk full (${this.code === '53100' ? 'SQLSTATE 53100' : (this.code ?? 'no code')})`;
+  }
+}
+
+/** SQLite's and PostgreSQL's codes for a write refused for lack of space. */
+const FULL_CODES = /^(SQLITE_FULL|53100)$/;
+
 /** Decides whether a driver's error means the store is unavailable. */
 export type UnavailableTest = (err: unknown) => boolean;
 
@@ -35,9 +56,13 @@ export const errorCode = (err: unknown): string | undefined => {
 /** A failure of the network path to a store server (PostgreSQL, Redis). */
 export const isNetworkFailure: UnavailableTest = (err) => NETWORK_CODES.test(errorCode(err) ?? '');
 
-/** `err` as the store's caller should see it: a StoreUnavailableError when `unavailable` says so. */
+/**
+ * `err` as the store's caller should see it: a StoreUnavailableError when
+ * `unavailable` says so, a StoreFullError when it is for lack of space.
+ */
 export function classified(err: unknown, unavailable: UnavailableTest): unknown {
-  return err instanceof StoreUnavailableError || !unavailable(err) ? err : new StoreUnavailableError(err);
+  if (err instanceof StoreUnavailableError || !unavailable(err)) return err;
+  return FULL_CODES.test(errorCode(err) ?? '') ? new StoreFullError(err) : new StoreUnavailableError(err);
 }
 
 /**
@@ -45,10 +70,17 @@ export function classified(err: unknown, unavailable: UnavailableTest): unknown 
  * rejections alike. The methods run on `target` itself; other properties are
  * read through to it. Used once per backend, where the store is opened.
  */
-export function guarded<T extends object>(target: T, unavailable: UnavailableTest): T {
+export function guarded<T extends object>(
+  target: T,
+  unavailable: UnavailableTest,
+  /** Told of every failure as classified (space.ts watches for StoreFullError). */
+  observe?: (err: unknown) => void,
+): T {
   const out = Object.create(target) as Record<string, unknown>;
   const rethrow = (err: unknown): never => {
-    throw classified(err, unavailable);
+    const seen = classified(err, unavailable);
+    observe?.(seen);
+    throw seen;
   };
   const seen = new Set<string>();
   for (let o: object | null = target; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {

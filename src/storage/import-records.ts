@@ -176,6 +176,10 @@ export interface ImportOutcome extends ImportSummary {
   /** The first REVISIONS_SHOWN revisions, in input order; `updated` counts them all. */
   revisions: RevisionRecord[];
   dryRun: boolean;
+  /** Records left out because their key stands retracted (docs/decisions.md, 105). */
+  retracted: number;
+  /** Retractions lifted because the import said `reinstate`. */
+  reinstated: number;
 }
 
 /** An import's record as `mds imports list` shows it. */

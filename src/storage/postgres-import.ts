@@ -14,6 +14,7 @@ import {
 import { appendImportAudit } from './kysely/audit.js';
 import { bump, type Db } from './kysely/database.js';
 import { firstRevisions, insertImport, KyselyImports, unknownAssets } from './kysely/imports.js';
+import { reinstateIn, standingIn } from './kysely/retractions.js';
 import {
   columnNames,
   keyColumns,
@@ -22,6 +23,7 @@ import {
   type ObservationTable,
   observationTable,
 } from './observations.js';
+import { type SetAside, setAside } from './retraction-records.js';
 import type { Database } from './schema.js';
 import { type ImportOptions, UnknownAssetsError } from './store.js';
 
@@ -30,7 +32,7 @@ const CHUNK = 20_000;
 export async function importObservations(
   db: Db,
   batch: ObservationBatch,
-  { onProgress, meta: given, dryRun = false }: ImportOptions,
+  { onProgress, meta: given, dryRun = false, reinstate = false }: ImportOptions,
 ): Promise<ImportOutcome> {
   const meta = metaOf(given);
   const now = Date.now();
@@ -41,7 +43,8 @@ export async function importObservations(
     updated: 0,
     unchanged: 0,
   };
-  const records: readonly Observation[] = batch.records;
+  let records: readonly Observation[] = batch.records;
+  let aside: SetAside = { records, retracted: 0, reinstated: [] };
   const table = observationTable(batch.kind);
   const encode = (part: readonly Observation[]) => encodeColumns(table, part);
   let outcome: ImportOutcome | undefined;
@@ -61,6 +64,9 @@ export async function importObservations(
         );
         if (unknown.length > 0) throw new UnknownAssetsError(unknown);
       }
+      // Retracted observations stay out unless the import reinstates them (docs/decisions.md, 105).
+      aside = setAside(batch, await standingIn(trx, batch.kind), reinstate);
+      records = aside.records;
       // The record first: the revisions refer to it; its counts are known at the end.
       await insertImport(trx, meta, summary, now, importScope(batch.kind, records));
       let columns = encode(records.slice(0, CHUNK));
@@ -89,7 +95,8 @@ export async function importObservations(
         onProgress?.(Math.min(i + CHUNK, records.length), records.length);
         columns = await following;
       }
-      summary.unchanged = summary.received - summary.inserted - summary.updated;
+      summary.unchanged = summary.received - summary.inserted - summary.updated - aside.retracted;
+      await reinstateIn(trx, aside.reinstated, meta.id, now);
       await trx
         .updateTable('imports')
         .set({ inserted: summary.inserted, updated: summary.updated, unchanged: summary.unchanged })
@@ -100,7 +107,14 @@ export async function importObservations(
       if (summary.inserted + summary.updated > 0) await bump(trx, 'data');
       // Other instances refresh on the version poll; NOTIFY only shortens the wait.
       await sql`select pg_notify('mds_changes', 'data')`.execute(trx);
-      outcome = { ...summary, importId: meta.id, revisions: await firstRevisions(trx, meta.id), dryRun };
+      outcome = {
+        ...summary,
+        importId: meta.id,
+        revisions: await firstRevisions(trx, meta.id),
+        dryRun,
+        retracted: aside.retracted,
+        reinstated: aside.reinstated.length,
+      };
       // A dry run: everything was checked and counted by the real statements; undo it all.
       if (dryRun) throw new DryRunRollback(outcome);
     })

@@ -18,6 +18,7 @@ import { assembleStore } from './kysely/store.js';
 import { claimBatch, KyselyUsage } from './kysely/usage.js';
 import { KyselyWebhooks } from './kysely/webhook-sources.js';
 import { PostgresImports } from './postgres-import.js';
+import { probePostgresSpace } from './postgres-space.js';
 import {
   addUsageStatement,
   type ConsumeRow,
@@ -33,9 +34,10 @@ const INT8_OID = 20;
 
 /**
  * PostgreSQL's codes for a server that cannot serve now: shutting down
- * (57P01-03), a connection failure (class 08), too many connections (53300).
+ * (57P01-03), a connection failure (class 08), too many connections (53300),
+ * a full disk (53100, a StoreFullError).
  */
-const PG_UNAVAILABLE = /^(57P0[1-3]|08\d{3}|53300)$/;
+const PG_UNAVAILABLE = /^(57P0[1-3]|08\d{3}|53[13]00)$/;
 /**
  * pg's own failures, which carry no code: a connection dropped under a query,
  * no pool client within connectionTimeoutMillis, a query past query_timeout,
@@ -70,7 +72,9 @@ export const PostgresStore = {
       usage.releaseClients();
       await db.destroy();
     };
-    return assembleStore('postgres', db, repositories, close, isPostgresUnavailable);
+    return assembleStore('postgres', url, db, repositories, close, isPostgresUnavailable, () =>
+      probePostgresSpace(pool),
+    );
   },
 };
 

@@ -141,6 +141,26 @@ export interface RevisionsTable {
   revised_at: number;
 }
 
+/** Observations an operator took back (0012; docs/decisions.md, 105): what was published, and why. */
+export interface RetractionsTable {
+  id: string;
+  kind: string;
+  /** The currency (rates) or the purity (gold). */
+  code: string;
+  /** The rate source; `gold` for gold. */
+  source: string;
+  updated_at: number;
+  buy: number;
+  sell: number;
+  reason: string;
+  actor_id: string;
+  actor_label: string;
+  retracted_at: number;
+  /** The import that brought the record back with `--reinstate`; null while it stands. */
+  reinstated_by: string | null;
+  reinstated_at: number | null;
+}
+
 /** The admin API's bearer tokens (0006): a digest, never the token. */
 export interface AdminTokensTable {
   id: string;
@@ -321,6 +341,7 @@ export interface Database {
   minute_usage: MinuteUsageTable;
   imports: ImportsTable;
   revisions: RevisionsTable;
+  retractions: RetractionsTable;
   admin_tokens: AdminTokensTable;
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import type { CheckpointerOptions } from './sqlite-checkpointer.js';
+import { type CheckpointerOptions, WAL_LIMIT_BYTES } from './sqlite-checkpointer.js';
 import { SqliteConnection } from './sqlite-connection.js';
 
 /** The schema name of the usage file on every connection of a store. */
@@ -67,6 +67,7 @@ export function configure(conn: SqliteConnection, schema: string, options: OpenS
   if (!options.readonly) {
     raw.exec(`pragma ${schema}.journal_mode = WAL`);
     raw.exec(`pragma ${schema}.synchronous = NORMAL`);
+    raw.exec(`pragma ${schema}.journal_size_limit = ${WAL_LIMIT_BYTES}`);
   }
   if (maxPages) raw.exec(`pragma ${schema}.max_page_count = ${maxPages}`);
 }

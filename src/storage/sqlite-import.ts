@@ -27,11 +27,15 @@ import {
   type ObservationBatch,
   observationTable,
 } from './observations.js';
+import { type SetAside, type StandingRow, setAside } from './retraction-records.js';
 import type { RevisionsTable } from './schema.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { type ImportOptions, UnknownAssetsError } from './store.js';
 
 const PROGRESS_EVERY = 50_000;
+const STANDING_SQL =
+  'select id, code, source, updated_at from retractions where kind = ? and reinstated_at is null';
+const REINSTATE_SQL = 'update retractions set reinstated_by = ?, reinstated_at = ? where id = ?';
 /** Records per multi-row INSERT of an import (500 bound parameters for rates). */
 const CHUNK = 100;
 
@@ -46,7 +50,7 @@ function assertKnownCurrencies(conn: SqliteConnection, records: readonly RateObs
 export function importObservations(
   conn: SqliteConnection,
   batch: ObservationBatch,
-  { onProgress, meta: given, dryRun = false }: ImportOptions,
+  { onProgress, meta: given, dryRun = false, reinstate = false }: ImportOptions,
 ): ImportOutcome {
   const meta = metaOf(given);
   const now = Date.now();
@@ -59,7 +63,8 @@ export function importObservations(
   };
   const raw = conn.db;
   const table = observationTable(batch.kind);
-  const records: readonly Observation[] = batch.records;
+  let records: readonly Observation[] = batch.records;
+  let aside: SetAside = { records, retracted: 0, reinstated: [] };
   const columns = columnNames(table);
   const width = columns.length;
   const key = keyColumns(table);
@@ -156,10 +161,16 @@ export function importObservations(
     raw
       .transaction(() => {
         if (checkAssetsHere) assertKnownCurrencies(conn, records as readonly RateObservation[]);
+        // Retracted observations stay out unless the import reinstates them (docs/decisions.md, 105).
+        const standing = conn.statement(STANDING_SQL).all(batch.kind) as StandingRow[];
+        aside = setAside(batch, standing, reinstate);
+        records = aside.records;
         // The record first: the revisions refer to it; its counts are known at the end.
         insertImport.run(importValues(importRow(meta, summary, now, importScope(batch.kind, records))));
         run();
         countImport.run(summary.inserted, summary.updated, summary.unchanged, meta.id);
+        const lift = conn.statement(REINSTATE_SQL);
+        for (const id of aside.reinstated) lift.run(meta.id, now, id);
         // Its audit record, beside its own (docs/decisions.md, 57).
         const label = conn.statement('select label from admin_tokens where id = ?', 'pluck').get(meta.actor);
         conn.statement(AUDIT_INSERT_SQL).run(importAuditRow(meta, summary, now, label as string | undefined));
@@ -178,7 +189,14 @@ export function importObservations(
   return outcome();
 
   function outcome(): ImportOutcome {
-    return { ...summary, importId: meta.id, revisions, dryRun };
+    return {
+      ...summary,
+      importId: meta.id,
+      revisions,
+      dryRun,
+      retracted: aside.retracted,
+      reinstated: aside.reinstated.length,
+    };
   }
 }
 

@@ -14,9 +14,10 @@ import {
   type ConsumeRequest,
   type UsageIncrement,
 } from './repositories/usage.js';
-import { FALLBACK_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
+import { SERVING_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { configure, type OpenSettings, usageFilePath } from './sqlite-files.js';
+import { probeSqliteFile } from './sqlite-space.js';
 import { type BatchOutcome, type DailyIncrement, dailyOfTaken, type UsageCommit } from './usage-records.js';
 
 export class SqliteUsage extends KyselyUsage {
@@ -49,9 +50,10 @@ export class SqliteUsage extends KyselyUsage {
         readonly: this.options.readonly ?? false,
       });
       configure(this.usageConn, 'main', this.options);
-      // Serving: the checkpointer thread moves these pages; this is its safety net.
+      // Serving: the checkpointer thread moves these pages; this copies what it has
+      // not yet and lets the WAL restart (sqlite-checkpointer.ts says why).
       if (this.checkpointed) {
-        this.usageConn.db.exec(`pragma wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+        this.usageConn.db.exec(`pragma wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
       }
     }
     return this.usageConn.db;
@@ -153,6 +155,17 @@ export class SqliteUsage extends KyselyUsage {
       this.consumeTx = (list, at) => tx.immediate(list, at);
     }
     return this.consumeTx(requests, now);
+  }
+
+  /** The connection that writes the usage file (the store's own in memory). */
+  connection(): SqliteConnection {
+    this.usageDb;
+    return this.usageConn ?? this.conn;
+  }
+
+  /** The probe of a full store (sqlite-space.ts) on the usage file. */
+  probeSpace(): void {
+    if (this.path !== ':memory:') probeSqliteFile(this.usageDb, usageFilePath(this.path));
   }
 
   /** The usage file's own connection, closed with the store. */

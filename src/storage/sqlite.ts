@@ -34,11 +34,12 @@ import { assembleStore } from './kysely/store.js';
 import { KyselyWebhooks } from './kysely/webhook-sources.js';
 import type { Database } from './schema.js';
 import { SqliteAccess } from './sqlite-access.js';
-import { FALLBACK_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { SERVING_AUTOCHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { type OpenSettings, openConnection, type SqliteOpenOptions, usageFilePath } from './sqlite-files.js';
 import { SqliteImports } from './sqlite-import.js';
 import { SqliteMarket } from './sqlite-market.js';
+import { probeSqliteFile } from './sqlite-space.js';
 import { SqliteUsage } from './sqlite-usage.js';
 import type { Store } from './store.js';
 
@@ -53,20 +54,37 @@ export const isSqliteUnavailable: UnavailableTest = (err) => SQLITE_UNAVAILABLE.
  * Kysely's transactions on SQLite begin IMMEDIATE: every one of them writes, and
  * a deferred transaction that reads first fails at once ("database is locked")
  * when it upgrades to a writer after another process has written meanwhile.
+ *
+ * And they roll back only what is still open: on SQLITE_FULL (and an I/O error)
+ * SQLite may have rolled the transaction back already, and Kysely's second
+ * ROLLBACK then failed with "cannot rollback - no transaction is active", an
+ * error that replaced the real one in the log and the answer.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly conn: SqliteConnection) {
+    super({ database: conn.forKysely() });
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection) => {
       await connection.executeQuery(CompiledQuery.raw('begin immediate'));
     };
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      if (this.conn.db.inTransaction) await rollback(connection);
+    };
     return driver;
   }
 }
 
-/** The SQLite store, with its connection (tests count its prepared statements). */
+/**
+ * The SQLite store, with its connection (tests count its prepared statements)
+ * and the usage file's (tests cap each file's pages, a full disk).
+ */
 export interface SqliteStore extends Store {
   readonly conn: SqliteConnection;
+  usageConnection(): SqliteConnection;
 }
 
 export const SqliteStore = {
@@ -77,7 +95,7 @@ export const SqliteStore = {
       const options: OpenSettings = { ...given, maxPages: setting('MDS_SQLITE_MAX_PAGES') };
       const conn = openConnection(path, options);
       const db: Db = new Kysely<Database>({
-        dialect: new ImmediateSqliteDialect({ database: conn.forKysely() }),
+        dialect: new ImmediateSqliteDialect(conn),
       });
       const background = options.backgroundCheckpoints;
       let checkpointer: SqliteCheckpointer | undefined;
@@ -87,7 +105,8 @@ export const SqliteStore = {
         // connections checkpoint when they commit. A fallback checkpoint inside
         // a lastUsedAt commit right after a million-row import would copy its
         // whole WAL on the event loop; so none here while the thread runs (the
-        // usage connection keeps its own, SqliteUsage.usageDb).
+        // usage connection keeps its own, SqliteUsage.usageDb). Between sparse
+        // writes the thread copies everything, so the next write restarts the WAL.
         conn.db.exec('pragma main.wal_autocheckpoint = 0');
         const given = background === true ? {} : background;
         checkpointer = SqliteCheckpointer.start(path, {
@@ -95,7 +114,7 @@ export const SqliteStore = {
           usagePath: usageFilePath(path),
           onError: (err) => {
             // The thread is gone: SQLite's own checkpoints take over.
-            conn.db.exec(`pragma wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+            conn.db.exec(`pragma wal_autocheckpoint = ${SERVING_AUTOCHECKPOINT_PAGES}`);
             given.onError?.(err);
           },
         });
@@ -128,8 +147,12 @@ export const SqliteStore = {
         access.stopRetries();
         await db.destroy();
       };
-      const store = assembleStore('sqlite', db, repositories, close, isSqliteUnavailable);
-      return Object.assign(store, { conn });
+      const probeSpace = async () => {
+        probeSqliteFile(conn.db, path);
+        usage.probeSpace();
+      };
+      const store = assembleStore('sqlite', path, db, repositories, close, isSqliteUnavailable, probeSpace);
+      return Object.assign(store, { conn, usageConnection: () => usage.connection() });
     } catch (err) {
       throw classified(err, isSqliteUnavailable);
     }

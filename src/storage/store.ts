@@ -21,6 +21,7 @@ import type { OperatorRepository } from './repositories/operator.js';
 import type { ReporterRepository } from './repositories/reporters.js';
 import type { UsageRepository } from './repositories/usage.js';
 import type { WebhookRepository } from './repositories/webhooks.js';
+import type { StoreSpace } from './space.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -31,6 +32,8 @@ export interface Versions {
 
 export interface Store {
   readonly dialect: StoreDialect;
+  /** Where it was opened (a file path or a postgres:// URL): another connection to it opens from this (an import's thread). */
+  readonly url: string;
   readonly market: MarketRepository;
   readonly imports: ImportRepository;
   readonly access: AccessRepository;
@@ -39,6 +42,8 @@ export interface Store {
   readonly webhooks: WebhookRepository;
   readonly reporters: ReporterRepository;
   readonly consensus: ConsensusRepository;
+  /** Whether a write was refused for lack of space and no probe has succeeded since (space.ts). */
+  readonly space: StoreSpace;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   ping(): Promise<void>;

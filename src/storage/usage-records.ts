@@ -51,6 +51,10 @@ export interface StatementLine {
   monthlyRequestLimit: number;
   /** Units counted in the month (0 when none). */
   used: number;
+  /** The grant's status now. */
+  status: 'active' | 'suspended' | 'cancelled';
+  /** When it was cancelled; null unless it is. */
+  cancelledAt: number | null;
 }
 
 /** The tables of migration 0007 (typed here, beside the queries that read them). */

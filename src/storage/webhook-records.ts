@@ -79,8 +79,19 @@ export interface ClaimedDelivery {
   attempts: number;
   /** Attempts made before the last redelivery: the schedule counts from there. */
   roundStart: number;
+  /** It failed since it was (re)queued: claimed in the failing receivers' lane. */
+  failing: boolean;
   /** When the delivery (or its redelivery) was queued, or its last attempt made. */
   since: number;
+}
+
+/**
+ * How many deliveries one claim may take in each lane (docs/decisions.md, 95):
+ * receivers in good standing, and receivers whose last attempt failed.
+ */
+export interface ClaimLimits {
+  healthy: number;
+  failing: number;
 }
 
 /** What an attempt found; `nextAttemptAt` null and not delivered: given up. */

@@ -5,10 +5,19 @@
  */
 import { generateAdminToken, parseAdminToken } from '../domain/admin-tokens.js';
 import { digestKey, digestsEqual } from '../domain/keys.js';
-import { AdminTokenCreate } from '../schemas/admin.js';
+import { AdminTokenCreate, AdminTokenPatch } from '../schemas/admin.js';
 import type { AdminTokenRecord, Store } from '../storage/store.js';
 import type { Actor, ListOptions, Page, Result } from './contract.js';
-import { checked, keysetOf, notFound, type OperationOptions, pageOf, refusing } from './rules.js';
+import {
+  checked,
+  conflict,
+  forbidden,
+  keysetOf,
+  notFound,
+  type OperationOptions,
+  pageOf,
+  refusing,
+} from './rules.js';
 import { type AdminTokenView, adminTokenView } from './views.js';
 
 export interface AdminTokenInput {
@@ -37,6 +46,7 @@ export function createAdminToken(
     const given = checked(AdminTokenCreate, input);
     const label = given.label;
     const scopes = [...new Set(given.scopes)];
+    mayGive(actor, scopes);
     const generated = generateAdminToken();
     const record: AdminTokenRecord = {
       publicId: generated.publicId,
@@ -62,6 +72,49 @@ export function listAdminTokens(
     const page = keysetOf(input);
     const rows = await store.operator.listAdminTokens(page);
     return pageOf(rows, page, (t) => ({ at: t.createdAt, id: t.publicId }), adminTokenView);
+  });
+}
+
+/** No actor gives a scope it does not hold itself: an admin token cannot raise its own powers, or make a token that has more. */
+function mayGive(actor: Actor, scopes: readonly string[]): void {
+  if (actor.scopes === undefined) return;
+  const lacking = scopes.find((s) => !actor.scopes!.includes(s));
+  if (lacking !== undefined) {
+    throw forbidden(
+      lacking,
+      `The admin token lacks the scope ${lacking}, so it cannot give it; a token holding ${lacking} (or mds admin-tokens update) can.`,
+    );
+  }
+}
+
+/**
+ * A token's scopes, replaced by `scopes` (the whole list, as on create): the
+ * token keeps its secret, and every request after the change is judged by the
+ * new list. A revoked token cannot change (409); the same list changes nothing
+ * and records nothing.
+ */
+export function updateAdminToken(
+  store: Store,
+  actor: Actor,
+  input: { id: string; scopes: string[] },
+  options: OperationOptions = {},
+): Promise<Result<AdminTokenView>> {
+  return refusing(async () => {
+    const given = checked(AdminTokenPatch, { scopes: input.scopes });
+    const scopes = [...new Set(given.scopes)];
+    const current = await store.operator.getAdminToken(input.id);
+    if (!current) throw notFound(`no admin token ${input.id}`);
+    if (current.status === 'revoked') throw conflict(`admin token ${input.id} is revoked; create a new one`);
+    mayGive(actor, scopes);
+    const updated = await store.operator.updateAdminTokenScopes(
+      input.id,
+      scopes,
+      options.now ?? Date.now(),
+      actor,
+    );
+    if (!updated) throw notFound(`no admin token ${input.id}`);
+    if (updated.status === 'revoked') throw conflict(`admin token ${input.id} is revoked; create a new one`);
+    return adminTokenView(updated);
   });
 }
 

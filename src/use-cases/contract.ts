@@ -17,13 +17,19 @@ export interface Actor {
   label: string;
   /** The admin API request's id (X-Request-Id), or null from the CLI. */
   requestId: string | null;
+  /**
+   * The admin scopes the actor holds: an admin token's. Undefined: every one
+   * (the CLI, run by whoever may read the store, and the service itself).
+   */
+  scopes?: readonly string[];
 }
 
 /** A refusal the caller can explain: the admin API maps `kind` to a status, the CLI to an exit code. */
 export type OperationError =
   | { kind: 'invalid'; field: string; message: string } // 400
   | { kind: 'not_found'; message: string } // 404
-  | { kind: 'conflict'; message: string }; // 409 (a duplicate externalId, an illegal grant transition)
+  | { kind: 'conflict'; message: string } // 409 (a duplicate externalId, an illegal grant transition)
+  | { kind: 'forbidden'; scope: string; message: string }; // 403 (a scope the actor would give without holding it)
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: OperationError };
 

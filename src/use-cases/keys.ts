@@ -109,7 +109,7 @@ export function createKey(
     const environment: KeyEnvironment = given.environment ?? 'live';
     const created = newKeyRecord(grant, environment, { label, scopes, expiresAt }, now);
     await store.access.createKey(created.record, actor);
-    const apiKey = keyView(created.record, grant);
+    const apiKey = keyView(created.record, grant, now);
     return { key: created.key, publicId: apiKey.publicId, prefix: apiKey.prefix, apiKey };
   });
 }
@@ -122,7 +122,7 @@ export function getKey(
   return refusing(async () => {
     const key = await store.access.getKey(publicId);
     if (!key) throw notFound(`no key ${publicId}`);
-    return keyView(key, await grantOf(store, key));
+    return keyView(key, await grantOf(store, key), Date.now());
   });
 }
 
@@ -138,11 +138,23 @@ export function listKeys(
       ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
     };
     const rows = await store.access.listKeyItems(filter, page);
+    const now = Date.now();
     return pageOf(
       rows,
       page,
       (k) => ({ at: k.createdAt, id: k.publicId }),
-      (k) => keyView(k, k),
+      (k) =>
+        keyView(
+          k,
+          {
+            accountId: k.accountId,
+            plan: k.plan,
+            status: k.grantStatus,
+            validFrom: k.grantValidFrom,
+            validUntil: k.grantValidUntil,
+          },
+          now,
+        ),
     );
   });
 }
@@ -155,9 +167,10 @@ export function revokeKey(
   options: OperationOptions = {},
 ): Promise<Result<KeyView>> {
   return refusing(async () => {
-    const key = await store.access.revokeKey(publicId, options.now ?? Date.now(), actor);
+    const now = options.now ?? Date.now();
+    const key = await store.access.revokeKey(publicId, now, actor);
     if (!key) throw notFound(`no key ${publicId}`);
-    return keyView(key, await grantOf(store, key));
+    return keyView(key, await grantOf(store, key), now);
   });
 }
 
@@ -190,13 +203,13 @@ export function rollKey(
     );
     const rolled = await store.access.rollKey(old.publicId, created.record, now + grace * 1000, now, actor);
     if (!rolled) throw notFound(`no key ${input.publicId}`);
-    const apiKey = keyView(rolled.next, grant);
+    const apiKey = keyView(rolled.next, grant, now);
     return {
       key: created.key,
       publicId: apiKey.publicId,
       prefix: apiKey.prefix,
       apiKey,
-      previous: keyView(rolled.old, grant),
+      previous: keyView(rolled.old, grant, now),
       gracePeriodSeconds: grace,
     };
   });

@@ -26,6 +26,8 @@ export class Refusal extends Error {
 export const invalid = (field: string, message: string) => new Refusal({ kind: 'invalid', field, message });
 export const notFound = (message: string) => new Refusal({ kind: 'not_found', message });
 export const conflict = (message: string) => new Refusal({ kind: 'conflict', message });
+export const forbidden = (scope: string, message: string) =>
+  new Refusal({ kind: 'forbidden', scope, message });
 
 /** Runs an operation's body: its value, or the refusal it threw as `{ ok: false }`. */
 export async function refusing<T>(body: () => Promise<T>): Promise<Result<T>> {

@@ -11,6 +11,7 @@ import { type DayWindow, daysOf, dayWindow, month } from '../domain/usage-window
 import type { Store } from '../storage/store.js';
 import type { Actor, Result } from './contract.js';
 import { invalid, notFound, refusing } from './rules.js';
+import { iso } from './views.js';
 
 export interface DailyUsageInput {
   grantId: string;
@@ -41,7 +42,16 @@ export interface DailyUsageView {
 
 export interface StatementLineView {
   account: { id: string; externalId: string | null };
-  grant: { id: string; plan: string; provider: string; externalId: string | null };
+  grant: {
+    id: string;
+    plan: string;
+    provider: string;
+    externalId: string | null;
+    /** Its status now. */
+    status: 'active' | 'suspended' | 'cancelled';
+    /** When it was cancelled (ISO 8601), null unless it is. */
+    cancelledAt: string | null;
+  };
   /** Requests counted in the month. */
   requestsUsed: number;
   /** The grant's monthly limit as it is now. */
@@ -113,7 +123,14 @@ export function statement(
       month: period,
       lines: lines.map((l) => ({
         account: { id: l.accountId, externalId: l.accountExternalId },
-        grant: { id: l.grantId, plan: l.plan, provider: l.provider, externalId: l.grantExternalId },
+        grant: {
+          id: l.grantId,
+          plan: l.plan,
+          provider: l.provider,
+          externalId: l.grantExternalId,
+          status: l.status,
+          cancelledAt: iso(l.cancelledAt),
+        },
         requestsUsed: l.used,
         monthlyRequestLimit: l.monthlyRequestLimit,
       })),

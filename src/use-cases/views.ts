@@ -77,14 +77,44 @@ export interface KeyView {
   environment: KeyRecord['environment'];
   /** Null: the key follows its grant's scopes. */
   scopes: string[] | null;
+  /** As stored: `revoked` once revoked, else `active` (expiry and the grant aside). */
   status: KeyRecord['status'];
+  /** Whether it works now (keyEffectiveStatus). */
+  effectiveStatus: KeyEffectiveStatus;
   expiresAt: string | null;
   lastUsedAt: string | null;
   createdAt: string;
   revokedAt: string | null;
 }
 
-export const keyView = (k: KeyRecord, grant: { accountId: string; plan: string }): KeyView => ({
+/**
+ * Whether a key works now, and if not the first reason (decisions 103): its
+ * own revocation, its grant's cancellation, its own expiry (a rolled key past
+ * its grace period), its grant suspended or outside its validity.
+ */
+export type KeyEffectiveStatus =
+  | 'active'
+  | 'revoked'
+  | 'grant_cancelled'
+  | 'expired'
+  | 'grant_suspended'
+  | 'grant_expired'
+  | 'grant_not_started';
+
+/** What a key's view needs of its grant. */
+export type KeyGrant = Pick<GrantRecord, 'accountId' | 'plan' | 'status' | 'validFrom' | 'validUntil'>;
+
+export function keyEffectiveStatus(k: KeyRecord, grant: KeyGrant, now: number): KeyEffectiveStatus {
+  if (k.status === 'revoked') return 'revoked';
+  if (grant.status === 'cancelled') return 'grant_cancelled';
+  if (k.expiresAt !== null && k.expiresAt <= now) return 'expired';
+  if (grant.status === 'suspended') return 'grant_suspended';
+  if (grant.validUntil <= now) return 'grant_expired';
+  if (grant.validFrom > now) return 'grant_not_started';
+  return 'active';
+}
+
+export const keyView = (k: KeyRecord, grant: KeyGrant, now: number): KeyView => ({
   publicId: k.publicId,
   prefix: keyPrefix(k.environment, k.publicId),
   grantId: k.grantId,
@@ -94,6 +124,7 @@ export const keyView = (k: KeyRecord, grant: { accountId: string; plan: string }
   environment: k.environment,
   scopes: k.scopes,
   status: k.status,
+  effectiveStatus: keyEffectiveStatus(k, grant, now),
   expiresAt: iso(k.expiresAt),
   lastUsedAt: iso(k.lastUsedAt),
   createdAt: isoOf(k.createdAt),

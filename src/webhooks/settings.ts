@@ -4,6 +4,7 @@
  * and how long a claim on one holds.
  */
 import { defaultOf } from '../config/environment.js';
+import type { ClaimLimits } from '../storage/webhook-records.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt.js';
 import { DEFAULT_DELAYS_MS } from './schedule.js';
 import type { TargetPolicy } from './targets.js';
@@ -21,6 +22,11 @@ export interface WebhookSettings {
    * whose holder died lapses after this, and another process attempts again.
    */
   leaseMs: number;
+  /**
+   * Attempts in flight in one process, at most: to receivers in good standing,
+   * and to receivers whose last attempt failed (docs/decisions.md, 95).
+   */
+  lanes: ClaimLimits;
 }
 
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
@@ -29,4 +35,5 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   pollMs: Number(defaultOf('MDS_WEBHOOK_POLL_MS')),
   attemptTimeoutMs: DEFAULT_ATTEMPT_TIMEOUT_MS,
   leaseMs: DEFAULT_ATTEMPT_TIMEOUT_MS + 20_000,
+  lanes: { healthy: 16, failing: 48 },
 };

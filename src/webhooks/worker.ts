@@ -8,10 +8,8 @@
  *     7 days of their expiry (`key.expiring`), families turning stale or fresh
  *     (`data.stale`, `data.fresh`): each written once, by a dedupe key or a
  *     compare-and-set of its state, whichever instance sees it first;
- *   - deliveries due, each claimed for one attempt (webhook-records.ts), signed
- *     with every active secret, sent to the address checked after resolution,
- *     and recorded with the next attempt or, past the schedule, the
- *     subscription disabled.
+ *   - deliveries due, claimed and attempted by deliveries.ts: one at a time
+ *     per subscription, in order, none waiting for another receiver.
  *
  * Events caused by a change of access (a key created or revoked, a grant
  * updated) are written in the change's own transaction (storage/kysely/access.ts):
@@ -37,21 +35,13 @@ import {
 } from '../domain/webhooks.js';
 import type { Freshness } from '../runtime/freshness.js';
 import type { Store } from '../storage/store.js';
-import type { ClaimedDelivery } from '../storage/webhook-records.js';
-import { attempt } from './attempt.js';
-import { nextAttemptAt } from './schedule.js';
+import { Deliveries } from './deliveries.js';
 import type { WebhookSettings } from './settings.js';
-import { signatureHeaders } from './signing.js';
-import { resolveTarget } from './targets.js';
 
 const IMPORTS_CURSOR = 'webhooks.imports_cursor';
 const staleSetting = (family: string) => `webhooks.stale.${family}`;
-/** Deliveries attempted at once by one process. */
-const CLAIM_LIMIT = 16;
 /** How long a stopping server waits for the attempts in flight. */
 const STOP_PATIENCE_MS = 2_000;
-/** A host name's resolution, bounded: the attempt's own deadline starts after it. */
-const RESOLVE_TIMEOUT_MS = 5_000;
 
 export interface WorkerOptions {
   store: Store;
@@ -61,6 +51,12 @@ export interface WorkerOptions {
   logger?: Logger;
   /** The one process serving a SQLite file: claims left by a previous run are its own. */
   soleWorker: boolean;
+  /**
+   * While true, no step starts: an admin import of this process holds the
+   * SQLite file's write lock, which a step's write would wait for on the
+   * event loop (docs/decisions.md 91). The next poll does the work.
+   */
+  holdOff?: () => boolean;
 }
 
 export class WebhookWorker {
@@ -71,8 +67,11 @@ export class WebhookWorker {
   private readonly seen = new Set<string>();
   /** Each family's state as this process last wrote or read it. */
   private readonly states = new Map<string, string>();
+  private readonly delivery: Deliveries;
 
-  constructor(private readonly o: WorkerOptions) {}
+  constructor(private readonly o: WorkerOptions) {
+    this.delivery = new Deliveries(o);
+  }
 
   async start(): Promise<void> {
     if (this.o.soleWorker) {
@@ -94,12 +93,11 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.running === null) return;
     let timer: NodeJS.Timeout | undefined;
     const patience = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STOP_PATIENCE_MS);
     });
-    await Promise.race([this.running, patience]);
+    await Promise.race([Promise.all([this.running, this.delivery.stop()]), patience]);
     clearTimeout(timer);
   }
 
@@ -114,6 +112,7 @@ export class WebhookWorker {
     ];
     for (const [name, step] of steps) {
       if (this.stopped && name !== 'deliveries') return;
+      if (this.o.holdOff?.()) return;
       try {
         await step();
       } catch (err) {
@@ -203,12 +202,17 @@ export class WebhookWorker {
     for (const e of events) this.seen.add(e.dedupeKey!);
   }
 
-  /** Each family's turn from fresh to stale and back, as /status judges it. */
+  /**
+   * Each family's turn from fresh to stale and back, as /status judges it. A
+   * family not published (docs/decisions.md 99) is not watched: no event, and
+   * its last recorded state is left as it was.
+   */
   private async freshness(): Promise<void> {
     const { store, now } = this.o;
     const report = this.o.freshness.report();
     for (const family of STALE_FAMILIES) {
       const f = report.families[family];
+      if (!f.published) continue;
       const state = f.stale ? 'stale' : 'fresh';
       const name = staleSetting(family);
       // Known unchanged since this process last looked: no read per poll.
@@ -224,63 +228,6 @@ export class WebhookWorker {
   }
 
   private async deliveries(): Promise<void> {
-    const { store, settings, now } = this.o;
-    const claimed = await store.webhooks.claimDeliveries(now(), settings.leaseMs, CLAIM_LIMIT);
-    await Promise.all(claimed.map((d) => this.deliver(d)));
+    await this.delivery.poll();
   }
-
-  private async deliver(d: ClaimedDelivery): Promise<void> {
-    const { store, settings, now } = this.o;
-    const n = d.attempts + 1;
-    const at = now();
-    const url = new URL(d.url);
-    const target = await withDeadline(resolveTarget(url, settings.policy), RESOLVE_TIMEOUT_MS, {
-      ok: false as const,
-      problem: `resolving ${url.hostname} took longer than ${RESOLVE_TIMEOUT_MS} ms`,
-    });
-    const result = target.ok
-      ? await attempt({
-          url,
-          address: target.address,
-          family: target.family,
-          // Signed at each attempt: its timestamp is the attempt's (Standard Webhooks).
-          headers: signatureHeaders({
-            id: d.eventId,
-            timestamp: new Date(at),
-            payload: d.payload,
-            secrets: d.secrets,
-          }),
-          body: d.payload,
-          timeoutMs: settings.attemptTimeoutMs,
-        })
-      : { ok: false, status: null, durationMs: 0, responsePrefix: '', error: target.problem };
-    const ended = now();
-    const next = result.ok ? null : nextAttemptAt(settings.delaysMs, n - d.roundStart, ended);
-    await store.webhooks.recordAttempt({
-      deliveryId: d.id,
-      n,
-      at,
-      statusCode: result.status,
-      error: result.error,
-      durationMs: result.durationMs,
-      responsePrefix: result.responsePrefix,
-      delivered: result.ok,
-      nextAttemptAt: next,
-    });
-    if (!result.ok && next === null) {
-      this.o.logger?.warn(
-        { subscriptionId: d.subscriptionId, deliveryId: d.id, attempts: n },
-        'webhooks: a delivery failed its last attempt; the subscription is disabled',
-      );
-    }
-  }
-}
-
-/** `work`'s value, or `late` when it has not settled within `ms` (the work is left to finish unheard). */
-function withDeadline<T>(work: Promise<T>, ms: number, late: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(late), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -494,6 +494,7 @@ const ADMIN_SCOPES = [
   'audit:read',
   'webhooks:write',
   'reporters:write',
+  'admin-tokens:write',
 ];
 
 describe('the admin routes under this suite', () => {

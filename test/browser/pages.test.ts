@@ -640,7 +640,11 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
         expect(Number(m![1])).toBeLessThanOrEqual(60);
       }
       const messages = await page.locator('p.message').allTextContents();
-      expect(messages.some((t) => /\(rate_limited\)\. Retry after \d+ seconds\./.test(t))).toBe(true);
+      // A sentence; the API's code stays in the list of what the page read.
+      expect(messages.some((t) => /^Too many requests for [^.]+\. Retry after \d+ seconds\./.test(t))).toBe(
+        true,
+      );
+      expect(messages.join(' ')).not.toContain('rate_limited');
       expect(offOrigin(seen, origin)).toEqual([]);
     } finally {
       await context.close();
@@ -654,9 +658,7 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       await page.fill('#api-key', `${keys.full.slice(0, -6)}AAAAAA`);
       await page.click('#connect');
       await page.waitForSelector('main[data-state="refused"]', { state: 'attached', timeout: 15_000 });
-      expect(await page.locator('#me-message').textContent()).toMatch(
-        /^The API refused the key \(invalid_api_key\): /,
-      );
+      expect(await page.locator('#me-message').textContent()).toMatch(/^The API refused the key: /);
       expect(await page.locator('#access-list li[data-endpoint="/v1/me"]').getAttribute('data-status')).toBe(
         'unauthorized',
       );
@@ -668,7 +670,8 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       expect(shownMessages).toHaveLength(1);
       // biome-ignore lint/performance/useDomNodeTextContent: what is rendered, not what hides in the DOM.
       const text = await page.evaluate(() => (globalThis as unknown as Browserside).document.body.innerText);
-      expect(text.match(/invalid_api_key/g)).toHaveLength(1);
+      // A sentence, not the API's code (which the closed list of what the page read keeps).
+      expect(text).not.toContain('invalid_api_key');
       for (const section of ['controls', ...SECTIONS]) {
         expect(await page.locator(`#${section}`).isHidden(), section).toBe(true);
       }

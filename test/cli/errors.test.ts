@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, freshDatabase } from '../support/backends.js';
 import { type CliResult, mds } from '../support/cli.js';
+import { asListed } from '../support/import-problems.js';
 
 const ASSETS = [
   '{"code":"EUR","symbol":"€","names":{"en":"Euro","fr":"Euro","ar":"يورو"},"type":"currency"}',
@@ -85,8 +86,8 @@ describe('mds errors and help', () => {
     expect(text.stderr.trim().split('\n')).toHaveLength(1);
     failed(json, 2);
     expect(json.stderr.trim().split('\n')).toHaveLength(1);
-    expect(json.errorJson().error.message).toMatch(/^Unknown option '--nmae'/);
-    expect(Object.keys(json.errorJson())).toEqual(['error']);
+    expect(asListed(json.errorJson()).error.message).toMatch(/^Unknown option '--nmae'/);
+    expect(Object.keys(asListed(json.errorJson()))).toEqual(['error']);
   });
 
   it('the wrong number of arguments prints the command usage, exit 2', async () => {
@@ -96,7 +97,7 @@ describe('mds errors and help', () => {
       run(['migrate', 'now']),
     ]);
     const importUsage =
-      'mds: usage: mds import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--priority low|normal]\n';
+      'mds: usage: mds import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--reinstate] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--date-order dmy|mdy] [--priority low|normal]\n';
     expect(failed(tooFew, 2)).toBe(importUsage);
     expect(failed(tooMany, 2)).toBe(importUsage);
     expect(failed(extra, 2)).toBe('mds: usage: mds migrate\n');
@@ -114,7 +115,9 @@ describe('mds errors and help', () => {
     expect(failed(format, 2)).toBe('mds: --format: must be one of ndjson, csv, json\n');
     expect(failed(file, 1)).toMatch(new RegExp(`^mds: cannot read ${missing}: ENOENT`));
     failed(fileJson, 1);
-    expect(fileJson.errorJson().error.message).toMatch(new RegExp(`^cannot read ${missing}: ENOENT`));
+    expect(asListed(fileJson.errorJson()).error.message).toMatch(
+      new RegExp(`^cannot read ${missing}: ENOENT`),
+    );
   });
 
   it('reports every bad record of a CSV file with its line number and writes nothing', async () => {
@@ -142,7 +145,7 @@ describe('mds errors and help', () => {
       ].join('\n'),
     );
     failed(json, 1);
-    expect(json.errorJson().error.problems.map((p: { line: number }) => p.line)).toEqual([3, 5, 6]);
+    expect(asListed(json.errorJson()).error.problems.map((p: { line: number }) => p.line)).toEqual([3, 5, 6]);
     // Nothing was written: the two good records import as new.
     const good = [lines[0], lines[1], lines[3]].join('\n');
     const ok = await run(['import', 'rates', '-', '--json'], good);
@@ -158,7 +161,7 @@ describe('mds errors and help', () => {
 ]`;
     const r = await run(['import', 'gold', '-', '--json'], text);
     failed(r, 1);
-    expect(r.errorJson()).toEqual({
+    expect(asListed(r.errorJson())).toEqual({
       error: {
         message: 'import refused: 2 problem(s), nothing was written',
         problems: [
@@ -197,11 +200,11 @@ describe('mds errors and help', () => {
       ),
     ]);
     failed(empty, 1);
-    expect(empty.errorJson().error.problems).toEqual([
+    expect(asListed(empty.errorJson()).error.problems).toEqual([
       { line: 1, message: 'missing header row (expected currency,source,buy,sell,updatedAt)' },
     ]);
     failed(columns, 1);
-    expect(columns.errorJson().error.problems).toEqual([
+    expect(asListed(columns.errorJson()).error.problems).toEqual([
       {
         line: 1,
         message: 'header: unknown column "price"; missing column "sell" (expected purity,buy,sell,updatedAt)',
@@ -217,8 +220,8 @@ describe('mds errors and help', () => {
     ]);
     expect(failed(grant, 2)).toBe('mds: no grant grt_missing\n');
     failed(grantJson, 2);
-    expect(grantJson.errorJson()).toEqual({ error: { message: 'no grant grt_missing' } });
+    expect(asListed(grantJson.errorJson())).toEqual({ error: { message: 'no grant grt_missing' } });
     failed(key, 2);
-    expect(key.errorJson()).toEqual({ error: { message: 'no key zzzzzzzzzzzz' } });
+    expect(asListed(key.errorJson())).toEqual({ error: { message: 'no key zzzzzzzzzzzz' } });
   });
 });

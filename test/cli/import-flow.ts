@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, type Database, freshDatabase } from '../support/backends.js';
 import { type CliResult, mds } from '../support/cli.js';
+import { asListed } from '../support/import-problems.js';
 
 const ASSETS_NDJSON = [
   '{"code":"EUR","symbol":"€","names":{"en":"Euro","fr":"Euro","ar":"يورو"},"type":"currency"}',
@@ -59,8 +60,12 @@ function summary(r: CliResult) {
     revisions: _revisions,
     revisionsNotShown: _more,
     acceptedOutliers: _outliers,
+    // Records of retracted observations (docs/decisions.md, 105): test/cli/retract-flow.ts.
+    retracted,
+    reinstated,
     ...counts
   } = doc;
+  expect({ retracted, reinstated }).toEqual({ retracted: 0, reinstated: 0 });
   return counts;
 }
 
@@ -309,7 +314,7 @@ export function importFlow(backend: Backend): void {
       const refused = await run(['import', 'rates', '-', '--json'], csv);
       expect(refused.status).not.toBe(0);
       expect(refused.stdout).toBe('');
-      expect(refused.errorJson()).toEqual({
+      expect(asListed(refused.errorJson())).toEqual({
         error: {
           message: 'import refused: 1 problem(s), nothing was written',
           problems: [
@@ -365,7 +370,7 @@ export function importFlow(backend: Backend): void {
       bad[2499] = bad[2499]!.replace('"currency"', '"coin"');
       const refused = await run(['import', 'assets', file('bad.ndjson', bad.join('\n')), '--json']);
       expect(refused.status).not.toBe(0);
-      expect(refused.errorJson()).toEqual({
+      expect(asListed(refused.errorJson())).toEqual({
         error: {
           message: 'import refused: 1 problem(s), nothing was written',
           problems: [{ line: 2500, message: 'type: "coin" must be one of currency, metal, crypto' }],

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
 import { mds } from '../support/cli.js';
+import { asListed } from '../support/import-problems.js';
 
 const ASSETS = [
   ['EUR', '€', 'Euro', 'Euro', 'يورو'],
@@ -74,7 +75,7 @@ for (const backend of backends()) {
         '--json',
       ]);
       expect(r.status).toBe(1);
-      const err = r.errorJson().error;
+      const err = asListed(r.errorJson()).error;
       expect(err.message).toMatch(/import refused: 1 problem\(s\), nothing was written/);
       expect(err.problems).toEqual([
         {
@@ -101,7 +102,7 @@ for (const backend of backends()) {
         '--json',
       ]);
       expect(r.status).toBe(1);
-      expect(r.errorJson().error.problems).toEqual([
+      expect(asListed(r.errorJson()).error.problems).toEqual([
         {
           line: 2,
           message: expect.stringMatching(
@@ -121,14 +122,16 @@ for (const backend of backends()) {
       ].join('\n');
       const r = await run(['import', 'rates', file('typo.csv', text), '--json']);
       expect(r.status).toBe(1);
-      expect(r.errorJson().error.problems.map((p: { line: number }) => p.line)).toEqual([3]);
+      expect(asListed(r.errorJson()).error.problems.map((p: { line: number }) => p.line)).toEqual([3]);
     });
 
     it('--max-change sets the threshold per import', async () => {
       const text = `${HEADER}\nEUR,official,150,151,2026-11-23T10:00:00Z\nEUR,official,170,171,2026-11-24T10:00:00Z\n`;
       const strict = await run(['import', 'rates', file('strict.csv', text), '--max-change', '5', '--json']);
       expect(strict.status).toBe(1);
-      expect(strict.errorJson().error.problems[0].message).toMatch(/\+13\.3 % .*more than --max-change 5 %/);
+      expect(asListed(strict.errorJson()).error.problems[0].message).toMatch(
+        /\+13\.3 % .*more than --max-change 5 %/,
+      );
       const bad = await run(['import', 'rates', file('strict.csv', text), '--max-change', 'ten']);
       expect(bad.status).toBe(2);
       expect(bad.stderr).toMatch(/--max-change: "ten" is not a percent; write a number above 0/);

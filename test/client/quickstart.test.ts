@@ -3,8 +3,8 @@
  * packages/client/README.md and packages/python/README.md. Each runs in a
  * fresh folder outside the repository, with a customer's environment (no npm,
  * pip or MDS_* variables of this test run, no network: npm offline, pip without
- * an index), the README's shell commands as written (only
- * `/path/to/market-data-service` replaced by this checkout), its code saved
+ * an index), the README's shell commands as written, beside the file they
+ * install (made by the pack script of `npm run clients:pack`, docs/clients.md), its code saved
  * under the name the README gives, and MDS_BASE_URL / MDS_API_KEY set as it
  * says, against the real server on sample data ending today. The quick-starts
  * run with a key of the free, the pro and the enterprise plan, each grant made
@@ -15,7 +15,15 @@
  * the TypeScript ones also type-check as `.mts` with the repository's compiler.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +39,6 @@ import { CLI, type ServerProcess, spawnServer } from '../support/server-process.
 
 const DAY = 86_400_000;
 const TODAY = new Date().toISOString().slice(0, 10);
-const PLACEHOLDER = '/path/to/market-data-service';
 
 /** The plans a customer's quick-start runs with: the cheapest, a paid one, the one with everything. */
 const PLANS = ['free', 'pro', 'enterprise'] as const;
@@ -73,8 +80,10 @@ function quickStart(text: string, language: 'ts' | 'python') {
   const code = fencedBlocks(text, language);
   expect(sh, 'two shell blocks: install, then run').toHaveLength(2);
   expect(code, `one ${language} block`).toHaveLength(1);
-  expect(sh[0]).toContain(PLACEHOLDER);
-  return { install: sh[0]!, code: code[0]!, run: sh[1]! };
+  // The file the operator handed out (docs/clients.md), beside the commands.
+  const file = /install \.\/(\S+)$/m.exec(sh[0]!)?.[1];
+  expect(file, 'the install command names a file in the folder').toBeDefined();
+  return { install: sh[0]!, file: file!, code: code[0]!, run: sh[1]! };
 }
 
 const clientReadme = readFileSync(join(REPO, 'packages', 'client', 'README.md'), 'utf8');
@@ -89,9 +98,12 @@ describe('the client quick-starts, run as written', () => {
   /** A key of each plan for each language's quick-start: one grant each, so no run eats another's minute. */
   const planKeys = new Map<string, string>();
 
-  /** Runs a README shell block, as written but for the repository's path, in `cwd` (with `apiKey` if given). */
+  /** The folder of the packed clients. */
+  let packed: string;
+
+  /** Runs a README shell block as written in `cwd` (with `apiKey` if given). */
   const shell = (block: string, cwd: string, apiKey?: string) =>
-    runOk('bash', ['-euo', 'pipefail', '-c', block.replaceAll(PLACEHOLDER, REPO)], {
+    runOk('bash', ['-euo', 'pipefail', '-c', block], {
       cwd,
       env: apiKey === undefined ? env : { ...env, MDS_API_KEY: apiKey },
       timeout: 120_000,
@@ -99,6 +111,8 @@ describe('the client quick-starts, run as written', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mds-quickstart-'));
+    packed = join(dir, 'clients');
+    execFileSync(process.execPath, [join(REPO, 'dist/scripts/pack-clients.js'), packed], { stdio: 'ignore' });
     const db = join(dir, 'mds.sqlite');
     execFileSync(process.execPath, [CLI, 'seed', 'sample', '--db', db, '--end-date', TODAY], {
       stdio: 'ignore',
@@ -163,6 +177,8 @@ describe('the client quick-starts, run as written', () => {
   it('TypeScript: npm install of the client, then `node quickstart.mjs` on plain Node; every block of the client README runs and type-checks', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'mds-ts-reader-'));
     try {
+      expect(readdirSync(packed)).toContain(tsQuickStart.file);
+      copyFileSync(join(packed, tsQuickStart.file), join(folder, tsQuickStart.file));
       await shell(tsQuickStart.install, folder);
       expect(existsSync(join(folder, 'node_modules', '@mds', 'client', 'dist', 'index.js'))).toBe(true);
       writeFileSync(join(folder, 'quickstart.mjs'), tsQuickStart.code);
@@ -197,6 +213,8 @@ describe('the client quick-starts, run as written', () => {
   it('Python: a venv, pip install of the package, then `.venv/bin/python quickstart.py`; every block of the Python README runs', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'mds-py-reader-'));
     try {
+      expect(readdirSync(packed)).toContain(pythonQuickStart.file);
+      copyFileSync(join(packed, pythonQuickStart.file), join(folder, pythonQuickStart.file));
       await shell(pythonQuickStart.install, folder);
       writeFileSync(join(folder, 'quickstart.py'), pythonQuickStart.code);
       for (const plan of PLANS) {

@@ -31,6 +31,7 @@ describe('serve configuration', () => {
       trustProxy: '',
       contact: { name: 'Market Data Service (DZD) API support' },
       staleAfter: staleAfterSeconds(),
+      publishedFamilies: ['parallel', 'official', 'transfer', 'gold'],
       webhooks: DEFAULT_WEBHOOK_SETTINGS,
     });
   });

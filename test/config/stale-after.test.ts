@@ -19,7 +19,8 @@ import { mds } from '../support/cli.js';
 const H = 3_600;
 const MESSAGE =
   'MDS_STALE_AFTER: must be comma-separated family=duration pairs (families parallel, official, transfer, gold, ' +
-  'each at most once; durations a whole number from 1 to 999999 followed by s, m, h or d), e.g. parallel=36h,gold=2d';
+  'each at most once; durations a whole number from 1 to 999999 followed by s, m, h or d), e.g. parallel=36h,gold=2d; ' +
+  'a family this service does not publish is left out of MDS_PUBLISHED_FAMILIES instead';
 
 function problems(fn: () => unknown): string[] {
   try {
@@ -79,6 +80,8 @@ describe('MDS_STALE_AFTER', () => {
       'parallel=36h;gold=2d',
       'parallel=36h,parallel=40h',
       'gold=1d,official=4d,gold=2d',
+      // Not watching a family is MDS_PUBLISHED_FAMILIES's to say (docs/decisions.md 99): the message names it.
+      'transfer=off',
     ])
       expect(
         problems(() => readConfig({ MDS_STALE_AFTER: bad })),

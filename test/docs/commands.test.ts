@@ -6,7 +6,8 @@
  * blocks, with `mds` the built CLI on PATH, against one store with the sample
  * data (`./data/mds.sqlite`, also `MDS_DATABASE_URL`) served by `mds serve`,
  * and with the names the docs use set: `KEY`, `PUBLIC_ID` (its public id),
- * `ACCOUNT`, `GRANT` and `MDS_ADMIN_TOKEN` (every admin scope). The public
+ * `ACCOUNT`, `GRANT` and `MDS_ADMIN_TOKEN` (the scopes of the billing token
+ * docs/operations.md creates, no more). The public
  * port 8080 and the admin port 9090 of the docs are replaced by free ones.
  * Blocks run in the order of the files, README.md first.
  */
@@ -26,8 +27,10 @@ const FILES = ['README.md', 'docs/operations.md'] as const;
 const BLOCKS_NOT_HERE: Record<string, string> = {
   'export MDS_DATABASE_URL=./data/mds.sqlite':
     'a first deploy: a server of its own on a fresh store; test/docs/operations.test.ts runs it as written and checks its answers',
-  'export MDS_DATABASE_URL=postgres://mds@127.0.0.1:5432/mds':
-    'a first deploy: a server of its own on a fresh database; test/docs/operations.test.ts runs it as written and checks its answers',
+  'createuser mds                 # the role the service logs in as':
+    'a first deploy: a role, a database and a server of their own; test/docs/operations.test.ts runs it as written and checks its answers',
+  "npm link        # puts `mds` in npm's global bin folder (npm prefix -g), linked to this checkout":
+    "writes npm's global folder; test/cli/linked.test.ts runs the command it installs from another folder",
   'cp backups/mds-2026-01-31.sqlite data/mds.sqlite':
     'a restore replaces the files of a stopped server; test/cli/backup.test.ts serves a copy',
   'rm -f data/mds.sqlite-wal data/mds.sqlite-shm data/mds-usage.sqlite-wal data/mds-usage.sqlite-shm':
@@ -46,6 +49,8 @@ const COMMANDS_NOT_HERE: Record<string, string> = {
     'the whole suite, of which this test is a part',
   'MDS_STALE_AFTER=parallel=26h,gold=1d mds serve':
     'a server that runs until stopped; test/config/stale-after.test.ts checks the variable',
+  'MDS_PUBLISHED_FAMILIES=parallel,official,gold mds serve':
+    'a server that runs until stopped; test/observability/published-families.test.ts serves with the variable',
   'mds audit --limit 1000 --cursor <nextCursor of the previous page>':
     'a placeholder: the cursor a previous page printed',
   'pg_dump -Fc --dbname "$MDS_DATABASE_URL" -f mds-2026-01-31.dump':
@@ -92,6 +97,24 @@ function commandsOf(text: string): string[] {
   }
   if (current.length) commands.push(current.join('\n'));
   return commands.filter((c) => c.trim() !== '');
+}
+
+/**
+ * The scopes of the billing token docs/operations.md creates: `MDS_ADMIN_TOKEN`
+ * has these and no other, so an admin example that needs a scope the docs do
+ * not give their token fails here.
+ */
+function billingScopes(): string {
+  const found = new Set(
+    [
+      ...readFileSync('docs/operations.md', 'utf8').matchAll(
+        /admin-tokens create --label billing-webhook --scopes (\S+)/g,
+      ),
+    ].map((m) => m[1]!.replace(/`$/, '')),
+  );
+  if (found.size !== 1)
+    throw new Error(`docs/operations.md gives its billing token ${found.size} different scope lists`);
+  return [...found][0]!;
 }
 
 const SHELL = new Set(['sh', 'bash', 'shell']);
@@ -167,9 +190,8 @@ describe('the shell commands of README.md and docs/operations.md', () => {
       key: string;
       publicId: string;
     };
-    const scopes = 'accounts:read,accounts:write,keys:write,usage:read,data:write,audit:read,webhooks:write';
     const admin = JSON.parse(
-      mds('admin-tokens', 'create', '--label', 'docs', '--scopes', scopes, '--json'),
+      mds('admin-tokens', 'create', '--label', 'docs', '--scopes', billingScopes(), '--json'),
     ) as {
       token: string;
     };

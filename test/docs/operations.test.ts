@@ -2,17 +2,24 @@
  * docs/operations.md's "First deploy" sections, run as written: their `sh`
  * blocks in bash, with `mds` the built CLI on PATH, from a fresh folder that
  * holds the files of their `csv <name>` blocks. Only the port (a free one)
- * and, on PostgreSQL, the database address (a fresh database) are the test's
- * own. The answers the blocks' curl lines print are checked.
+ * and, on PostgreSQL, the names of the role and database the block creates
+ * (the test server is shared) are the test's own; `createuser` and `createdb`
+ * reach it as its superuser through libpq's variables. The files' times are
+ * moved so that the newest is a minute old, as a deploy's own files would be
+ * on its day: the blocks end with the freshness check a cron job runs, which
+ * must pass (the script stops on any failure). The answers the blocks' curl
+ * lines print are checked.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { backends, POSTGRES_URL } from '../support/backends.js';
 import { track } from '../support/children.js';
 import { CLI } from '../support/server-process.js';
 
@@ -53,14 +60,18 @@ function cleanEnv(bin: string): NodeJS.ProcessEnv {
 }
 
 /** Runs `script` in bash in `dir`; a deadline kills it and whatever it started (its process group). */
-async function bash(dir: string, script: string, deadlineMs: number) {
+async function bash(dir: string, script: string, deadlineMs: number, extraEnv: NodeJS.ProcessEnv = {}) {
   const bin = join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'mds'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
   chmodSync(join(bin, 'mds'), 0o755);
   // Background jobs (the server) are stopped when the script ends, however it ends.
   const wrapped = `set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT\n${script}`;
-  const child = spawn('bash', ['-c', wrapped], { cwd: dir, env: cleanEnv(bin), detached: true });
+  const child = spawn('bash', ['-c', wrapped], {
+    cwd: dir,
+    env: { ...cleanEnv(bin), ...extraEnv },
+    detached: true,
+  });
   track(child, 'bash (docs/operations.md script)');
   let stdout = '';
   let stderr = '';
@@ -84,6 +95,19 @@ async function bash(dir: string, script: string, deadlineMs: number) {
   return { code, stdout, stderr };
 }
 
+const INSTANT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g;
+const NEWEST = Math.max(
+  ...blocks('First deploy on SQLite')
+    .filter((b) => b.info.startsWith('csv '))
+    .flatMap((b) => [...b.text.matchAll(INSTANT)].map(([t]) => Date.parse(t))),
+);
+
+/** `csv` with every instant moved by the same amount, the files' newest to a minute ago. */
+function recent(csv: string): string {
+  const shift = Date.now() - 60_000 - NEWEST;
+  return csv.replace(INSTANT, (t) => new Date(Date.parse(t) + shift).toISOString());
+}
+
 /** The JSON documents the script's curl lines printed. */
 function answers(stdout: string): Array<{ data: unknown }> {
   const found: Array<{ data: unknown }> = [];
@@ -91,12 +115,27 @@ function answers(stdout: string): Array<{ data: unknown }> {
   return found;
 }
 
+/** Drops the databases and roles the PostgreSQL test created, each named after its role. */
+async function dropRoles(names: string[]): Promise<void> {
+  if (!POSTGRES_URL || names.length === 0) return;
+  const c = new pg.Client({ connectionString: POSTGRES_URL });
+  await c.connect();
+  try {
+    for (const name of names) {
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.query(`drop role if exists ${name}`);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
 describe('docs/operations.md, first deploy', () => {
   const dirs: string[] = [];
-  const dbs: Database[] = [];
+  const roles: string[] = [];
   afterAll(async () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    for (const db of dbs) await db.drop();
+    await dropRoles(roles);
   });
 
   /** A fresh folder with the files the first-deploy sections show. */
@@ -105,7 +144,7 @@ describe('docs/operations.md, first deploy', () => {
     dirs.push(dir);
     for (const b of blocks('First deploy on SQLite')) {
       const name = /^csv (\S+)$/.exec(b.info)?.[1];
-      if (name) writeFileSync(join(dir, name), b.text);
+      if (name) writeFileSync(join(dir, name), recent(b.text));
     }
     return dir;
   }
@@ -118,7 +157,7 @@ describe('docs/operations.md, first deploy', () => {
     return text;
   }
 
-  it('on SQLite: init, a dry run, imports, account, grant, key, serve, and the answers', async () => {
+  it('on SQLite: init, a dry run, imports, account, grant, key, serve, the answers and the cron check', async () => {
     const dir = folder();
     const port = await freePort();
     const r = await bash(dir, script('First deploy on SQLite', port), 90_000);
@@ -136,12 +175,26 @@ describe('docs/operations.md, first deploy', () => {
   });
 
   const postgres = backends().find((b) => b.name === 'postgres');
-  it.runIf(postgres)('on PostgreSQL: the same sequence against a fresh database', async () => {
-    const db = await freshDatabase('postgres');
-    dbs.push(db);
-    const dir = folder();
+  it.runIf(postgres)('on PostgreSQL: the role and database it names, then the same sequence', async () => {
+    // The docs' role and database `mds`, named for this run: the server is shared.
+    const name = `mds_doc_${randomBytes(4).toString('hex')}`;
+    const server = new URL(POSTGRES_URL!);
+    roles.push(name);
+    const url = `postgres://${name}@${server.host}/${name}`;
     const port = await freePort();
-    const r = await bash(dir, script('First deploy on PostgreSQL', port, db.url), 90_000);
+    const text = script('First deploy on PostgreSQL', port, url)
+      .replace(/^createuser mds\b/m, `createuser ${name}`)
+      .replace(/^createdb --owner mds mds\b/m, `createdb --owner ${name} ${name}`);
+    expect(text).not.toMatch(/\bmds mds\b|createuser mds\b/);
+    const dir = folder();
+    // createuser and createdb reach the server as its superuser, through libpq's variables.
+    const superuser: NodeJS.ProcessEnv = {
+      PGHOST: server.hostname,
+      PGPORT: server.port || '5432',
+      PGUSER: decodeURIComponent(server.username) || 'postgres',
+    };
+    if (server.password) superuser.PGPASSWORD = decodeURIComponent(server.password);
+    const r = await bash(dir, text, 90_000, superuser);
     expect(r.stderr).not.toMatch(/^mds: /m);
     expect(r.code).toBe(0);
     const [rates] = answers(r.stdout);

@@ -28,9 +28,12 @@ export interface Instance {
 export async function instance(
   databaseUrl: string,
   redis?: { url: string; prefix: string; cluster?: boolean },
+  /** A store opened by the test (it may cap a file's pages); the instance closes it. */
+  store?: Store,
 ): Promise<Instance> {
   const runtime = await assemble({
     databaseUrl,
+    store,
     ...(redis
       ? { redisUrl: redis.url, redisPrefix: redis.prefix, redisCluster: redis.cluster ?? false }
       : {}),
@@ -80,11 +83,14 @@ export class Load {
 
   constructor(
     apps: () => FastifyInstance[],
-    key: string,
+    /** The key, or keys taken in turn (each request the next one). */
+    key: string | readonly string[],
     clients = 8,
     /** Answers a client may get without a 503 once a fault is on (null: any). */
     private readonly url = LATEST,
   ) {
+    const keys = typeof key === 'string' ? [key] : key;
+    let turn = 0;
     for (let c = 0; c < clients; c++) {
       this.loops.push(
         (async () => {
@@ -96,7 +102,7 @@ export class Load {
               res = await app.inject({
                 method: 'GET',
                 url: this.url,
-                headers: { authorization: `Bearer ${key}` },
+                headers: { authorization: `Bearer ${keys[turn++ % keys.length]}` },
               });
             } catch (err) {
               this.wrong.push(`no answer: ${(err as Error).message}`);

@@ -106,7 +106,14 @@ describe.each(backends())('usage for invoices on $name', (backend) => {
     const lines = res.json().data as Array<{ grant: { id: string } }>;
     expect(lines.find((l) => l.grant.id === grantA)).toEqual({
       account: { id: accountA, externalId: 'cus_usage_a' },
-      grant: { id: grantA, plan: 'pro', provider: 'stripe', externalId: 'sub_usage_a' },
+      grant: {
+        id: grantA,
+        plan: 'pro',
+        provider: 'stripe',
+        externalId: 'sub_usage_a',
+        status: 'active',
+        cancelledAt: null,
+      },
       requestsUsed: sent.a1 + sent.a2,
       monthlyRequestLimit: 1_000_000,
     });
@@ -138,9 +145,9 @@ describe.each(backends())('usage for invoices on $name', (backend) => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     const lines = res.body.split('\r\n');
     expect(lines[0]).toBe(
-      'account_id,account_externalId,grant_id,grant_plan,grant_provider,grant_externalId,requestsUsed,monthlyRequestLimit',
+      'account_id,account_externalId,grant_id,grant_plan,grant_provider,grant_externalId,grant_status,grant_cancelledAt,requestsUsed,monthlyRequestLimit',
     );
-    expect(lines).toContain(`${accountA},cus_usage_a,${grantA},pro,stripe,sub_usage_a,5,1000000`);
+    expect(lines).toContain(`${accountA},cus_usage_a,${grantA},pro,stripe,sub_usage_a,active,,5,1000000`);
     expect(res.body.endsWith('\r\n')).toBe(true);
     // JSON by default, and when JSON ranks first.
     const json = await h.call('GET', '/admin/v1/usage/statement', {
@@ -221,5 +228,32 @@ describe.each(backends())('usage for invoices on $name', (backend) => {
         { entitlement: 'usage:read' },
       ]);
     });
+  });
+  it('the statement carries each grant’s status and when it was cancelled, in JSON and CSV', async () => {
+    const before = Date.now();
+    const cancelled = await h.call('PATCH', `/admin/v1/grants/${grantB}`, {
+      token,
+      body: { status: 'cancelled' },
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    const after = Date.now();
+    const month = today().slice(0, 7);
+    const res = await h.call('GET', `/admin/v1/usage/statement?month=${month}`, { token });
+    const line = res.json().data.find((l: { grant: { id: string } }) => l.grant.id === grantB);
+    expect(line.grant.status).toBe('cancelled');
+    const at = Date.parse(line.grant.cancelledAt);
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(after);
+    const csv = await h.call('GET', `/admin/v1/usage/statement?month=${month}`, {
+      token,
+      headers: { accept: 'text/csv' },
+    });
+    expect(csv.body).toContain(`,${grantB},basic,manual,,cancelled,${line.grant.cancelledAt},`);
+    expect(res.json().data.find((l: { grant: { id: string } }) => l.grant.id === grantA).grant).toMatchObject(
+      {
+        status: 'active',
+        cancelledAt: null,
+      },
+    );
   });
 });

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseImport } from '../../src/import/parse.js';
+import { plain } from '../support/import-problems.js';
 
 const ASSETS_HEADER = 'code,symbol,type,name_en,name_fr,name_ar';
 const asset = (code: string, en: string) => ({
@@ -25,7 +26,7 @@ describe('CSV read by csv-parse', () => {
   it('reads quoted fields, doubled quotes, CRLF and LF, a BOM and blank lines', () => {
     const text = `\uFEFF${ASSETS_HEADER}\r\n"AAA","A",currency,"a, ""b""",fr,ar\r\n\r\n   \nBBB,B,currency,"x\r\ny",fr,ar\nCCC,C,currency,z,fr,ar`;
     const r = parseImport('assets', text, 'csv');
-    expect(r.problems).toEqual([]);
+    expect(plain(r.problems)).toEqual([]);
     expect(r.records.map((a) => [a.code, a.names.en])).toEqual([
       ['AAA', 'a, "b"'],
       ['BBB', 'x\r\ny'],
@@ -57,7 +58,7 @@ describe('CSV read by csv-parse', () => {
     const r = parseImport('assets', text, 'csv');
     const longLine = fill.length + 2;
     const badLine = longLine + 24 + 1;
-    expect(r.problems).toEqual([
+    expect(plain(r.problems)).toEqual([
       { line: badLine, message: 'code: "bad" must be an uppercase asset code (2-10 of A-Z, 0-9)' },
     ]);
     expect(r.records).toHaveLength(fill.length + 3);
@@ -66,7 +67,7 @@ describe('CSV read by csv-parse', () => {
     // Many runs: the line of a bad row far into the file.
     const far = parseImport('assets', `${head}bad,x,currency,a,b,c\n`, 'csv');
     expect(far.records).toHaveLength(30_000);
-    expect(far.problems).toEqual([
+    expect(plain(far.problems)).toEqual([
       { line: 30_002, message: 'code: "bad" must be an uppercase asset code (2-10 of A-Z, 0-9)' },
     ]);
   });
@@ -76,7 +77,7 @@ describe('CSV read by csv-parse', () => {
       '\n',
     );
     const r = parseImport('assets', text, 'csv');
-    expect(r.problems).toEqual([
+    expect(plain(r.problems)).toEqual([
       { line: 2, message: 'malformed CSV: unexpected character after a closing quote' },
     ]);
     expect(r.records.map((a) => a.code)).toEqual(['BBB']);
@@ -91,13 +92,13 @@ describe('CSV read by csv-parse', () => {
       'CCC,C,currency,en,fr,ar',
     ].join('\r\n');
     const r = parseImport('assets', text, 'csv');
-    expect(r.problems).toEqual([{ line: 3, message: 'malformed CSV: unterminated quoted field' }]);
+    expect(plain(r.problems)).toEqual([{ line: 3, message: 'malformed CSV: unterminated quoted field' }]);
     expect(r.records.map((a) => a.code)).toEqual(['AAA']);
   });
 
   it('a malformed header row is the one problem', () => {
     const r = parseImport('gold', '"purity"x,buy,sell,updatedAt\n"24K,1,2\n', 'csv');
-    expect(r.problems).toEqual([
+    expect(plain(r.problems)).toEqual([
       { line: 1, message: 'malformed CSV: unexpected character after a closing quote' },
     ]);
   });

@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseImport } from '../../src/import/parse.js';
 import { AssetRecord, GoldImportRecord, RateRecord } from '../../src/import/records.js';
+import { CONTROL_SENTENCE } from '../../src/schemas/admin-check.js';
 import { ASSET_CODE_PATTERN, AssetCode } from '../../src/schemas/common.js';
 import { Asset, GoldRecord, HistoryRate } from '../../src/schemas/market.js';
+import { plain } from '../support/import-problems.js';
 
 const T0 = '2026-01-10T09:00:00.000Z';
 const MSG_CODE = 'must be an uppercase asset code (2-10 of A-Z, 0-9)';
@@ -35,17 +37,19 @@ describe('import records from the entity schemas', () => {
 
   it('reject a bad asset code with the same message in every format', () => {
     const bad = { currency: 'eur', source: 'parallel', buy: '1', sell: '2', updatedAt: T0 };
-    expect(parseImport('rates', `${JSON.stringify(bad)}\n`, 'ndjson').problems).toEqual([
+    expect(plain(parseImport('rates', `${JSON.stringify(bad)}\n`, 'ndjson').problems)).toEqual([
       { line: 1, message: `currency: "eur" ${MSG_CODE}` },
     ]);
-    expect(parseImport('rates', JSON.stringify([bad]), 'json').problems).toEqual([
+    expect(plain(parseImport('rates', JSON.stringify([bad]), 'json').problems)).toEqual([
       { line: 1, message: `currency: "eur" ${MSG_CODE}` },
     ]);
     expect(
-      parseImport('rates', `currency,source,buy,sell,updatedAt\neur,parallel,1,2,${T0}\n`, 'csv').problems,
+      plain(
+        parseImport('rates', `currency,source,buy,sell,updatedAt\neur,parallel,1,2,${T0}\n`, 'csv').problems,
+      ),
     ).toEqual([{ line: 2, message: `currency: "eur" ${MSG_CODE}` }]);
     const asset = { code: 'us$', symbol: '$', names: { en: 'a', fr: 'b', ar: 'c' }, type: 'currency' };
-    expect(parseImport('assets', `${JSON.stringify(asset)}\n`, 'ndjson').problems).toEqual([
+    expect(plain(parseImport('assets', `${JSON.stringify(asset)}\n`, 'ndjson').problems)).toEqual([
       { line: 1, message: `code: "us$" ${MSG_CODE}` },
     ]);
   });
@@ -63,27 +67,36 @@ describe('import records from the entity schemas', () => {
       ['F', '+Franc', 'names.en: "+Franc"'],
       ['F', '-Franc', 'names.en: "-Franc"'],
       ['F', '@SUM(A1:A9)', 'names.en: "@SUM(A1:A9)"'],
-      ['F', '\tFranc', 'names.en: "\\tFranc"'],
-      ['F', '\rFranc', 'names.en: "\\rFranc"'],
     ];
     for (const [symbol, en, echoed] of cases) {
-      expect(parseImport('assets', JSON.stringify([asset(symbol, en)]), 'json').problems, en).toEqual([
+      expect(plain(parseImport('assets', JSON.stringify([asset(symbol, en)]), 'json').problems), en).toEqual([
         { line: 1, message: `${echoed} ${MSG_FORMULA}` },
       ]);
     }
+    // A tab or CR in JSON is no file's structure: a control character (decisions 89), not quoted.
+    for (const en of ['\tFranc', '\rFranc']) {
+      expect(plain(parseImport('assets', JSON.stringify([asset('F', en)]), 'json').problems)).toEqual([
+        { line: 1, message: `names.en: ${CONTROL_SENTENCE}` },
+      ]);
+    }
     expect(
-      parseImport(
-        'assets',
-        'code,symbol,type,name_en,name_fr,name_ar\nXFA,F,currency,Franc,@Franc,فرنك\n',
-        'csv',
-      ).problems,
-    ).toEqual([{ line: 2, message: `name_fr: "@Franc" ${MSG_FORMULA}` }]);
+      plain(
+        parseImport(
+          'assets',
+          'code,symbol,type,name_en,name_fr,name_ar\nXFA,F,currency,Franc,@Franc,فرنك\nXFB,F,currency,"\tFranc",Franc,فرنك\n',
+          'csv',
+        ).problems,
+      ),
+    ).toEqual([
+      { line: 2, message: `name_fr: "@Franc" ${MSG_FORMULA}` },
+      { line: 3, message: `name_en: "\\tFranc" ${MSG_FORMULA}` },
+    ]);
     // A formula character later on, an Arabic name and its right-to-left mark are names like any other.
     const fine = [asset('F', 'Euro'), asset('€', 'A-1 = B+C @ home'), asset('F', 'يورو')].map((a, i) => ({
       ...a,
       code: `XF${i}`,
     }));
-    expect(parseImport('assets', JSON.stringify(fine), 'json').problems).toEqual([]);
+    expect(plain(parseImport('assets', JSON.stringify(fine), 'json').problems)).toEqual([]);
   });
 
   it('count the length of a symbol or name in characters, not UTF-16 units', () => {
@@ -93,15 +106,20 @@ describe('import records from the entity schemas', () => {
       names: { en: '🪙'.repeat(200), fr: 'Or', ar: 'ذهب' },
       type: 'metal',
     });
-    expect(parseImport('assets', JSON.stringify([asset('🪙'.repeat(16))]), 'json').problems).toEqual([]);
-    expect(parseImport('assets', JSON.stringify([asset('🪙'.repeat(17))]), 'json').problems).toEqual([
+    expect(plain(parseImport('assets', JSON.stringify([asset('🪙'.repeat(16))]), 'json').problems)).toEqual(
+      [],
+    );
+    expect(plain(parseImport('assets', JSON.stringify([asset('🪙'.repeat(17))]), 'json').problems)).toEqual([
       {
         line: 1,
         message: `symbol: "${'🪙'.repeat(17)}" must be a non-empty string of at most 16 characters`,
       },
     ]);
-    expect(parseImport('assets', JSON.stringify([asset(' \t\u00a0')]), 'json').problems).toEqual([
-      { line: 1, message: 'symbol: " \\t\u00a0" must be a non-empty string of at most 16 characters' },
+    expect(plain(parseImport('assets', JSON.stringify([asset(' \t\u00a0')]), 'json').problems)).toEqual([
+      { line: 1, message: `symbol: ${CONTROL_SENTENCE}` },
+    ]);
+    expect(plain(parseImport('assets', JSON.stringify([asset(' \u00a0')]), 'json').problems)).toEqual([
+      { line: 1, message: 'symbol: " \u00a0" must be a non-empty string of at most 16 characters' },
     ]);
   });
 });

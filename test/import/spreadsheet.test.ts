@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDelimiter } from '../../src/import/detect.js';
 import { parseImport, parseNdjsonPieces } from '../../src/import/parse.js';
 import { timeZoneProblem } from '../../src/import/timestamps.js';
+import { plain } from '../support/import-problems.js';
 
 const MSG_AMOUNT = 'must be a positive decimal number with at most 6 decimal places';
 const MSG_TS = 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-21T09:00:00.000Z';
@@ -35,7 +36,7 @@ describe('delimiters', () => {
       csv(';', row('262,50', '264,75'), row('0,000001', '1,5', T, 'official')),
       'csv',
     );
-    expect(r.problems).toEqual([]);
+    expect(plain(r.problems)).toEqual([]);
     expect(r.records).toEqual([
       { currency: 'EUR', source: 'parallel', buy: 262_500_000, sell: 264_750_000, updatedAt: T_MS },
       { currency: 'EUR', source: 'official', buy: 1, sell: 1_500_000, updatedAt: T_MS },
@@ -45,11 +46,11 @@ describe('delimiters', () => {
 
   it('reads a tab-separated file, and quoted header names, a BOM, CRLF and blank lines before the header', () => {
     const tab = parseImport('rates', csv('\t', row('262,50', '264.5')), 'csv');
-    expect(tab.problems).toEqual([]);
+    expect(plain(tab.problems)).toEqual([]);
     expect(tab.records.map((x) => [x.buy, x.sell])).toEqual([[262_500_000, 264_500_000]]);
     const text = `\uFEFF\r\n"currency";"source";"buy";"sell";"updatedAt"\r\nEUR;parallel;"262,50";264;${T}\r\n`;
     const r = parseImport('rates', text, 'csv');
-    expect(r.problems).toEqual([]);
+    expect(plain(r.problems)).toEqual([]);
     expect(r.records.map((x) => x.buy)).toEqual([262_500_000]);
     expect(r.lines).toEqual([3]);
   });
@@ -62,12 +63,12 @@ describe('delimiters', () => {
     expect(r.records).toEqual([]);
     expect(messages(r)[0]).toMatch(/^header: unknown column "currency;source;buy;sell;updatedAt"; /);
     const tab = parseImport('rates', csv('\t', row('1')), 'csv', { delimiter: '\t' });
-    expect(tab.problems).toEqual([]);
+    expect(plain(tab.problems)).toEqual([]);
   });
 
   it('names the columns of a ;-separated header with a wrong column as split at ;', () => {
     const r = parseImport('gold', 'purity;buy;price;updatedAt\n24K;1;2;2026-11-25T14:05:00Z\n', 'csv');
-    expect(r.problems).toEqual([
+    expect(plain(r.problems)).toEqual([
       {
         line: 1,
         message: 'header: unknown column "price"; missing column "sell" (expected purity;buy;sell;updatedAt)',
@@ -81,7 +82,7 @@ describe('delimiters', () => {
       'code,symbol,type,name_en,name_fr,name_ar\nXAU,oz,metal,Gold; troy ounce,Or,ذهب\n',
       'csv',
     );
-    expect(r.problems).toEqual([]);
+    expect(plain(r.problems)).toEqual([]);
     expect(r.records[0]?.names.en).toBe('Gold; troy ounce');
   });
 
@@ -114,37 +115,61 @@ describe('decimal marks and thousands separators', () => {
     }
   });
 
-  it('refuses thousands separators in every file, saying to write the number without them', () => {
-    const fix = (n: string) => `has thousands separators: write the number without them, e.g. ${n}`;
+  it("reads thousands separators where the file's locale makes them sure (decisions 94)", () => {
+    const amounts = (r: { records: { buy: number; sell: number }[] }) =>
+      r.records.map((x) => [x.buy, x.sell]);
+    // ; file: the comma is the decimal mark; spaces (no-break ones too) and points group thousands.
     const semi = parseImport(
       'rates',
       csv(
         ';',
         row('1 262,50', '1.262,50'),
         row('1\u00a0262', '1\u202f262,5', T, 'official'),
-        row('1,262.50', '1.262.500', T, 'transfer'),
+        row('1 262 000', '1.262.500', T, 'transfer'),
       ),
       'csv',
     );
-    expect(semi.records).toEqual([]);
-    expect(messages(semi)).toEqual([
-      `buy: "1 262,50" ${fix('1262,50')}`,
-      `sell: "1.262,50" ${fix('1262,50')}`,
-      `buy: "1\u00a0262" ${fix('1262')}`,
-      `sell: "1\u202f262,5" ${fix('1262,5')}`,
-      `buy: "1,262.50" ${fix('1262,50')}`,
-      `sell: "1.262.500" ${fix('1262500')}`,
+    expect(plain(semi.problems)).toEqual([]);
+    expect(amounts(semi)).toEqual([
+      [1_262_500_000, 1_262_500_000],
+      [1_262_000_000, 1_262_500_000],
+      [1_262_000_000_000, 1_262_500_000_000],
     ]);
+    // , file: the point is the decimal mark; spaces and (quoted) commas group thousands.
     const comma = parseImport(
       'rates',
-      csv(',', row('"1,262.50"', '"1,262,500"'), row('1 262.5', '2', T, 'official')),
+      csv(',', row('"1,262.50"', '"1,262,500"'), row('1 262.5', '1\u00a0262.5', T, 'official')),
       'csv',
     );
-    expect(messages(comma)).toEqual([
-      `buy: "1,262.50" ${fix('1262.50')}`,
-      `sell: "1,262,500" ${fix('1262500')}`,
-      `buy: "1 262.5" ${fix('1262.5')}`,
+    expect(plain(comma.problems)).toEqual([]);
+    expect(amounts(comma)).toEqual([
+      [1_262_500_000, 1_262_500_000_000],
+      [1_262_500_000, 1_262_500_000],
     ]);
+    // Tab file: either mark is the decimal one, the other groups.
+    const tab = parseImport('rates', csv('\t', row('1.262,5', '1,262.5')), 'csv');
+    expect(amounts(tab)).toEqual([[1_262_500_000, 1_262_500_000]]);
+  });
+
+  it("refuses thousands separators the file's locale does not write, and in JSON, saying to write the number without them", () => {
+    const fix = (n: string) => `has thousands separators: write the number without them, e.g. ${n}`;
+    // A comma grouping before a point in a ; file, a point grouping in a , file: another locale's.
+    const semi = parseImport('rates', csv(';', row('1,262.50', '2')), 'csv');
+    expect(messages(semi)).toEqual([`buy: "1,262.50" ${fix('1262,50')}`]);
+    const comma = parseImport('rates', csv(',', row('"1.262.500"', '"1 262,5"')), 'csv');
+    expect(messages(comma)).toEqual([
+      `buy: "1.262.500" ${fix('1262500')}`,
+      expect.stringMatching(/^sell: "1 262,5" /),
+    ]);
+    // JSON and NDJSON have no locale: a program writes them, a separator there is a mistake.
+    const json = parseImport(
+      'rates',
+      JSON.stringify([
+        { currency: 'EUR', source: 'parallel', buy: '1 262.5', sell: '1,262.5', updatedAt: T },
+      ]),
+      'json',
+    );
+    expect(messages(json)).toEqual([`buy: "1 262.5" ${fix('1262.5')}`, `sell: "1,262.5" ${fix('1262.5')}`]);
   });
 
   it('refuses a mark that may be a thousands separator rather than guess', () => {
@@ -156,7 +181,7 @@ describe('decimal marks and thousands separators', () => {
       csv(';', row('1,262', '1.262'), row('18.235', '0.262', T, 'official')),
       'csv',
     );
-    expect(semi.problems).toEqual([
+    expect(plain(semi.problems)).toEqual([
       { line: 2, message: `sell: "1.262" ${ambiguous('.', '1262', '1,262')}` },
       { line: 3, message: `buy: "18.235" ${ambiguous('.', '18235', '18,235')}` },
     ]);
@@ -299,12 +324,41 @@ describe('the shapes of a spreadsheet date, each with its message', () => {
 
   it('a date in day/month order', () => {
     const dayMonth = (v: string, fix: string) =>
-      `updatedAt: "${v}" puts the day and the month before the year, which is ambiguous: write ${fix} (year-month-day, then the time with its offset)`;
+      `updatedAt: "${v}" puts the day and the month before the year, which is ambiguous: write ${fix} (year-month-day, then the time with its offset), or pass the order of the file's dates, --date-order dmy (day first) or mdy`;
     expect(ts('25/11/2026')).toEqual([dayMonth('25/11/2026', '2026-11-25T…')]);
     expect(ts('11/25/2026')).toEqual([dayMonth('11/25/2026', '2026-11-25T…')]);
     expect(ts('25.11.2026 14:05')).toEqual([dayMonth('25.11.2026 14:05', '2026-11-25T…')]);
     expect(ts('05/06/2026', 'Africa/Algiers')).toEqual([
       dayMonth('05/06/2026', '2026-06-05T… or 2026-05-06T…'),
+    ]);
+  });
+
+  it('a day-first or month-first date read in the order given (--date-order, decisions 94)', () => {
+    const read = (updatedAt: string, dateOrder: 'dmy' | 'mdy', timezone = 'Africa/Algiers') =>
+      parseImport('rates', csv(';', row('1', '2', updatedAt)), 'csv', { timezone, dateOrder });
+    const at = (r: ReturnType<typeof read>) => r.records.map((x) => x.updatedAt);
+    // Africa/Algiers is UTC+1 all year.
+    expect(at(read('28/11/2025 09:30', 'dmy'))).toEqual([Date.UTC(2025, 10, 28, 8, 30)]);
+    expect(at(read('5/6/2025 9:30', 'dmy'))).toEqual([Date.UTC(2025, 5, 5, 8, 30)]);
+    expect(at(read('05.06.2025 09:30:15', 'dmy'))).toEqual([Date.UTC(2025, 5, 5, 8, 30, 15)]);
+    expect(at(read('5/6/2025 9:30', 'mdy'))).toEqual([Date.UTC(2025, 4, 6, 8, 30)]);
+    expect(at(read('11/28/2025 09:30', 'mdy'))).toEqual([Date.UTC(2025, 10, 28, 8, 30)]);
+    // ISO dates are read as ever beside the order.
+    expect(at(read('2025-11-28T09:30:00Z', 'dmy'))).toEqual([Date.UTC(2025, 10, 28, 9, 30)]);
+    expect(messages(read('28/11/2025 09:30', 'mdy'))).toEqual([
+      'updatedAt: "28/11/2025 09:30" is not a date in month/day/year order (--date-order mdy): check the date, or the order',
+    ]);
+    expect(messages(read('28/11/2025', 'dmy'))).toEqual([
+      'updatedAt: "28/11/2025" is a date without a time: write the time of the quote after it, e.g. 28/11/2025 09:30',
+    ]);
+    // A local time still needs its zone.
+    const noZone = parseImport('rates', csv(';', row('1', '2', '28/11/2025 09:30')), 'csv', {
+      dateOrder: 'dmy',
+    });
+    expect(messages(noZone)).toEqual([
+      expect.stringMatching(
+        /^updatedAt: "28\/11\/2025 09:30" has no time zone: .*e\.g\. 2025-11-28T09:30:00\+01:00.*--timezone/,
+      ),
     ]);
   });
 
@@ -339,14 +393,21 @@ describe('every problem with a value echoes it', () => {
       `sell: [1,2] ${MSG_AMOUNT}`,
       `updatedAt: 12 ${MSG_TS}`,
     ]);
-    // Control characters are escaped, never written to the terminal as they are.
+    // A control or bidirectional character is refused with what to remove, the value never quoted
+    // (decisions 89); in a value quoted for another reason, the bidirectional ones are escaped.
     const esc = parseImport(
       'rates',
       `${JSON.stringify({ currency: 'E\u001b[31m', source: 'parallel', buy: '1', sell: '2', updatedAt: T })}\n`,
       'ndjson',
     );
     expect(messages(esc)).toEqual([
-      'currency: "E\\u001b[31m" must be an uppercase asset code (2-10 of A-Z, 0-9)',
+      'currency: must not contain control characters (U+0000 to U+001F, U+007F): remove them',
     ]);
+    const object = parseImport(
+      'rates',
+      `${JSON.stringify({ currency: 'EUR', source: 'parallel', buy: { a: '\u202e1' }, sell: '2', updatedAt: T })}\n`,
+      'ndjson',
+    );
+    expect(messages(object)).toEqual([`buy: {"a":"\\u202e1"} ${MSG_AMOUNT}`]);
   });
 });

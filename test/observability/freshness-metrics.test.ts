@@ -89,7 +89,13 @@ describe('freshness gauges on the admin port', () => {
     // The sample ends yesterday at 09:00 UTC: at least 15 hours ago.
     expect(f.parallel).toMatchObject({ thresholdSeconds: 2 * HOUR, stale: true });
     expect(f.official).toMatchObject({ thresholdSeconds: 96 * HOUR, stale: false });
-    expect(f.gold).toEqual({ updatedAt: null, ageSeconds: null, thresholdSeconds: 24 * HOUR, stale: true });
+    expect(f.gold).toEqual({
+      updatedAt: null,
+      ageSeconds: null,
+      thresholdSeconds: 24 * HOUR,
+      published: true,
+      stale: true,
+    });
   });
 });
 

@@ -315,6 +315,22 @@ describe.each(backends())('operator records on $name', ({ name }) => {
     expect(JSON.stringify(records)).not.toContain('e'.repeat(64));
   });
 
+  it('replaces an admin token’s scopes with their audit record; the same ones or a revoked token change nothing', async () => {
+    const id = 'adm_cccccccccccc';
+    const updated = await store.operator.updateAdminTokenScopes(id, ['usage:read'], T0 + 80, ALICE);
+    expect(updated).toMatchObject({ publicId: id, scopes: ['usage:read'], digest: 'd'.repeat(64) });
+    expect((await store.operator.getAdminToken(id))?.scopes).toEqual(['usage:read']);
+    await store.operator.updateAdminTokenScopes(id, ['usage:read'], T0 + 81, ALICE);
+    expect((await auditOf(id)).map((r) => [r.action, r.changes])).toEqual([
+      ['admin_token.update', { scopes: { before: ['accounts:write', 'keys:write'], after: ['usage:read'] } }],
+      ['admin_token.create', expect.any(Object)],
+    ]);
+    // The revoked one of the test before keeps its scopes.
+    const revoked = await store.operator.updateAdminTokenScopes('adm_bbbbbbbbbbbb', ['usage:read'], T0 + 90);
+    expect(revoked).toMatchObject({ status: 'revoked', scopes: ['accounts:write', 'keys:write'] });
+    expect(await store.operator.updateAdminTokenScopes('adm_nobody', ['usage:read'], T0)).toBeUndefined();
+  });
+
   it('records an import that wrote as data.import, in its transaction; a dry run leaves none', async () => {
     const asset = {
       code: 'EUR',

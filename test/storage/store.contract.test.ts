@@ -57,7 +57,10 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0009_consume_function',
       '0010_consume_row_updates',
       '0011_rates_asset_check',
-      '0012_reporters',
+      '0012_webhook_queues',
+      '0013_sealed_idempotent_answers',
+      '0014_retractions',
+      '0015_reporters',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);

@@ -9,11 +9,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { keyCreated } from '../../src/domain/webhook-builders.js';
-import type { SubscriptionRecord } from '../../src/storage/webhook-records.js';
+import type { ClaimedDelivery, SubscriptionRecord } from '../../src/storage/webhook-records.js';
 import { backends } from '../support/backends.js';
 import { migratedStore } from '../support/contract.js';
 
 const T0 = Date.UTC(2026, 10, 1, 9);
+const LANES = { healthy: 16, failing: 16 };
 
 /** A key.created event concerning no account, so that every subscription to it gets it. */
 const keyEvent = (publicId: string) => ({
@@ -74,7 +75,7 @@ describe.each(backends())('webhook repository on $name', ({ name }) => {
     expect(written).toHaveLength(1);
     expect(await store.webhooks.emitEvents([event], T0 + 101)).toEqual([]);
 
-    const [claimed, ...more] = await store.webhooks.claimDeliveries(T0 + 200, 30_000, 16);
+    const [claimed, ...more] = await store.webhooks.claimDeliveries(T0 + 200, 30_000, LANES);
     expect(more).toEqual([]);
     expect(claimed).toMatchObject({
       subscriptionId: 'whk_a',
@@ -83,7 +84,7 @@ describe.each(backends())('webhook repository on $name', ({ name }) => {
     });
     expect(claimed!.secrets).toEqual(['whsec_whk_a']);
     // Claimed: no other claimer gets it until its attempt is recorded or the claim lapses.
-    expect(await store.webhooks.claimDeliveries(T0 + 300, 30_000, 16)).toEqual([]);
+    expect(await store.webhooks.claimDeliveries(T0 + 300, 30_000, LANES)).toEqual([]);
 
     await store.webhooks.recordAttempt({
       deliveryId: claimed!.id,
@@ -102,8 +103,50 @@ describe.each(backends())('webhook repository on $name', ({ name }) => {
 
     const again = await store.webhooks.redeliver('whk_a', claimed!.id, T0 + 500);
     expect(again).toMatchObject({ status: 'pending' });
-    expect(await store.webhooks.claimDeliveries(T0 + 600, 30_000, 16)).toHaveLength(1);
+    expect(await store.webhooks.claimDeliveries(T0 + 600, 30_000, LANES)).toHaveLength(1);
     await store.webhooks.releaseDeliveryClaims();
+  });
+
+  it('hands out a subscription’s deliveries one at a time, in order; a failing receiver’s in a lane of its own', async () => {
+    for (const id of ['whk_q1', 'whk_q2']) {
+      await store.webhooks.createSubscription(subscription(id, { eventTypes: ['rate.alert'] }));
+    }
+    // Three events for each, written in one millisecond: the order written is the order delivered.
+    const events = [1, 2, 3].flatMap((n) =>
+      ['whk_q1', 'whk_q2'].map((id) => ({ ...keyEvent(`${id.slice(4)}-${n}`), subscriptionId: id })),
+    );
+    await store.webhooks.emitEvents(events, T0 + 1_000);
+    const claim = async (at: number, limits = LANES) => {
+      const claimed = await store.webhooks.claimDeliveries(at, 30_000, limits);
+      return claimed.filter((d) => d.subscriptionId.startsWith('whk_q'));
+    };
+    const keyOf = (d: ClaimedDelivery) => (JSON.parse(d.payload) as { data: { keyId: string } }).data.keyId;
+    const outcome = (d: ClaimedDelivery, at: number, delivered: boolean) =>
+      store.webhooks.recordAttempt({
+        deliveryId: d.id,
+        n: d.attempts + 1,
+        at,
+        statusCode: delivered ? 204 : null,
+        error: delivered ? null : 'timeout after 10000 ms',
+        durationMs: 1,
+        responsePrefix: '',
+        delivered,
+        nextAttemptAt: delivered ? null : at + 10,
+      });
+
+    const heads = await claim(T0 + 1_001);
+    expect(heads.map(keyOf).sort()).toEqual(['q1-1', 'q2-1']);
+    expect(heads.map((d) => d.failing)).toEqual([false, false]);
+    // Each subscription has its delivery in flight: nothing more of either.
+    expect(await claim(T0 + 1_002)).toEqual([]);
+    const [q1, q2] = heads[0]!.subscriptionId === 'whk_q1' ? heads : [heads[1]!, heads[0]!];
+    await outcome(q1!, T0 + 1_003, true);
+    await outcome(q2!, T0 + 1_003, false);
+    // q1 moves on to its next; q2's head waits for its retry, and the rest of q2 behind it.
+    expect((await claim(T0 + 1_004)).map(keyOf)).toEqual(['q1-2']);
+    expect(await claim(T0 + 1_020, { healthy: 16, failing: 0 })).toEqual([]);
+    const [retry] = await claim(T0 + 1_020, { healthy: 0, failing: 16 });
+    expect(retry).toMatchObject({ id: q2!.id, failing: true, attempts: 1 });
   });
 
   it('moves a setting only from the value its writer saw, with its events', async () => {

@@ -24,6 +24,7 @@ export const ALL_ADMIN_SCOPES = [
   'audit:read',
   'webhooks:write',
   'reporters:write',
+  'admin-tokens:write',
 ];
 
 export interface AdminHarness extends Harness {

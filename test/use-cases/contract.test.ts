@@ -43,6 +43,7 @@ const SHAPES: Partial<Record<keyof Driver, { cli: string[]; api: string[] }>> = 
     api: [
       'accountId',
       'createdAt',
+      'effectiveStatus',
       'environment',
       'expiresAt',
       'grantId',
@@ -574,7 +575,14 @@ const scenarios: Scenario[] = [
       expect(mine).toEqual([
         {
           account: { id: acc, externalId: `cus_${tag}_u` },
-          grant: { id: grant, plan: 'basic', provider: 'stripe', externalId: `sub_${tag}_u` },
+          grant: {
+            id: grant,
+            plan: 'basic',
+            provider: 'stripe',
+            externalId: `sub_${tag}_u`,
+            status: 'active',
+            cancelledAt: null,
+          },
           requestsUsed: 0,
           monthlyRequestLimit: expect.any(Number),
         },

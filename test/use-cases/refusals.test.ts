@@ -20,7 +20,8 @@ type Op =
   | 'createKey'
   | 'rollKey'
   | 'listAudit'
-  | 'createWebhook';
+  | 'createWebhook'
+  | 'retractObservation';
 type Input = Record<string, string | number | string[] | Record<string, string>>;
 
 interface Row {
@@ -205,6 +206,34 @@ const rows: Row[] = [
     field: 'filter.metric',
     message: 'must be rate or premium',
   },
+  {
+    what: 'an instant without an offset',
+    op: 'retractObservation',
+    input: { currency: 'EUR', source: 'parallel', at: '2026-11-28T09:30', reason: 'typo' },
+    field: 'at',
+    message: 'must be an ISO 8601 date-time with an offset, such as 2026-11-28T09:30:00Z',
+  },
+  {
+    what: 'an unknown rate source',
+    op: 'retractObservation',
+    input: { currency: 'EUR', source: 'street', at: '2026-11-28T09:30:00Z', reason: 'typo' },
+    field: 'source',
+    message: 'must be one of parallel, official, transfer',
+  },
+  {
+    what: 'a blank reason',
+    op: 'retractObservation',
+    input: { purity: '21K', at: '2026-11-28T09:30:00Z', reason: '  ' },
+    field: 'reason',
+    message: 'must be 1 to 500 characters, not blank',
+  },
+  {
+    what: 'a purity beside a currency',
+    op: 'retractObservation',
+    input: { currency: 'EUR', source: 'parallel', purity: '21K', at: '2026-11-28T09:30:00Z', reason: 'typo' },
+    field: 'purity',
+    message: 'names a gold price, which has no currency or source: give purity alone',
+  },
 ];
 
 /** The CLI's option for each field (a filter's: `--metric` and the like). */
@@ -227,6 +256,11 @@ const OPTION: Record<string, string> = {
   url: '--url',
   eventTypes: '--events',
   description: '--description',
+  currency: '--currency',
+  source: '--source',
+  purity: '--purity',
+  at: '--at',
+  reason: '--reason',
 };
 
 const options = (input: Input): string[] =>
@@ -302,6 +336,13 @@ describe('each admin input has one rule, the same through the admin API and the 
           url: '/webhooks',
           body: input,
           argv: ['webhooks', 'create', ...options(input)],
+        };
+      case 'retractObservation':
+        return {
+          method: 'POST',
+          url: '/data/retractions',
+          body: input,
+          argv: ['observations', 'retract', ...options(input)],
         };
       case 'listAudit':
         return {

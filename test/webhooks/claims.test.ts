@@ -29,7 +29,9 @@ it('claims nothing, at once, while another process holds the write lock', async 
   importer.exec('begin immediate');
   try {
     // A write would wait out the busy timeout, then fail (SQLITE_BUSY): a read answers.
-    expect(await store.webhooks.claimDeliveries(Date.now(), 30_000, 16)).toEqual([]);
+    expect(await store.webhooks.claimDeliveries(Date.now(), 30_000, { healthy: 16, failing: 16 })).toEqual(
+      [],
+    );
   } finally {
     importer.exec('rollback');
     importer.close();

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAdminOpenApiDocument } from '../../scripts/admin-client-codegen.js';
 import {
   dataImported,
+  dataRetracted,
   freshnessChanged,
   grantUpdated,
   keyCreated,
@@ -34,7 +35,7 @@ const freshness = { updatedAt: T - 60_000, ageSeconds: 60, thresholdSeconds: 3_6
 
 /** Every builder, with each of its variants (nulls, the optional filter fields). */
 const EVENTS: NewEvent[] = [
-  usageThreshold({ grantId: 'grt_g', accountId: 'acc_a', used: 1000, limit: 1000 }, '2026-11', 100, 'k1'),
+  usageThreshold({ grantId: 'grt_g', accountId: 'acc_a', limit: 1000 }, '2026-11', 100, 'k1'),
   keyCreated(key, 'acc_a'),
   keyCreated({ ...key, environment: 'live', expiresAt: T + 86_400_000 }, 'acc_a'),
   keyRevoked({ ...key, revokedAt: T }, 'acc_a'),
@@ -54,6 +55,22 @@ const EVENTS: NewEvent[] = [
     unchanged: 1,
     newestUpdatedAt: null,
   }),
+  dataRetracted(
+    {
+      id: 'ret_1',
+      kind: 'rates',
+      code: 'EUR',
+      source: 'parallel',
+      updatedAt: T,
+      buy: 250_500_000,
+      sell: 252_000_000,
+    },
+    { updatedAt: T - 3_600_000, buy: 249_000_000, sell: 251_000_000 },
+  ),
+  dataRetracted(
+    { id: 'ret_2', kind: 'gold', code: '21K', source: 'gold', updatedAt: T, buy: 1, sell: 2 },
+    null,
+  ),
   freshnessChanged('transfer', { ...freshness, stale: false }),
   freshnessChanged('gold', { updatedAt: null, ageSeconds: null, thresholdSeconds: 60, stale: true }),
   rateAlert(

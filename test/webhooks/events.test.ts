@@ -153,6 +153,28 @@ describe.each(backends())('webhook events on $name', (backend: Backend) => {
     ).toHaveLength(2);
   });
 
+  it('usage.threshold after a burst past both thresholds: 80 before 100, each `used` the count it stands for', async () => {
+    const grant = await newGrant(7);
+    const { key } = await createKey(store(), { grantId: grant.id });
+    // A burst: its answers are counted together, so one poll of the worker finds both thresholds passed.
+    await Promise.all(
+      Array.from({ length: 7 }, () =>
+        fetch(`${server.url}/v1/rates/latest`, { headers: { authorization: `Bearer ${key}` } }).then((r) =>
+          r.arrayBuffer(),
+        ),
+      ),
+    );
+    await server.runtime.recorder.flush();
+    const mine = () =>
+      receiver.accepted('usage.threshold').filter((e) => e.payload.data.grantId === grant.id);
+    await waitFor(() => mine().length === 2, { what: () => `two thresholds of ${grant.id}` });
+    // In the order they arrived: 80 % of 7 is 5.6 requests, reached at the 6th.
+    expect(mine().map((e) => [e.payload.data.threshold, e.payload.data.used])).toEqual([
+      [80, 6],
+      [100, 7],
+    ]);
+  });
+
   it('data.imported after an import that wrote, with its kind, sources, counts and newest instant', async () => {
     const at = Date.now() - 60_000;
     await store().imports.import({
@@ -355,8 +377,10 @@ describe('data.stale and data.fresh', () => {
       databaseUrl: db.url,
       logLevel: 'silent',
       drainMs: 0,
-      // The sample's newest parallel rate is older than this: the family starts stale.
-      staleAfter: staleAfterSeconds('parallel=3s'),
+      // The sample's newest parallel and transfer rates are older than this: both start stale.
+      staleAfter: staleAfterSeconds('parallel=3s,transfer=3s'),
+      // Transfer rates are not published (docs/decisions.md 99): never watched, no event.
+      publishedFamilies: ['parallel', 'official', 'gold'],
       webhooks: FAST,
     });
     receiver = await startReceiver();
@@ -375,7 +399,7 @@ describe('data.stale and data.fresh', () => {
     await db?.drop();
   });
 
-  it('a family turning fresh after an import, then stale past its threshold: one event each', async () => {
+  it('a family turning fresh after an import, then stale past its threshold: one event each; none for a family not published', async () => {
     // The first state seen (stale) is recorded without an event.
     await new Promise((resolve) => setTimeout(resolve, 5 * FAST.pollMs));
     expect(receiver.received).toHaveLength(0);
@@ -383,12 +407,18 @@ describe('data.stale and data.fresh', () => {
       kind: 'rates',
       records: [
         { currency: 'EUR', source: 'parallel', buy: 250_000_000, sell: 252_000_000, updatedAt: Date.now() },
+        { currency: 'EUR', source: 'transfer', buy: 250_000_000, sell: 252_000_000, updatedAt: Date.now() },
       ],
     });
     const [fresh] = await receiver.waitForAccepted('data.fresh');
     expect(fresh!.payload.data).toMatchObject({ family: 'parallel', thresholdSeconds: 3 });
     const [stale] = await receiver.waitForAccepted('data.stale', 1, 10_000);
     expect(stale!.payload.data).toMatchObject({ family: 'parallel' });
+    // Transfer turned fresh and stale in the same polls as parallel, had it been watched.
     expect(receiver.accepted()).toHaveLength(2);
+    expect(receiver.accepted().map((e) => e.payload.data)).toEqual([
+      expect.objectContaining({ family: 'parallel' }),
+      expect.objectContaining({ family: 'parallel' }),
+    ]);
   });
 });

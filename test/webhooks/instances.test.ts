@@ -1,16 +1,17 @@
 /**
  * Delivery across processes: two serving instances on one PostgreSQL
  * database deliver every event to a healthy receiver exactly once (each
- * delivery claimed FOR UPDATE SKIP LOCKED), and a SQLite server killed with
- * SIGKILL in the middle of an attempt delivers the event again, with the same
- * webhook-id, once it is started again (docs/decisions.md 68).
+ * delivery claimed FOR UPDATE SKIP LOCKED), one at a time and in order, also
+ * after the receiver held an attempt (decisions 95); a SQLite server killed
+ * with SIGKILL in the middle of an attempt delivers the event again, with the
+ * same webhook-id, once it is started again (docs/decisions.md 68).
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import type { Store } from '../../src/storage/store.js';
 import { createAdminToken } from '../../src/use-cases/admin-tokens.js';
-import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/webhooks/settings.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../../src/webhooks/settings.js';
 import { TEST_ACTOR } from '../support/admin.js';
 import { type Database, freshDatabase, POSTGRES_URL, REDIS_URL } from '../support/backends.js';
 import { createAccount, createGrant, createKey } from '../support/keys.js';
@@ -57,7 +58,8 @@ async function subscribe(adminUrl: string, token: string, receiver: WebhookRecei
 }
 
 describe.skipIf(!POSTGRES_URL)('two instances on PostgreSQL', () => {
-  it('deliver every event to a subscription exactly once', async () => {
+  /** Two serving instances on one fresh database, a subscribed receiver, and the store to make keys in. */
+  async function twoInstances(settings: Partial<WebhookSettings> = {}) {
     const db = await freshDatabase('postgres');
     cleanups.push(() => db.drop());
     const { store, grantId, token } = await prepared(db);
@@ -77,6 +79,7 @@ describe.skipIf(!POSTGRES_URL)('two instances on PostgreSQL', () => {
           ...DEFAULT_WEBHOOK_SETTINGS,
           policy: { allowHttp: true, allowPrivate: true },
           pollMs: 20,
+          ...settings,
         },
       });
       servers.push(server);
@@ -85,7 +88,11 @@ describe.skipIf(!POSTGRES_URL)('two instances on PostgreSQL', () => {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     await subscribe(servers[0]!.adminUrl!, token, receiver);
+    return { store, grantId, receiver };
+  }
 
+  it('deliver every event to a subscription exactly once', async () => {
+    const { store, grantId, receiver } = await twoInstances();
     const n = 40;
     const keys: string[] = [];
     for (let i = 0; i < n; i++) keys.push((await createKey(store, { grantId })).publicId);
@@ -95,6 +102,25 @@ describe.skipIf(!POSTGRES_URL)('two instances on PostgreSQL', () => {
     expect(receiver.received).toHaveLength(n);
     expect(new Set(accepted.map((r) => r.id)).size).toBe(n);
     expect(new Set(accepted.map((r) => r.payload.data.keyId))).toEqual(new Set(keys));
+  }, 60_000);
+
+  it('deliver a subscription’s events one at a time, in order, also after its receiver hung', async () => {
+    const { store, grantId, receiver } = await twoInstances({
+      attemptTimeoutMs: 1_000,
+      delaysMs: [0, 300, 300, 300, 300, 300],
+    });
+    // The receiver holds the first attempt; the events behind it wait in its queue.
+    receiver.mode = 'hang';
+    const n = 20;
+    const keys: string[] = [];
+    for (let i = 0; i < n; i++) keys.push((await createKey(store, { grantId })).publicId);
+    await waitFor(() => receiver.received.length > 0, { what: 'the first attempt' });
+    receiver.mode = 'ok';
+    const accepted = await receiver.waitForAccepted('key.created', n, 20_000);
+    // Whichever instance claims: in the order the keys were made, the held one retried first (decisions 95).
+    expect(accepted.map((r) => r.payload.data.keyId)).toEqual(keys);
+    const held = receiver.received.filter((r) => r.status === 0);
+    expect(new Set(held.map((r) => r.payload.data.keyId))).toEqual(new Set([keys[0]]));
   }, 60_000);
 });
 

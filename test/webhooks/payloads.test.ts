@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   dataImported,
+  dataRetracted,
   freshnessChanged,
   keyExpiring,
   rateAlert,
@@ -16,6 +17,7 @@ import {
 import { EVENT_SCHEMAS } from '../../src/domain/webhook-events.js';
 import { EVENT_TYPES, type EventType } from '../../src/domain/webhooks.js';
 import type { Store } from '../../src/storage/store.js';
+import type { ClaimedDelivery } from '../../src/storage/webhook-records.js';
 import { type Database, freshDatabase } from '../support/backends.js';
 import { newAjv } from '../support/openapi.js';
 
@@ -54,7 +56,24 @@ const written: string[] = [];
 
 /** Every payload delivered, its id masked, in order of type then bytes. */
 async function delivered(): Promise<string[]> {
-  const claimed = await store.webhooks.claimDeliveries(T + 100 * DAY, 30_000, 100);
+  // One subscription's queue goes out one delivery at a time: each recorded before the next is claimed.
+  const claimed: ClaimedDelivery[] = [];
+  for (;;) {
+    const [next] = await store.webhooks.claimDeliveries(T + 100 * DAY, 30_000, { healthy: 100, failing: 0 });
+    if (!next) break;
+    claimed.push(next);
+    await store.webhooks.recordAttempt({
+      deliveryId: next.id,
+      n: 1,
+      at: T + 100 * DAY,
+      statusCode: 204,
+      error: null,
+      durationMs: 1,
+      responsePrefix: '',
+      delivered: true,
+      nextAttemptAt: null,
+    });
+  }
   written.push(...claimed.map((d) => d.payload));
   return claimed
     .map((d) => {
@@ -91,6 +110,7 @@ it('every event type is written with the same bytes as before', async () => {
       'key.expiring',
       'grant.updated',
       'data.imported',
+      'data.retracted',
       'data.stale',
       'data.fresh',
       'rate.alert',
@@ -139,6 +159,18 @@ it('every event type is written with the same bytes as before', async () => {
         sources: ['gold'],
         newestUpdatedAt: null,
       }),
+      dataRetracted(
+        {
+          id: 'ret_1',
+          kind: 'rates',
+          code: 'EUR',
+          source: 'parallel',
+          updatedAt: T - 60_000,
+          buy: 270_500_000,
+          sell: 272_000_000,
+        },
+        { updatedAt: T - DAY, buy: 250_000_000, sell: 252_000_000 },
+      ),
       rateAlert(
         'whk_s',
         null,
@@ -146,7 +178,7 @@ it('every event type is written with the same bytes as before', async () => {
         { value: 271.5, observedAt: T - 30_000 },
       ),
       usageThreshold(
-        { grantId: 'grt_g', accountId: 'acc_a', used: 800, limit: 1000 },
+        { grantId: 'grt_g', accountId: 'acc_a', limit: 1000 },
         '2026-11',
         80,
         'usage.threshold:grt_g:2026-11:80',
@@ -175,6 +207,7 @@ it('every event type is written with the same bytes as before', async () => {
     '{"type":"data.fresh","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"official","updatedAt":"2026-11-26T09:59:00.000Z","ageSeconds":60,"thresholdSeconds":3600}}',
     '{"type":"data.imported","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"importId":"imp_1","kind":"rates","sources":["parallel","official"],"counts":{"received":3,"inserted":1,"updated":1,"unchanged":1},"newestUpdatedAt":"2026-11-26T09:59:00.000Z"}}',
     '{"type":"data.imported","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"importId":"imp_2","kind":"gold","sources":["gold"],"counts":{"received":1,"inserted":1,"updated":0,"unchanged":0},"newestUpdatedAt":null}}',
+    '{"type":"data.retracted","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"retractionId":"ret_1","kind":"rates","code":"EUR","source":"parallel","updatedAt":"2026-11-26T09:59:00.000Z","buy":270.5,"sell":272,"latest":{"updatedAt":"2026-11-25T10:00:00.000Z","buy":250,"sell":252}}}',
     '{"type":"data.stale","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"gold","updatedAt":null,"ageSeconds":null,"thresholdSeconds":86400}}',
     '{"type":"data.stale","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"family":"parallel","updatedAt":"2026-11-26T08:00:00.000Z","ageSeconds":7200,"thresholdSeconds":3600}}',
     '{"type":"grant.updated","id":"evt_ID","createdAt":"2026-11-26T10:00:02.000Z","data":{"grantId":"grt_g","accountId":"acc_a","status":"suspended","changes":{"status":{"before":"active","after":"suspended"},"requestsPerMinute":{"before":60,"after":30}}}}',

@@ -49,6 +49,7 @@ export interface AdminErrorInfo {
   code: AdminErrorCode;
   message: string;
   details?: AdminErrorDetail[];
+  report?: ImportRefusal;
 }
 
 /** Every `error.code` of the admin API. */
@@ -68,13 +69,57 @@ export type AdminErrorCode =
   | 'unsupported_media_type'
   | 'too_many_requests'
   | 'internal_error'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  | 'insufficient_storage';
 
 /** One problem of an admin API error answer. */
 export interface AdminErrorDetail {
   parameter?: string;
   entitlement?: string;
   message?: string;
+}
+
+/** With a refused data import: every problem of the body, grouped; nothing was written */
+export interface ImportRefusal {
+  problems: ImportProblemListing;
+  duplicateRows: ImportProblemListing;
+  /** Rows of empty cells (`;;;;`) or blank lines, ignored */
+  emptyRows: number;
+  /** Columns with an empty header after the named ones, ignored (their cells must be empty) */
+  emptyColumns: number;
+}
+
+export interface ImportProblemListing {
+  /** Every problem found */
+  count: number;
+  /** The lines holding one or more */
+  lines: number;
+  /** Problems of one kind on consecutive rows, one group, in the order of their first line; at most 100 */
+  groups: ImportProblemGroup[];
+  /** Groups past the first 100 */
+  groupsNotListed: number;
+  /** The count of each kind, most frequent first; at most 100 */
+  byKind: ImportProblemKind[];
+  /** Kinds past the first 100 */
+  kindsNotListed: number;
+}
+
+export interface ImportProblemGroup {
+  /** The line of the first problem of the group */
+  line: number;
+  /** The line of its last problem (`line` for one) */
+  lastLine: number;
+  /** The problems in the group */
+  count: number;
+  /** What the problems are, without the values */
+  kind: string;
+  /** The first problem of the group, as written for its line */
+  message: string;
+}
+
+export interface ImportProblemKind {
+  kind: string;
+  count: number;
 }
 
 export interface ListMeta {
@@ -207,7 +252,19 @@ export interface Key {
   environment: 'live' | 'test';
   /** Null: the grant’s scopes */
   scopes: string[] | null;
+  /** As stored: `revoked` once revoked, else `active`, whatever its expiry or its grant */
   status: 'active' | 'revoked';
+  /**
+   * Whether the key works now (`active`), else the first reason it does not: revoked, its grant cancelled, past its `expiresAt` (a rolled key past its grace period), its grant suspended, past its `validUntil` or before its `validFrom`
+   */
+  effectiveStatus:
+    | 'active'
+    | 'revoked'
+    | 'grant_cancelled'
+    | 'expired'
+    | 'grant_suspended'
+    | 'grant_expired'
+    | 'grant_not_started';
   /** Format: ISO 8601 date-time (UTC). */
   expiresAt: string | null;
   /** Format: ISO 8601 date-time (UTC). */
@@ -257,6 +314,61 @@ export interface AuditRecord {
   requestId: string | null;
 }
 
+export interface RetractionCreate {
+  currency?: string;
+  source?: RateSource;
+  purity?: GoldPurity;
+  /**
+   * The observation’s `updatedAt`, to the millisecond, with its offset
+   * Format: ISO 8601 date-time (UTC).
+   */
+  at: string;
+  /** Why it is taken back: kept with the retraction and in the audit log */
+  reason: string;
+  /** Change nothing: say what would be retracted and what the series’ latest would become */
+  dryRun?: boolean;
+}
+
+/** Rate source family */
+export type RateSource = 'parallel' | 'official' | 'transfer';
+
+export type GoldPurity = '18K' | '21K' | '24K';
+
+export interface Retraction {
+  retraction: {
+    /** Null on a dry run */
+    id: string | null;
+    kind: 'rates' | 'gold';
+    /** The currency, or the purity for gold */
+    code: string;
+    /** The rate source, or `gold` */
+    source: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+    /** DZD */
+    buy: number;
+    /** DZD */
+    sell: number;
+    reason: string;
+    actor: {
+      id: string;
+      label: string;
+    };
+    /** Format: ISO 8601 date-time (UTC). */
+    retractedAt: string;
+  };
+  /** The series’ latest observation after the retraction; null: none is left */
+  latest: {
+    /** Format: ISO 8601 date-time (UTC). */
+    updatedAt: string;
+    /** DZD */
+    buy: number;
+    /** DZD */
+    sell: number;
+  } | null;
+  dryRun: boolean;
+}
+
 export interface DailyUsage {
   grantId: string;
   /**
@@ -303,6 +415,13 @@ export interface StatementLine {
     provider: string;
     /** The provider’s id for it (a subscription id) */
     externalId: string | null;
+    /** The grant’s status now */
+    status: 'active' | 'suspended' | 'cancelled';
+    /**
+     * When the grant was cancelled; null unless it is
+     * Format: ISO 8601 date-time (UTC).
+     */
+    cancelledAt: string | null;
   };
   /** Requests counted in the month */
   requestsUsed: number;
@@ -336,6 +455,7 @@ export type WebhookEventType =
   | 'key.expiring'
   | 'grant.updated'
   | 'data.imported'
+  | 'data.retracted'
   | 'data.stale'
   | 'data.fresh'
   | 'rate.alert';
@@ -588,6 +708,26 @@ export interface RolledReporterToken {
   previousExpiresAt: string;
 }
 
+export interface AdminTokenPatch {
+  /** The token’s scopes from now on, the whole list; each one the calling token holds itself */
+  scopes: string[];
+}
+
+export interface AdminToken {
+  /** The token’s public id, the audit log’s actor */
+  publicId: string;
+  label: string;
+  /** What the token may do */
+  scopes: string[];
+  status: 'active' | 'revoked';
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  lastUsedAt: string | null;
+  /** Format: ISO 8601 date-time (UTC). */
+  revokedAt: string | null;
+}
+
 export interface ImportReport {
   /** The import’s record (`mds imports list`) */
   importId: string;
@@ -597,6 +737,10 @@ export interface ImportReport {
   inserted: number;
   updated: number;
   unchanged: number;
+  /** Records left out because their observation was retracted (`reinstate=true` writes them) */
+  retracted: number;
+  /** Retracted observations written again */
+  reinstated: number;
   /** The first 20 stored observations the import changed, with their previous values */
   revisions: {
     /** The currency, or the purity for gold */
@@ -610,6 +754,11 @@ export interface ImportReport {
   }[];
   /** What the guards found and `acceptOutliers=true` let through */
   outliers: ImportProblem[];
+  duplicateRows: ImportProblemListing;
+  /** Rows of empty cells (`;;;;`) or blank lines, ignored */
+  emptyRows: number;
+  /** Columns with an empty header after the named ones, ignored (their cells must be empty) */
+  emptyColumns: number;
 }
 
 export interface BuySell {
@@ -965,6 +1114,25 @@ export type ListAuditMeta = ListMeta;
 export interface ListAuditResponse {
   data: ListAuditData;
   meta: ListAuditMeta;
+}
+
+// ---- retractObservation --------------------------------------------------------
+
+/** The body of `POST /admin/v1/data/retractions`: Retract an observation */
+export type RetractObservationBody = RetractionCreate;
+
+/** `data` of `POST /admin/v1/data/retractions`: Retract an observation */
+export type RetractObservationData = Retraction;
+
+/** `meta` of `POST /admin/v1/data/retractions`: Retract an observation */
+export type RetractObservationMeta = RequestMeta;
+
+/**
+ * What was retracted (what it published, and why) and the series’ latest now, or with `dryRun` what would be and would become; nothing changed on a dry run (`POST /admin/v1/data/retractions`: Retract an observation)
+ */
+export interface RetractObservationResponse {
+  data: RetractObservationData;
+  meta: RetractObservationMeta;
 }
 
 // ---- getGrantDailyUsage --------------------------------------------------------
@@ -1393,6 +1561,30 @@ export interface RollReporterTokenResponse {
   meta: RollReporterTokenMeta;
 }
 
+// ---- updateAdminToken ----------------------------------------------------------
+
+/** Path parameters of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
+export interface UpdateAdminTokenParams {
+  publicId: string;
+}
+
+/** The body of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
+export type UpdateAdminTokenBody = AdminTokenPatch;
+
+/** `data` of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
+export type UpdateAdminTokenData = AdminToken;
+
+/** `meta` of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
+export type UpdateAdminTokenMeta = RequestMeta;
+
+/**
+ * The admin token (never its secret) (`PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes)
+ */
+export interface UpdateAdminTokenResponse {
+  data: UpdateAdminTokenData;
+  meta: UpdateAdminTokenMeta;
+}
+
 // ---- importData ----------------------------------------------------------------
 
 /** Path parameters of `POST /admin/v1/data/{kind}`: Import market data */
@@ -1411,6 +1603,18 @@ export interface ImportDataQuery {
   maxChange?: string;
   /** The body was reviewed: the guards’ findings are reported and let through, as `--accept-outliers` */
   acceptOutliers?: 'true' | 'false';
+  /**
+   * Records of retracted observations are written again and their retractions lifted, as `--reinstate`; without it they are left out and counted in `retracted`
+   */
+  reinstate?: 'true' | 'false';
+  /**
+   * The IANA zone the body’s local times (without an offset) are in, as `mds import --timezone`; without it they are refused
+   */
+  timezone?: string;
+  /**
+   * How a date written with the day and the month before the year is read: `dmy` (28/11/2026 09:30) or `mdy`, as `mds import --date-order`; without it such dates are refused
+   */
+  dateOrder?: 'dmy' | 'mdy';
 }
 
 /** `data` of `POST /admin/v1/data/{kind}`: Import market data */
@@ -1599,6 +1803,18 @@ export const ADMIN_OPERATIONS = [
     query: ['actor', 'targetId', 'action', 'from', 'to', 'limit', 'cursor'],
     requiredQuery: [],
     body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'retractObservation',
+    method: 'POST',
+    path: '/admin/v1/data/retractions',
+    status: 200,
+    scope: 'data:write',
+    pathParams: [],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
     csv: false,
   },
   {
@@ -1818,13 +2034,25 @@ export const ADMIN_OPERATIONS = [
     csv: false,
   },
   {
+    operationId: 'updateAdminToken',
+    method: 'PATCH',
+    path: '/admin/v1/admin-tokens/{publicId}',
+    status: 200,
+    scope: 'admin-tokens:write',
+    pathParams: ['publicId'],
+    query: [],
+    requiredQuery: [],
+    body: 'json',
+    csv: false,
+  },
+  {
     operationId: 'importData',
     method: 'POST',
     path: '/admin/v1/data/{kind}',
     status: 200,
     scope: 'data:write',
     pathParams: ['kind'],
-    query: ['dryRun', 'maxChange', 'acceptOutliers'],
+    query: ['dryRun', 'maxChange', 'acceptOutliers', 'reinstate', 'timezone', 'dateOrder'],
     requiredQuery: [],
     body: 'text',
     csv: false,
@@ -1944,6 +2172,14 @@ export interface AdminOperations {
     query: ListAuditQuery;
     body: undefined;
     response: ListAuditResponse;
+  };
+  retractObservation: {
+    method: 'POST';
+    path: '/admin/v1/data/retractions';
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: RetractObservationBody;
+    response: RetractObservationResponse;
   };
   getGrantDailyUsage: {
     method: 'GET';
@@ -2088,6 +2324,14 @@ export interface AdminOperations {
     query: Record<string, never>;
     body: RollReporterTokenBody;
     response: RollReporterTokenResponse;
+  };
+  updateAdminToken: {
+    method: 'PATCH';
+    path: '/admin/v1/admin-tokens/{publicId}';
+    params: UpdateAdminTokenParams;
+    query: Record<string, never>;
+    body: UpdateAdminTokenBody;
+    response: UpdateAdminTokenResponse;
   };
   importData: {
     method: 'POST';
@@ -2243,6 +2487,17 @@ export abstract class AdminOperationMethods {
   /** `GET /admin/v1/audit`: Read the audit log (`listAudit`). Requires the scope `audit:read`. */
   listAudit(query?: ListAuditQuery, options?: AdminRequestOptions): Promise<ListAuditResponse> {
     return this.request('listAudit', {}, query, undefined, options);
+  }
+
+  /**
+   * `POST /admin/v1/data/retractions`: Retract an observation (`retractObservation`). Requires the scope `data:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  retractObservation(
+    body: RetractObservationBody,
+    options?: AdminWriteOptions,
+  ): Promise<RetractObservationResponse> {
+    return this.request('retractObservation', {}, undefined, body, options);
   }
 
   /**
@@ -2422,6 +2677,18 @@ export abstract class AdminOperationMethods {
     options?: AdminWriteOptions,
   ): Promise<RollReporterTokenResponse> {
     return this.request('rollReporterToken', { id }, undefined, body, options);
+  }
+
+  /**
+   * `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes (`updateAdminToken`). Requires the scope `admin-tokens:write`.
+   * `options.idempotencyKey` makes a retry safe (sent as `Idempotency-Key`).
+   */
+  updateAdminToken(
+    publicId: UpdateAdminTokenParams['publicId'],
+    body: UpdateAdminTokenBody,
+    options?: AdminWriteOptions,
+  ): Promise<UpdateAdminTokenResponse> {
+    return this.request('updateAdminToken', { publicId }, undefined, body, options);
   }
 
   /**

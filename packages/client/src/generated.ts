@@ -75,10 +75,14 @@ export interface Unreadiness {
   store: boolean;
   /** The limiter (Redis, when configured) answered a ping */
   limiter: boolean;
+  /**
+   * Why, when the store answers but refuses writes: its disk is full (`disk full (SQLITE_FULL)`, `disk full (SQLSTATE 53100)`). Ready again within seconds of space being freed
+   */
+  reason?: string;
 }
 
 export interface ServiceStatus {
-  /** `stale` when any family is stale */
+  /** `stale` when any published family is stale */
   status: 'ok' | 'stale';
   /**
    * Each family’s freshness: `parallel` the parallel-market rates, `official` the Bank of Algeria official rates, `transfer` the money-transfer operators’ rates, `gold` the gold references
@@ -103,7 +107,11 @@ export interface FamilyFreshness {
   ageSeconds: number | null;
   /** Age past which the family is stale (MDS_STALE_AFTER) */
   thresholdSeconds: number;
-  /** `ageSeconds` is past `thresholdSeconds`, or the family has no observation at all */
+  /**
+   * The operator publishes this family (`MDS_PUBLISHED_FAMILIES`); when false it is not watched and never stale, and clients may leave it out
+   */
+  published: boolean;
+  /** Published, and `ageSeconds` is past `thresholdSeconds` or the family has no observation at all */
   stale: boolean;
 }
 

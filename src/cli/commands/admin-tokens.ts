@@ -4,7 +4,12 @@
  * token is printed once, by `admin-tokens create`; lists show its public id.
  */
 import { ADMIN_SCOPES } from '../../domain/admin-tokens.js';
-import { createAdminToken, listAdminTokens, revokeAdminToken } from '../../use-cases/admin-tokens.js';
+import {
+  createAdminToken,
+  listAdminTokens,
+  revokeAdminToken,
+  updateAdminToken,
+} from '../../use-cases/admin-tokens.js';
 import type { Command } from '../command.js';
 import { cliActor, everything, list, outcome, str } from '../operation.js';
 import { table } from '../output.js';
@@ -48,6 +53,19 @@ export const adminTokenCommands: Command[] = [
           ]),
         ),
       );
+    },
+  },
+  {
+    name: ['admin-tokens', 'update'],
+    usage: 'admin-tokens update PUBLIC_ID --scopes A,B   (the whole list; the token keeps its secret)',
+    positionals: { min: 1, max: 1 },
+    options: { scopes: { type: 'string' } },
+    async run({ positionals, values, out, databaseUrl }) {
+      const input = { id: positionals[0]!, scopes: list(values.scopes) ?? [] };
+      const token = await withStore(databaseUrl, async (s) =>
+        outcome(await updateAdminToken(s, cliActor(), input)),
+      );
+      out.result({ adminToken: token }, `${token.publicId}: scopes ${token.scopes.join(',')}`);
     },
   },
   {

@@ -1,8 +1,8 @@
 import { FORMATS, type ImportFormat, parseDelimiter } from '../../import/detect.js';
 import type { ImportKind } from '../../import/records.js';
-import { timeZoneProblem } from '../../import/timestamps.js';
+import { DATE_ORDERS, type DateOrder, timeZoneProblem } from '../../import/timestamps.js';
 import type { Command } from '../command.js';
-import { CliError, revisionDoc, revisionLine, summaryLine } from '../output.js';
+import { CliError, retractedLines, revisionDoc, revisionLine, summaryLine } from '../output.js';
 import { applyPriority, parsePriority } from '../priority.js';
 import { terminalProgress } from '../progress.js';
 
@@ -11,14 +11,16 @@ const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
 export const importCommand: Command = {
   name: ['import'],
   usage:
-    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--priority low|normal]',
+    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--reinstate] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--date-order dmy|mdy] [--priority low|normal]',
   options: {
     format: { type: 'string' },
     'dry-run': { type: 'boolean' },
     'max-change': { type: 'string' },
     'accept-outliers': { type: 'boolean' },
+    reinstate: { type: 'boolean' },
     delimiter: { type: 'string' },
     timezone: { type: 'string' },
+    'date-order': { type: 'string' },
     priority: { type: 'string' },
   },
   positionals: { min: 2, max: 2 },
@@ -53,6 +55,13 @@ export const importCommand: Command = {
     const timezone = values.timezone as string | undefined;
     const zoneProblem = timezone === undefined ? null : timeZoneProblem(timezone);
     if (zoneProblem !== null) throw new CliError(`--timezone: ${zoneProblem}`, 2);
+    const dateOrder = values['date-order'] as string | undefined;
+    if (dateOrder !== undefined && !DATE_ORDERS.includes(dateOrder as DateOrder)) {
+      throw new CliError(
+        `--date-order: "${dateOrder.slice(0, 40)}" is not a date order; write dmy (28/11/2026: day first) or mdy (11/28/2026: month first)`,
+        2,
+      );
+    }
     const priorityText = values.priority as string | undefined;
     const priority = parsePriority(priorityText);
     if (priority === null) {
@@ -68,6 +77,7 @@ export const importCommand: Command = {
     const started = performance.now();
     // Loaded here: the parsers and the compiled record rules are for this command only.
     const { ImportError, runImport } = await import('../../import/run.js');
+    const { notesLines, refusalLines } = await import('../../import/report.js');
     const summary = await runImport({
       kind: kind as ImportKind,
       file,
@@ -77,13 +87,32 @@ export const importCommand: Command = {
       maxChangePercent,
       acceptOutliers: values['accept-outliers'] === true,
       dryRun,
+      reinstate: values.reinstate === true,
       delimiter,
       timezone,
+      dateOrder: dateOrder as DateOrder | undefined,
     }).catch((err: unknown) => {
-      throw err instanceof ImportError ? new CliError(err.message, 1, err.problems) : err;
+      if (!(err instanceof ImportError)) throw err;
+      const report = err.report && { text: refusalLines(err.report), json: { report: err.report } };
+      throw new CliError(err.message, 1, report);
     });
     const seconds = (performance.now() - started) / 1000;
-    const { importId, revisions, outliers, dryRun: _, ...counts } = summary;
+    const {
+      importId,
+      revisions,
+      outliers,
+      dryRun: _,
+      duplicateRows,
+      emptyRows,
+      emptyColumns,
+      ...counts
+    } = summary;
+    // What a file held besides its records, when it held any (docs/decisions.md 94).
+    const notes = {
+      ...(duplicateRows.count > 0 ? { duplicateRows } : {}),
+      ...(emptyRows > 0 ? { emptyRows } : {}),
+      ...(emptyColumns > 0 ? { emptyColumns } : {}),
+    };
     const more = summary.updated - revisions.length;
     out.result(
       {
@@ -93,18 +122,21 @@ export const importCommand: Command = {
         dryRun,
         revisions: revisions.map(revisionDoc),
         revisionsNotShown: more,
-        acceptedOutliers: outliers,
+        acceptedOutliers: outliers.map(({ line, message }) => ({ line, message })),
+        ...notes,
       },
       [
         `${dryRun ? 'dry run, nothing written: ' : ''}${summaryLine(summary)} in ${seconds.toFixed(2)} s${dryRun ? '' : ` (import ${importId})`}`,
         ...revisions.map((r) => `  updated ${revisionLine(r)}`),
         ...(more > 0 ? [`  … and ${more} more updated`] : []),
+        ...retractedLines(summary),
         ...(outliers.length > 0
           ? [
               `  accepted ${outliers.length} outlier(s) (--accept-outliers):`,
               ...outliers.map((p) => `    line ${p.line}: ${p.message}`),
             ]
           : []),
+        ...notesLines(summary).map((line) => `  ${line}`),
       ],
     );
   },

@@ -4,7 +4,7 @@ import { SOURCES, type Source } from '../../domain/types.js';
 import { parseTimestamp } from '../../import/timestamps.js';
 import type { RevisionQuery } from '../../storage/import-records.js';
 import type { Command } from '../command.js';
-import { CliError, revisionDoc, revisionLine, table } from '../output.js';
+import { CliError, retractionDoc, retractionLine, revisionDoc, revisionLine, table } from '../output.js';
 import { withStore } from '../with-store.js';
 
 const DEFAULT_LIMIT = 50;
@@ -93,12 +93,23 @@ export const importsCommands: Command[] = [
         }
         query.since = at;
       }
-      const revisions = await withStore(databaseUrl, (s) => s.imports.listRevisions(query));
+      const [revisions, retractions] = await withStore(databaseUrl, (s) =>
+        Promise.all([s.imports.listRevisions(query), s.imports.listRetractions(query)]),
+      );
+      // Corrections and retractions (docs/decisions.md, 105), newest first.
+      const lines = [
+        ...revisions.map((r) => ({
+          at: r.revisedAt,
+          text: `${iso(r.revisedAt)}  ${r.importId}  ${revisionLine(r)}`,
+        })),
+        ...retractions.map((r) => ({
+          at: r.retractedAt,
+          text: `${iso(r.retractedAt)}  ${r.id}  ${retractionLine(r)}`,
+        })),
+      ].sort((a, b) => b.at - a.at);
       out.result(
-        { revisions: revisions.map(revisionDoc) },
-        revisions.length === 0
-          ? 'no revisions'
-          : revisions.map((r) => `${iso(r.revisedAt)}  ${r.importId}  ${revisionLine(r)}`),
+        { revisions: revisions.map(revisionDoc), retractions: retractions.map(retractionDoc) },
+        lines.length === 0 ? 'no revisions' : lines.map((l) => l.text),
       );
     },
   },

@@ -32,6 +32,7 @@ export const initCommand: Command = {
     const file = relative(PROJECT_ROOT, ASSET_DIRECTORY_FILE);
     // Loaded here, as `mds import` loads them: the parsers and the compiled record rules.
     const { parseImport } = await import('../../import/parse.js');
+    const { refusal, refusalLines } = await import('../../import/report.js');
     const store = openStore(databaseUrl);
     let applied: string[];
     let assets: AssetsOutcome;
@@ -52,12 +53,14 @@ export const initCommand: Command = {
         }
         // The checks of `mds import assets`: a broken shipped file is refused whole, nothing written.
         const parsed = parseImport('assets', text, 'json');
-        if (parsed.problems.length > 0)
+        if (parsed.problems.length > 0) {
+          const report = refusal(parsed, parsed.problems);
           throw new CliError(
             `the shipped asset directory ${file} is refused: ${parsed.problems.length} problem(s), nothing was written`,
             1,
-            parsed.problems,
+            { text: refusalLines(report), json: { report } },
           );
+        }
         const summary = await store.imports.import({ kind: 'assets', records: parsed.records });
         assets = { loaded: summary.received, file };
       }

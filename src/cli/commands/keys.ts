@@ -90,7 +90,8 @@ export const keyCommands: Command[] = [
             k.accountId,
             k.plan,
             k.label,
-            k.status,
+            // Whether it works now, in words (`grant cancelled`); --json keeps the stored status beside it.
+            k.effectiveStatus.replaceAll('_', ' '),
             k.expiresAt ?? '-',
             k.lastUsedAt ?? '-',
           ]),

@@ -47,7 +47,7 @@ export class AdminAuthenticator {
   ): Promise<AdminIdentity | ApiError> {
     if (authorization === undefined || authorization === '')
       return new ApiError(401, 'missing_admin_token', undefined, MISSING);
-    const presented = Array.isArray(authorization) ? undefined : BEARER.exec(authorization)?.[1];
+    const presented = presentedToken(authorization);
     // Only something shaped like an admin token reaches the store.
     const identity = presented?.startsWith(ADMIN_TOKEN_TAG) === true ? await this.verify(presented) : null;
     if (identity) return identity;
@@ -56,6 +56,11 @@ export class AdminAuthenticator {
     this.attempts.fail(address, now);
     return new ApiError(401, 'invalid_admin_token', undefined, INVALID);
   }
+}
+
+/** The credential of a Bearer header, as presented (the one authenticate verified). */
+export function presentedToken(authorization: string | string[] | undefined): string | undefined {
+  return typeof authorization === 'string' ? BEARER.exec(authorization)?.[1] : undefined;
 }
 
 /** 403 unless the token holds `scope`. */

@@ -1,15 +1,21 @@
 /**
  * POST /admin/v1/data/{assets|rates|gold}: a market data import over HTTP,
  * with the rules, guards, report, record and revisions of `mds import`
- * (import/run.ts, `importText`; docs/decisions.md 51 and 58). The body is
+ * (import/run.ts, `importFile`; docs/decisions.md 51 and 58). The body is
  * NDJSON, a JSON array or CSV, named by its Content-Type; all or nothing;
  * larger than ADMIN_MAX_IMPORT_BYTES is a 413. The import's record names the
  * admin token as its actor.
+ *
+ * Off the serving event loop (docs/decisions.md 91): the body is received to
+ * a file as it arrives and imported on a thread of its own
+ * (import/threads.ts); at most MDS_ADMIN_IMPORTS at once, a place taken
+ * before the body is read, others answered 429 with Retry-After.
  */
 import { microsToNumber } from '../../domain/decimal.js';
 import type { ImportFormat } from '../../import/detect.js';
 import { DEFAULT_MAX_CHANGE_PERCENT } from '../../import/guards.js';
-import { ImportError, importText } from '../../import/run.js';
+import { ImportError } from '../../import/run.js';
+import { ImportStopped } from '../../import/threads.js';
 import {
   ADMIN_MAX_IMPORT_BYTES,
   adminResponses,
@@ -18,10 +24,15 @@ import {
   DataKindParams,
   IMPORT_MEDIA_TYPES,
 } from '../../schemas/admin.js';
-import { ApiError, invalidParameters } from '../errors.js';
+import { ApiError, invalidParameters, stopping } from '../errors.js';
+import { importRefused, parseOptionsOf } from './data-import.js';
+import { type ReceivedFile, receiveToFile } from './received-file.js';
 import { type AdminRoute, adminRoute, answer } from './route.js';
 
 type Kind = 'assets' | 'rates' | 'gold';
+
+/** Seconds an import refused for want of a place is told to wait: an import takes seconds. */
+const BUSY_RETRY_AFTER = 5;
 
 function formatOf(contentType: string | undefined): ImportFormat {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase() as keyof typeof IMPORT_MEDIA_TYPES;
@@ -47,7 +58,29 @@ export const dataRoutes: AdminRoute[] = [
     url: '/data/{kind}',
     scope: 'data:write',
     bodyLimit: ADMIN_MAX_IMPORT_BYTES,
-    textBody: Object.keys(IMPORT_MEDIA_TYPES),
+    streamBody: {
+      types: Object.keys(IMPORT_MEDIA_TYPES),
+      receive: async (request, payload, services) => {
+        if (services.lifecycle.draining) throw stopping();
+        const place = services.imports.reserve();
+        if (place === null) {
+          throw new ApiError(
+            429,
+            'too_many_requests',
+            undefined,
+            { 'retry-after': BUSY_RETRY_AFTER },
+            `${services.imports.max} imports are already running in this process (MDS_ADMIN_IMPORTS); ` +
+              `send it again in ${BUSY_RETRY_AFTER} s`,
+          );
+        }
+        return receiveToFile(
+          payload,
+          request.headers['content-length'],
+          ADMIN_MAX_IMPORT_BYTES,
+          place.release,
+        );
+      },
+    },
     schema: {
       tags: ['Data'],
       operationId: 'importData',
@@ -58,8 +91,8 @@ export const dataRoutes: AdminRoute[] = [
         `${ADMIN_MAX_IMPORT_BYTES / 1024 / 1024} MB. Every record is checked, against the asset directory and the ` +
         'plausibility guards too, before anything is written; then all of it is written in one transaction with ' +
         'the import’s record and the revisions of the observations it changes. A refused import writes nothing ' +
-        'and answers 400 with one detail per problem, naming its line. `dryRun=true` runs the real import and ' +
-        'rolls it back.',
+        'and answers 400 with every problem grouped by kind over consecutive lines (`error.report`; at most 100 ' +
+        'groups, one detail each, then the count of each kind). `dryRun=true` runs the real import and rolls it back.',
       params: DataKindParams,
       querystring: DataImportQuery,
       response: adminResponses({ status: 200, schema: DataImportAnswer }, [404, 413, 415]),
@@ -69,14 +102,23 @@ export const dataRoutes: AdminRoute[] = [
       const query = request.query as DataImportQuery;
       const format = formatOf(request.headers['content-type']);
       const maxChangePercent = maxChangeOf(query.maxChange);
-      const text = typeof request.body === 'string' ? request.body : '';
+      const body = request.body as ReceivedFile;
+      body.hold();
       try {
-        const report = await importText(services.store, kind, text, format, {
-          maxChangePercent,
-          acceptOutliers: query.acceptOutliers === 'true',
-          dryRun: query.dryRun === 'true',
-          actor: token.publicId,
-          sourceName: 'admin-api',
+        const report = await services.imports.run({
+          url: services.store.url,
+          kind,
+          file: body.path,
+          format,
+          options: parseOptionsOf(query),
+          checks: {
+            maxChangePercent,
+            acceptOutliers: query.acceptOutliers === 'true',
+            dryRun: query.dryRun === 'true',
+            reinstate: query.reinstate === 'true',
+            actor: token.publicId,
+            sourceName: 'admin-api',
+          },
         });
         return answer(request, reply, {
           importId: report.importId,
@@ -86,6 +128,8 @@ export const dataRoutes: AdminRoute[] = [
           inserted: report.inserted,
           updated: report.updated,
           unchanged: report.unchanged,
+          retracted: report.retracted,
+          reinstated: report.reinstated,
           revisions: report.revisions.map((r) => ({
             code: r.code,
             source: r.source,
@@ -94,18 +138,16 @@ export const dataRoutes: AdminRoute[] = [
             new: { buy: microsToNumber(r.new.buy), sell: microsToNumber(r.new.sell) },
           })),
           outliers: report.outliers,
+          duplicateRows: report.duplicateRows,
+          emptyRows: report.emptyRows,
+          emptyColumns: report.emptyColumns,
         });
       } catch (err) {
-        if (err instanceof ImportError) {
-          throw new ApiError(
-            400,
-            'invalid_request',
-            (err.problems ?? []).map((p) => ({ parameter: `line ${p.line}`, message: p.message })),
-            undefined,
-            err.message,
-          );
-        }
+        if (err instanceof ImportError) throw importRefused(err);
+        if (err instanceof ImportStopped) throw stopping();
         throw err;
+      } finally {
+        body.finish();
       }
     },
   }),

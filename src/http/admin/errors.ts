@@ -6,13 +6,14 @@
  * another method 405 with Allow.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { StoreFullError } from '../../storage/errors.js';
 import type { OperationError } from '../../use-cases/contract.js';
 import { ApiError, errorBody, invalidParameters, unavailable } from '../errors.js';
 import { JSON_TYPE } from '../respond.js';
 
 /**
- * An operation's refusal as an answer: invalid → 400, not_found → 404,
- * conflict → 409. A field of a query is a parameter, as on /v1
+ * An operation's refusal as an answer: invalid → 400, forbidden → 403
+ * (`insufficient_admin_scope`, naming the scope), not_found → 404, conflict → 409. A field of a query is a parameter, as on /v1
  * (`invalid_parameter`, or `invalid_cursor` for the cursor alone).
  */
 export function operationError(error: OperationError, part: 'body' | 'query' = 'body'): ApiError {
@@ -26,6 +27,14 @@ export function operationError(error: OperationError, part: 'body' | 'query' = '
       return new ApiError(404, 'not_found', undefined, undefined, error.message);
     case 'conflict':
       return new ApiError(409, 'conflict', undefined, undefined, error.message);
+    case 'forbidden':
+      return new ApiError(
+        403,
+        'insufficient_admin_scope',
+        [{ parameter: 'scopes', message: `${error.scope} is not a scope of this admin token` }],
+        undefined,
+        error.message,
+      );
   }
 }
 
@@ -58,6 +67,13 @@ export function adminErrors(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    if (err instanceof StoreFullError) {
+      // The cause by its code in the answer; the driver's own words in the log.
+      request.log.warn({ err }, `${err.reason}: an admin write was refused`);
+      const message = `${err.reason}: the store refused the write and nothing was changed. Free space on its disk, then retry; no restart is needed.`;
+      send(reply, new ApiError(507, 'insufficient_storage', undefined, undefined, message), request.id);
+      return;
+    }
     let api = unavailable(err) ?? frameworkError(err as FastifyError);
     if (!api) {
       request.log.error({ err }, 'unhandled error');

@@ -13,12 +13,17 @@
  *   up to a few seconds, then replays its answer, or answers 409
  *   `idempotency_key_in_progress` with Retry-After: 1.
  *
- * Keys are per admin token: two tokens never see each other's answers.
+ * Keys are per admin token: two tokens never see each other's answers. A
+ * stored answer is sealed with a key derived from the token that made the
+ * request (domain/sealed-answers.ts, decisions 104): the secret a creation
+ * answers with is not readable in the store or its backups.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answerKey, seal, unseal } from '../../domain/sealed-answers.js';
 import { ApiError } from '../errors.js';
 import { JSON_TYPE } from '../respond.js';
+import { ReceivedFile } from './received-file.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** How long a duplicate waits for the first request before answering 409 in progress. */
@@ -51,16 +56,24 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The request as the key remembers it: method, path and query, and the body (a text body as sent). */
+/**
+ * The request as the key remembers it: method, path and query, and the body
+ * (a text body as sent; one received to a file by its SHA-256).
+ */
 export function fingerprint(method: string, url: string, body: unknown): string {
-  const text = typeof body === 'string' ? body : canonical(body ?? null);
+  const text =
+    typeof body === 'string'
+      ? body
+      : body instanceof ReceivedFile
+        ? `sha256:${body.sha256}`
+        : canonical(body ?? null);
   return createHash('sha256').update(`${method}\n${url}\n`).update(text).digest('hex');
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set when this request claimed an Idempotency-Key: its answer is stored when sent. */
-    idempotency?: { actor: string; key: string };
+    idempotency?: { actor: string; key: string; sealKey: Buffer };
   }
 }
 
@@ -77,10 +90,16 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The preHandler of a POST or PATCH: claims the request's key, or answers for
- * it (a replay, 409). `actor` is the admin token's public id.
+ * it (a replay, 409). `actor` is the admin token's public id, `credential`
+ * the token itself, which seals and opens the stored answer.
  */
 export function idempotencyGate(records: IdempotencyRecords, now: () => number) {
-  return async (request: FastifyRequest, reply: FastifyReply, actor: string): Promise<boolean> => {
+  return async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    actor: string,
+    credential: string,
+  ): Promise<boolean> => {
     const key = request.headers['idempotency-key'];
     if (key === undefined) return false;
     // Node joins a header sent twice into one value (`a, a`): counted on the raw lines instead.
@@ -91,19 +110,23 @@ export function idempotencyGate(records: IdempotencyRecords, now: () => number) 
     }
     const print = fingerprint(request.method, request.url, request.body);
     const deadline = now() + IDEMPOTENCY_WAIT_MS;
+    const sealKey = answerKey(credential);
     for (;;) {
       const claim = await records.claim(actor, key, print, now(), IDEMPOTENCY_TTL_MS);
       if (claim.state === 'claimed') {
-        request.idempotency = { actor, key };
+        request.idempotency = { actor, key, sealKey };
         return false;
       }
       if (claim.fingerprint !== print) throw new ApiError(409, 'idempotency_key_reused');
       if (claim.state === 'done') {
+        const body = unseal(sealKey, actor, key, claim.body);
+        // Only the token that stored it reaches its row: an answer that does not open was altered.
+        if (body === null) throw new Error(`idempotency key ${key}: the stored answer does not open`);
         reply
           .code(claim.status)
           .header('content-type', JSON_TYPE)
           .header('idempotent-replayed', 'true')
-          .send(claim.body);
+          .send(body);
         return true;
       }
       if (now() >= deadline) {
@@ -127,7 +150,10 @@ export function idempotencyRecorder(records: IdempotencyRecords) {
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : '';
     try {
       if (reply.statusCode >= 500) await records.release(claimed.actor, claimed.key);
-      else await records.complete(claimed.actor, claimed.key, reply.statusCode, body);
+      else {
+        const sealed = seal(claimed.sealKey, claimed.actor, claimed.key, body);
+        await records.complete(claimed.actor, claimed.key, reply.statusCode, sealed);
+      }
     } catch (err) {
       // Not stored: let a retry run rather than leave the key claimed for a day.
       request.log.error({ err }, 'could not record an idempotent answer; the key is released');

@@ -132,6 +132,10 @@ export async function registerAdminOpenApi(
           description:
             'Street-rate reporters and the organisations they quote for: create, suspend, remove, roll tokens.',
         },
+        {
+          name: 'Admin tokens',
+          description: 'What an admin token may do; tokens are made and revoked with `mds admin-tokens`.',
+        },
       ],
       components: {
         securitySchemes: {

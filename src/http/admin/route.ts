@@ -9,6 +9,7 @@
  * http/admin/index.ts), its schemas in schemas/admin.ts. The security suite
  * and the conformance checks read it from /admin/openapi.json.
  */
+import type { Readable } from 'node:stream';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../runtime/services.js';
@@ -16,6 +17,7 @@ import type { AdminScope } from '../../schemas/admin.js';
 import type { Actor, OperationError, Page, Result } from '../../use-cases/contract.js';
 import type { AdminIdentity } from './auth.js';
 import { operationError } from './errors.js';
+import type { ReceivedFile } from './received-file.js';
 
 export interface AdminContext {
   services: Services;
@@ -44,10 +46,15 @@ export interface AdminRoute {
   /** Fastify's body limit for this route (the data imports take more than the default). */
   bodyLimit?: number;
   /**
-   * The body as text, for these media types (the data imports: NDJSON, a JSON
-   * array, CSV, read by the import's own parsers); JSON parsed otherwise.
+   * The body of these media types streamed to `receive` rather than parsed
+   * (the data imports receive it to a file: http/admin/received-file.ts); JSON
+   * parsed otherwise. What `receive` returns is the request's body; its
+   * `abandon` runs after the answer.
    */
-  textBody?: readonly string[];
+  streamBody?: {
+    types: readonly string[];
+    receive(request: FastifyRequest, payload: Readable, services: Services): Promise<ReceivedFile>;
+  };
   handler: (request: FastifyRequest, reply: FastifyReply, context: AdminContext) => Promise<unknown>;
 }
 

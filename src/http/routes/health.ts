@@ -27,8 +27,8 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
     operationId: 'getReadiness',
     summary: 'Readiness',
     description:
-      'Whether this instance should receive traffic: the store and the limiter answer and it is not draining. ' +
-      'What a load balancer should watch. Consumes nothing.',
+      'Whether this instance should receive traffic: the store and the limiter answer, the store has space ' +
+      'for its writes, and it is not draining. What a load balancer should watch. Consumes nothing.',
     response: ReadinessResponses,
   };
   app.get('/readyz', { schema: readiness }, async (request, reply) => {
@@ -44,10 +44,14 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
     ]);
     // A draining instance still answers, but a load balancer should stop sending.
     const draining = services.lifecycle.draining;
-    const ready = store && limiter && !draining;
+    // A write refused for lack of space, and no probe through since (storage/space.ts).
+    const full = services.store.space.full;
+    const ready = store && limiter && !draining && full === null;
     reply.code(ready ? 200 : 503);
     if (!ready) reply.header('retry-after', 5);
     const status = draining ? 'draining' : ready ? 'ready' : 'not_ready';
-    return envelopeOf(request, reply, { status, store, limiter });
+    const reason =
+      full === null ? {} : { reason: `${full.reason}: the store refuses writes until space is freed` };
+    return envelopeOf(request, reply, { status, store, limiter, ...reason });
   });
 }

@@ -25,7 +25,8 @@ export function statusRoutes(app: FastifyInstance, services: Services): void {
         summary: 'Data freshness',
         description:
           'How old the newest observation of each family (parallel, official and transfer rates, gold) is, and ' +
-          'whether it is past its threshold (`MDS_STALE_AFTER`). Answers 200 whether the data is fresh or stale; ' +
+          'whether it is past its threshold (`MDS_STALE_AFTER`). A family the operator does not publish ' +
+          '(`MDS_PUBLISHED_FAMILIES`) is listed with `published: false` and is never stale. Answers 200 whether the data is fresh or stale; ' +
           '`/readyz` does not depend on it. Consumes nothing.',
         response: StatusResponses,
       },
@@ -39,6 +40,7 @@ export function statusRoutes(app: FastifyInstance, services: Services): void {
             updatedAt: f.updatedAt === null ? null : new Date(f.updatedAt).toISOString(),
             ageSeconds: f.ageSeconds,
             thresholdSeconds: f.thresholdSeconds,
+            published: f.published,
             stale: f.stale,
           },
         ]),

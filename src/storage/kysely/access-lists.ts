@@ -55,7 +55,13 @@ export class KyselyAccessLists {
       .selectFrom('api_keys as k')
       .innerJoin('grants as g', 'g.id', 'k.grant_id')
       .selectAll('k')
-      .select(['g.account_id as account_id', 'g.plan as plan']);
+      .select([
+        'g.account_id as account_id',
+        'g.plan as plan',
+        'g.status as grant_status',
+        'g.valid_from as grant_valid_from',
+        'g.valid_until as grant_valid_until',
+      ]);
     if (f.grantId !== undefined) q = q.where('k.grant_id', '=', f.grantId);
     if (f.accountId !== undefined) q = q.where('g.account_id', '=', f.accountId);
     const after = page.after;
@@ -68,7 +74,14 @@ export class KyselyAccessLists {
       );
     }
     const rows = await q.orderBy('k.created_at').orderBy('k.public_id').limit(page.limit).execute();
-    return rows.map((r) => ({ ...toKey(r), accountId: r.account_id, plan: r.plan }));
+    return rows.map((r) => ({
+      ...toKey(r),
+      accountId: r.account_id,
+      plan: r.plan,
+      grantStatus: r.grant_status as KeyListItem['grantStatus'],
+      grantValidFrom: Number(r.grant_valid_from),
+      grantValidUntil: Number(r.grant_valid_until),
+    }));
   }
 
   async rollKey(

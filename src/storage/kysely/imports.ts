@@ -19,8 +19,16 @@ import {
 } from '../import-records.js';
 import type { ObservationBatch } from '../observations.js';
 import type { ImportBatch, ImportOptions, ImportRepository } from '../repositories/imports.js';
+import {
+  type RetractionRecord,
+  type RetractOutcome,
+  type RetractRequest,
+  type StandingRow,
+  toRetraction,
+} from '../retraction-records.js';
 import { appendImportAudit } from './audit.js';
 import { bump, type Db, type Runner } from './database.js';
+import { retract, standingIn } from './retractions.js';
 
 /** The first revisions of an import, as its outcome lists them. */
 export async function firstRevisions(db: Runner, importId: string): Promise<RevisionRecord[]> {
@@ -117,7 +125,7 @@ export async function importAssets(
   return outcome(options.dryRun === true);
 
   function outcome(dryRun: boolean): ImportOutcome {
-    return { ...summary, importId: meta.id, revisions: [], dryRun };
+    return { ...summary, importId: meta.id, revisions: [], dryRun, retracted: 0, reinstated: 0 };
   }
 }
 
@@ -155,6 +163,16 @@ export abstract class KyselyImports implements ImportRepository {
     return rows.map(toRevision);
   }
 
+  async listRetractions(q: RevisionQuery): Promise<RetractionRecord[]> {
+    let query = this.db.selectFrom('retractions').selectAll();
+    if (q.kind !== undefined) query = query.where('kind', '=', q.kind);
+    if (q.code !== undefined) query = query.where('code', '=', q.code);
+    if (q.source !== undefined) query = query.where('source', '=', q.source);
+    if (q.since !== undefined) query = query.where('retracted_at', '>=', q.since);
+    const rows = await query.orderBy('retracted_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+    return rows.map(toRetraction);
+  }
+
   async seriesAround(s: SeriesKey, from: number, to: number): Promise<Point[]> {
     type Row = { updated_at: number; buy: number; sell: number };
     const table = sql.table(s.kind === 'rates' ? 'rates' : 'gold');
@@ -172,6 +190,14 @@ export abstract class KyselyImports implements ImportRepository {
       buy: Number(r.buy),
       sell: Number(r.sell),
     }));
+  }
+
+  standingRetractions(kind: 'rates' | 'gold'): Promise<StandingRow[]> {
+    return standingIn(this.db, kind);
+  }
+
+  retract(request: RetractRequest): Promise<RetractOutcome> {
+    return retract(this.db, request);
   }
 
   import(batch: ImportBatch, options: ImportOptions = {}): Promise<ImportOutcome> {

@@ -118,6 +118,38 @@ export class KyselyOperator implements OperatorRepository {
     });
   }
 
+  async updateAdminTokenScopes(
+    id: string,
+    scopes: string[],
+    now: number,
+    actor?: AuditActor,
+  ): Promise<AdminTokenRecord | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx.selectFrom('admin_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!r) return undefined;
+      const before = toAdminToken(r);
+      const same = before.scopes.length === scopes.length && before.scopes.every((s) => scopes.includes(s));
+      if (before.status === 'revoked' || same) return before;
+      await trx
+        .updateTable('admin_tokens')
+        .set({ scopes: scopes.join(',') })
+        .where('id', '=', id)
+        .where('status', '=', 'active')
+        .execute();
+      const after: AdminTokenRecord = { ...before, scopes };
+      await appendAudit(
+        trx,
+        actor,
+        'admin_token.update',
+        id,
+        changesOf(tokenFields(before), tokenFields(after)),
+        now,
+      );
+      await bump(trx, 'access');
+      return after;
+    });
+  }
+
   async touchAdminToken(id: string, at: number): Promise<void> {
     await this.db
       .updateTable('admin_tokens')

@@ -5,6 +5,7 @@
  * as an outage leaves every method as StoreUnavailableError (errors.ts).
  */
 import { guarded, type UnavailableTest } from '../errors.js';
+import { SpaceMonitor } from '../space.js';
 import type { Store, StoreDialect } from '../store.js';
 import { type Db, migrate, ping, setting, versions } from './database.js';
 
@@ -15,16 +16,22 @@ export type Repositories = Pick<
 
 export function assembleStore(
   dialect: StoreDialect,
+  url: string,
   db: Db,
   repositories: Repositories,
   /** Releases what the backend holds, then the Kysely handle. */
   close: () => Promise<void>,
   unavailable: UnavailableTest,
+  /** A write that needs space and keeps nothing (space.ts): the probe of a full store. */
+  probeSpace: () => Promise<void>,
 ): Store {
-  const own = <T extends object>(repository: T): T => guarded(repository, unavailable);
+  const space = new SpaceMonitor(probeSpace);
+  const own = <T extends object>(repository: T): T => guarded(repository, unavailable, space.observe);
   return guarded<Store>(
     {
       dialect,
+      space,
+      url,
       market: own(repositories.market),
       imports: own(repositories.imports),
       access: own(repositories.access),
@@ -35,10 +42,14 @@ export function assembleStore(
       consensus: own(repositories.consensus),
       migrate: () => migrate(db, dialect),
       ping: () => ping(db),
-      close,
+      close: async () => {
+        space.close();
+        await close();
+      },
       versions: () => versions(db),
       setting: (name) => setting(db, name),
     },
     unavailable,
+    space.observe,
   );
 }

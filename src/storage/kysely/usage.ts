@@ -25,6 +25,9 @@ import type { Db } from './database.js';
 type UsageDb = Kysely<Database & { usage_daily: UsageDailyTable; usage_batches: UsageBatchesTable }>;
 const typed = (db: Db) => db as unknown as UsageDb;
 
+/** The audit log's record of a change to `cancelled` (kysely/audit.ts writes `changes` as compact JSON). */
+const CANCELLED_CHANGE = '%"status":{"before":%,"after":"cancelled"}%';
+
 /**
  * PostgreSQL's answer: claim the id. A commit that wrote it holds or held its
  * row, so the claim waits for that commit to end and then finds it (applied);
@@ -126,7 +129,15 @@ export abstract class KyselyUsage implements UsageRepository {
         'grants.plan',
         'grants.provider',
         'grants.monthly_request_limit',
+        'grants.status',
         sql<number>`coalesce(usage.used, 0)`.as('used'),
+        // When it was cancelled: the audit record of that change (the log is append-only, decisions 57;
+        // a grant is cancelled once, for good), the grant's last change if none were found.
+        sql<number | null>`case when grants.status = 'cancelled' then coalesce(
+          (select min(a.at) from audit_log a
+            where a.target_id = grants.id and a.action in ('grant.create', 'grant.update')
+              and a.changes like ${CANCELLED_CHANGE}),
+          grants.updated_at) end`.as('cancelled_at'),
       ])
       .where('grants.created_at', '<', monthEnd)
       .orderBy('grants.account_id')
@@ -141,6 +152,8 @@ export abstract class KyselyUsage implements UsageRepository {
       provider: r.provider,
       monthlyRequestLimit: Number(r.monthly_request_limit),
       used: Number(r.used),
+      status: r.status as StatementLine['status'],
+      cancelledAt: r.cancelled_at === null ? null : Number(r.cancelled_at),
     }));
   }
 

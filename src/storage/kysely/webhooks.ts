@@ -9,10 +9,11 @@ import { eventPayload, type NewEvent } from '../../domain/webhook-events.js';
 import { newEventId } from '../../domain/webhooks.js';
 import { SYSTEM_ACTOR } from '../admin-records.js';
 import type { WebhookDeliveriesTable } from '../schema.js';
-import type { AttemptOutcome, ClaimedDelivery, DeliveryStatus } from '../webhook-records.js';
+import type { AttemptOutcome, ClaimedDelivery, ClaimLimits, DeliveryStatus } from '../webhook-records.js';
 import { appendAudit, changesOf } from './audit.js';
 import type { Runner } from './database.js';
 import { WebhookDeliveries } from './webhook-deliveries.js';
+import { claimableIds, type Lane } from './webhook-queues.js';
 import { auditFields, getSubscription, toSubscription } from './webhook-subscriptions.js';
 
 /**
@@ -61,28 +62,43 @@ export class WebhookOutbox extends WebhookDeliveries {
     return this.db.transaction().execute((trx) => emitIn(trx, events, now));
   }
 
-  async claimDeliveries(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-    const until = now + leaseMs;
-    // Due, unclaimed (or its claim lapsed: the claimer died mid-attempt), of an enabled subscription.
-    const due = sql`status = 'pending' and next_attempt_at <= ${now}
-      and (claimed_until is null or claimed_until <= ${now})
-      and subscription_id in (select id from webhook_subscriptions where status = 'enabled')`;
-    // Read first: a poll that finds nothing due writes nothing. On SQLite a write
+  async claimDeliveries(now: number, leaseMs: number, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+    const rows: WebhookDeliveriesTable[] = [];
+    for (const lane of ['healthy', 'failing'] as const) {
+      if (limits[lane] > 0) rows.push(...(await this.claimLane(now, now + leaseMs, lane, limits[lane])));
+    }
+    return this.withWhatAttemptsNeed(rows, now);
+  }
+
+  private async claimLane(now: number, until: number, lane: Lane, limit: number) {
+    if (this.dialect === 'postgres') {
+      const claimed =
+        await sql<WebhookDeliveriesTable>`update webhook_deliveries w set claimed_until = ${until}
+        from (${claimableIds('postgres', now, lane, limit)}) c where w.id = c.id returning w.*`.execute(
+          this.db,
+        );
+      return claimed.rows;
+    }
+    // Read first: a poll that finds nothing to claim writes nothing. On SQLite a write
     // would wait for the file's lock, held for seconds by an import in another
     // process, and block the event loop meanwhile; a read does not wait in WAL mode.
-    const anyDue = await sql<{ id: string }>`select id from webhook_deliveries where ${due} limit 1`.execute(
-      this.db,
-    );
-    if (anyDue.rows.length === 0) return [];
-    const claimed =
-      this.dialect === 'postgres'
-        ? await sql<WebhookDeliveriesTable>`update webhook_deliveries d set claimed_until = ${until}
-            from (select id from webhook_deliveries where ${due}
-                  order by next_attempt_at limit ${limit} for update skip locked) c
-            where d.id = c.id returning d.*`.execute(this.db)
-        : await sql<WebhookDeliveriesTable>`update webhook_deliveries set claimed_until = ${until}
-            where id in (select id from webhook_deliveries where ${due} order by next_attempt_at limit ${limit})
-            returning *`.execute(this.db);
+    // Between the read and the write nobody else claims: one process serves the file,
+    // and its worker claims one lane at a time.
+    const ids = (await claimableIds('sqlite', now, lane, limit).execute(this.db)).rows.map((r) => r.id);
+    if (ids.length === 0) return [];
+    const claimed = await sql<WebhookDeliveriesTable>`update webhook_deliveries set claimed_until = ${until}
+      where id in (${sql.join(ids)}) and status = 'pending'
+        and (claimed_until is null or claimed_until <= ${now})
+      returning *`.execute(this.db);
+    return claimed.rows;
+  }
+
+  /** The claimed deliveries with their payloads, URLs and secrets. */
+  private async withWhatAttemptsNeed(
+    rows: WebhookDeliveriesTable[],
+    now: number,
+  ): Promise<ClaimedDelivery[]> {
+    const claimed = { rows };
     if (claimed.rows.length === 0) return [];
     const events = await this.db
       .selectFrom('webhook_events')
@@ -120,6 +136,7 @@ export class WebhookOutbox extends WebhookDeliveries {
         secrets,
         attempts: Number(d.attempts),
         roundStart: Number(d.round_start),
+        failing: Number(d.attempts) > Number(d.round_start),
         since: Number(d.updated_at),
       });
     }

@@ -18,7 +18,10 @@ import { webhooksMigration } from './0008-webhooks.js';
 import { consumeMigration } from './0009-consume-function.js';
 import { consumeRowUpdatesMigration } from './0010-consume-row-updates.js';
 import { ratesAssetCheckMigration } from './0011-rates-asset-check.js';
-import { reportersMigration } from './0012-reporters.js';
+import { webhookQueuesMigration } from './0012-webhook-queues.js';
+import { sealedIdempotentAnswersMigration } from './0013-sealed-idempotent-answers.js';
+import { retractionsMigration } from './0014-retractions.js';
+import { reportersMigration } from './0015-reporters.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_market_data': marketDataMigration,
@@ -32,7 +35,10 @@ export const migrations: Record<string, Migration> = {
   '0009_consume_function': consumeMigration,
   '0010_consume_row_updates': consumeRowUpdatesMigration,
   '0011_rates_asset_check': ratesAssetCheckMigration,
-  '0012_reporters': reportersMigration,
+  '0012_webhook_queues': webhookQueuesMigration,
+  '0013_sealed_idempotent_answers': sealedIdempotentAnswersMigration,
+  '0014_retractions': retractionsMigration,
+  '0015_reporters': reportersMigration,
 };
 
 export const migrationProvider: MigrationProvider = {

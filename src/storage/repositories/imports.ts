@@ -15,6 +15,7 @@ import type {
   RevisionRecord,
   SeriesKey,
 } from '../import-records.js';
+import type { RetractionRecord, RetractOutcome, RetractRequest, StandingRow } from '../retraction-records.js';
 
 export type ImportBatch =
   | { kind: 'assets'; records: Asset[] }
@@ -42,6 +43,8 @@ export interface ImportOptions {
   meta?: ImportMeta;
   /** Everything but the write: the same counts and revisions, then rolled back. */
   dryRun?: boolean;
+  /** Records whose key stands retracted are written and their retractions lifted (docs/decisions.md, 105). */
+  reinstate?: boolean;
 }
 
 export interface ImportRepository {
@@ -58,8 +61,18 @@ export interface ImportRepository {
    * before `from`: what the plausibility guards compare an import with.
    */
   seriesAround(series: SeriesKey, from: number, to: number): Promise<Point[]>;
+  /**
+   * Takes a published observation back (docs/decisions.md, 105): removed from
+   * what is served, kept with the reason as a retraction that later imports
+   * respect, audited, a `data.retracted` event, in one transaction.
+   */
+  retract(request: RetractRequest): Promise<RetractOutcome>;
+  /** The retractions of a kind that stand: the records an import will leave out unless it reinstates them. */
+  standingRetractions(kind: 'rates' | 'gold'): Promise<StandingRow[]>;
   /** The newest `limit` import records, newest first. */
   listImports(limit: number): Promise<ImportRecord[]>;
   /** Newest first. */
   listRevisions(query: RevisionQuery): Promise<RevisionRecord[]>;
+  /** Retractions, lifted ones included, newest first; `since` is the time of the retraction. */
+  listRetractions(query: RevisionQuery): Promise<RetractionRecord[]>;
 }

@@ -22,6 +22,13 @@ export interface OperatorRepository {
   /** Final; a revoked token keeps its first revocation time. */
   revokeAdminToken(publicId: string, now: number, actor?: AuditActor): Promise<AdminTokenRecord | undefined>;
   /** Informational, not audited; never moves the time backwards. */
+  /** The token with these scopes, in one transaction with its audit record (none when they are its scopes); unchanged when revoked. */
+  updateAdminTokenScopes(
+    publicId: string,
+    scopes: string[],
+    now: number,
+    actor?: AuditActor,
+  ): Promise<AdminTokenRecord | undefined>;
   touchAdminToken(publicId: string, at: number): Promise<void>;
 
   /** Newest first (time, then id). */

@@ -9,6 +9,7 @@ import type { AuditActor, KeysetPage } from '../admin-records.js';
 import type {
   AttemptOutcome,
   ClaimedDelivery,
+  ClaimLimits,
   DeliveryRecord,
   ExpiringKey,
   ImportForEvent,
@@ -43,11 +44,14 @@ export interface WebhookRepository {
   /** Writes each event (dropped if its dedupe key was written before) and its deliveries; the ids written. */
   emitEvents(events: readonly NewEvent[], now: number): Promise<string[]>;
   /**
-   * Claims up to `limit` due pending deliveries until `now + leaseMs`: a claimed
-   * delivery is no other claimer's until its attempt is recorded or the claim
-   * lapses (FOR UPDATE SKIP LOCKED on PostgreSQL; one writer on SQLite).
+   * Claims due deliveries until `now + leaseMs`, at most `limits` of each lane:
+   * per subscription only the oldest pending delivery, and only while none of
+   * its deliveries is claimed, so a subscription's deliveries go one at a time,
+   * in order (docs/decisions.md, 95). A claimed delivery is no other claimer's
+   * until its attempt is recorded or the claim lapses (FOR UPDATE SKIP LOCKED
+   * on PostgreSQL; one writer on SQLite).
    */
-  claimDeliveries(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  claimDeliveries(now: number, leaseMs: number, limits: ClaimLimits): Promise<ClaimedDelivery[]>;
   /** One transaction: the attempt, the delivery's state, and when given up, the subscription disabled and audited. */
   recordAttempt(outcome: AttemptOutcome): Promise<void>;
   /** Newest first (created time, then id), each with its attempts. */

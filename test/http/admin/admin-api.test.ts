@@ -183,6 +183,33 @@ describe.each(backends())('the admin API on $name', (backend) => {
     expect(all.body).not.toContain(roll.key);
   });
 
+  it('lists each key’s effective state beside its stored status: expired, revoked, grant cancelled', async () => {
+    const account = (await post('/admin/v1/accounts', { name: 'States' })).json().data;
+    const grant = (await post('/admin/v1/grants', { accountId: account.id, plan: 'basic' })).json().data;
+    const first = (await post('/admin/v1/keys', { grantId: grant.id })).json().data.apiKey;
+    expect(first).toMatchObject({ status: 'active', effectiveStatus: 'active' });
+    const roll = (await post(`/admin/v1/keys/${first.publicId}/roll`, { gracePeriodSeconds: 0 })).json().data;
+    expect(roll.previous).toMatchObject({ status: 'active', effectiveStatus: 'expired' });
+    const states = async () =>
+      (await h.call('GET', `/admin/v1/keys?grantId=${grant.id}`, { token }))
+        .json()
+        .data.map((k: { status: string; effectiveStatus: string }) => [k.status, k.effectiveStatus]);
+    expect(await states()).toEqual([
+      ['active', 'expired'],
+      ['active', 'active'],
+    ]);
+    await post(`/admin/v1/keys/${roll.apiKey.publicId}/revoke`, undefined);
+    expect(await states()).toEqual([
+      ['active', 'expired'],
+      ['revoked', 'revoked'],
+    ]);
+    const other = (await post('/admin/v1/keys', { grantId: grant.id })).json().data.apiKey;
+    await h.call('PATCH', `/admin/v1/grants/${grant.id}`, { token, body: { status: 'cancelled' } });
+    expect((await states())[2]).toEqual(['active', 'grant_cancelled']);
+    const got = await h.call('GET', `/admin/v1/keys/${other.publicId}`, { token });
+    expect(got.json().data.effectiveStatus).toBe('grant_cancelled');
+  });
+
   it('maps the operations’ refusals: 400 with each field, 404, 409 for a duplicate and an illegal transition', async () => {
     const bad = await post('/admin/v1/accounts', { name: 'x', email: 'not-an-email', extra: 1 });
     expectErrorBody(bad, 400, 'invalid_request', [

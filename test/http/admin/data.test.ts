@@ -112,6 +112,73 @@ describe.each(backends())('data imports over the admin API on $name', (backend) 
     );
   });
 
+  it('answers a 12 MB CSV of 300,000 bad rows with a small grouped report (decisions 93)', async () => {
+    const rows = ['currency;source;buy;sell;updatedAt'];
+    for (let i = 0; i < 300_000; i++)
+      rows.push(`EUR;parallel;262,5;264,75;2020-04-${String(1 + (i % 28)).padStart(2, '0')} 09:00`);
+    rows.push('ZZZ;parallel;1;2;2020-05-01T09:00:00Z');
+    const body = rows.join('\n');
+    expect(body.length).toBeGreaterThan(12_000_000);
+    const res = await send('rates', body, 'text/csv', '?dryRun=true');
+    const error = expectErrorBody(res, 400, 'invalid_request', expect.any(Array)).error as unknown as {
+      message: string;
+      details: unknown[];
+      report: { problems: { count: number; groups: unknown[]; byKind: unknown[] } };
+    };
+    expect(res.body.length).toBeLessThan(4_000);
+    expect(error.message).toBe('import refused: 300001 problem(s), a real import would write nothing');
+    expect(error.details).toEqual([
+      {
+        parameter: 'lines 2–300001 (300000 problems)',
+        message: expect.stringMatching(/^updatedAt: "2020-04-01 09:00" has no time zone/),
+      },
+      { parameter: 'line 300002', message: expect.stringContaining('ZZZ is not in the asset directory') },
+    ]);
+    expect(error.report.problems).toMatchObject({ count: 300_001, lines: 300_001, groupsNotListed: 0 });
+    expect(error.report.problems.byKind).toEqual([
+      { kind: 'updatedAt has no time zone', count: 300_000 },
+      { kind: 'currency not in the asset directory', count: 1 },
+    ]);
+  }, 180_000); // 300,000 rows parsed on a busy machine
+
+  it('reads a spreadsheet export with timezone and dateOrder, as mds import does (decisions 94)', async () => {
+    const body = [
+      'currency;source;buy;sell;updatedAt;;',
+      'EUR;parallel;1 262,50;1.264,75;28/04/2020 09:30;;',
+      ';;;;;;',
+      'EUR;parallel;1 262,50;1.264,75;28/04/2020 09:30;;',
+    ].join('\r\n');
+    const refused = await send(
+      'rates',
+      body,
+      'text/csv',
+      '?dryRun=true&maxChange=10000&timezone=Africa/Algiers',
+    );
+    expect(refused.json().error.details[0].message).toContain('--date-order dmy');
+    const read = await send(
+      'rates',
+      body,
+      'text/csv',
+      '?dryRun=true&maxChange=10000&timezone=Africa/Algiers&dateOrder=dmy',
+    );
+    expect(read.statusCode, read.body).toBe(200);
+    expect(read.json().data).toMatchObject({
+      received: 1,
+      emptyRows: 1,
+      emptyColumns: 2,
+      duplicateRows: { count: 1, groups: [{ line: 4, lastLine: 4, count: 1, message: 'repeats line 2' }] },
+    });
+    expectErrorBody(
+      await send('rates', body, 'text/csv', '?timezone=Mars/Olympus'),
+      400,
+      'invalid_parameter',
+      [{ parameter: 'timezone', message: expect.stringContaining('is not an IANA time zone name') }],
+    );
+    expectErrorBody(await send('rates', body, 'text/csv', '?dateOrder=ymd'), 400, 'invalid_parameter', [
+      { parameter: 'dateOrder', message: 'must be dmy (day first) or mdy (month first)' },
+    ]);
+  });
+
   it('answers an unknown kind 404, another media type 415, a body over the limit 413', async () => {
     expectErrorBody(await send('stocks', '[]', 'application/json'), 404, 'not_found');
     expectErrorBody(await send('rates', 'x', 'text/plain'), 415, 'unsupported_media_type');

@@ -1,5 +1,5 @@
 /**
- * Migration 0012_reporters (listed in migrations/index.ts; never edited once
+ * Migration 0015_reporters (listed in migrations/index.ts; never edited once
  * released): organisations, reporters, their states over time, their tokens
  * and their quotes (docs/decisions.md 108); each consensus market's
  * publication state and every published point with its inputs (decisions

@@ -1,0 +1,4 @@
+/** `mds observations retract` (retract-flow.ts) on SQLite. */
+import { retractFlow } from './retract-flow.js';
+
+retractFlow({ name: 'sqlite' });
