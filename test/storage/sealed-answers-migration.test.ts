@@ -1,5 +1,5 @@
 /**
- * Migration 0012_sealed_idempotent_answers (docs/decisions.md 104): an
+ * Migration 0013_sealed_idempotent_answers (docs/decisions.md 104): an
  * idempotent answer stored in plain text before answers were sealed is
  * deleted when it holds a secret (a key, a webhook secret, a token), and kept,
  * still replayed, when it does not. The rows are written as the release before
@@ -59,7 +59,7 @@ describe.each(backends())('migration 0013 on $name', ({ name }) => {
         insert,
         ['adm_old', key, `fp-${key}`, 201, body, NOW, NOW + DAY],
       ]),
-      ["delete from kysely_migration where name = '0012_sealed_idempotent_answers'", []],
+      ["delete from kysely_migration where name = '0013_sealed_idempotent_answers'", []],
     ]);
     await store.migrate();
   });

@@ -115,6 +115,8 @@ describe.each(backends())('usage records on $name', ({ name }) => {
       provider: expect.any(String),
       monthlyRequestLimit: 500,
       used: 4,
+      status: 'active',
+      cancelledAt: null,
     });
     expect(lines.find((l) => l.grantId === idle.grantId)).toMatchObject({ used: 0, monthlyRequestLimit: 40 });
     // A grant created after the month ended is not on its statement.
