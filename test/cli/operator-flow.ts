@@ -16,7 +16,7 @@ import { type CliResult, type Json, mds } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 
 const ADMIN_SCOPE_LIST =
-  'accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read, webhooks:write, admin-tokens:write';
+  'accounts:read, accounts:write, keys:write, usage:read, data:write, audit:read, webhooks:write, reporters:write, admin-tokens:write';
 const TOKEN = /^mdsadm_([a-z0-9]{12})_[0-9A-Za-z]{49}$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const ASSETS = join(import.meta.dirname, '..', '..', 'config', 'assets.json');
