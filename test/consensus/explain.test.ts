@@ -204,4 +204,41 @@ describe.each(backends())('consensus explain and verify on $name', (backend) => 
     const bad = await run(['consensus', 'verify', '--since', 'yesterday']);
     expect(bad.stderr).toContain('--since: must be an ISO 8601 date-time');
   });
+
+  it('/status lists the market: ok, stale past the parallel threshold, low_quorum once its quotes leave the window', async () => {
+    const status = async () => {
+      const res = await h.get('/status');
+      expect(res.statusCode, res.body).toBe(200);
+      const data = res.json().data;
+      // The overall status keeps its meaning: the families' alone.
+      const familiesStale = Object.values(data.families).some((f) => (f as { stale: boolean }).stale);
+      expect(data.status).toBe(familiesStale ? 'stale' : 'ok');
+      return data.consensus;
+    };
+    expect(await status()).toEqual([
+      { market: 'EUR', state: 'ok', lastPublishedAt: iso(clock), ageSeconds: 0 },
+    ]);
+    const published = clock;
+    const threshold = (await h.get('/status')).json().data.families.parallel.thresholdSeconds as number;
+    clock += (threshold + 1) * 1000;
+    expect(await status()).toEqual([
+      { market: 'EUR', state: 'stale', lastPublishedAt: iso(published), ageSeconds: threshold + 1 },
+    ]);
+    await h.runtime.services.consensus.pass();
+    clock += 6_000;
+    expect((await status())[0]).toMatchObject({
+      market: 'EUR',
+      state: 'low_quorum',
+      lastPublishedAt: iso(published),
+    });
+  });
+
+  it('publishes the methodology at /methodology.md, linked from /llms.txt and /docs/', async () => {
+    const page = await h.get('/methodology.md');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/markdown; charset=utf-8');
+    expect(page.body).toContain('max(3.5 × 1.4826 × MAD, 1.5 % × m)');
+    expect((await h.get('/llms.txt')).body).toContain('(/methodology.md)');
+    expect((await h.get('/docs/')).body).toContain('href="/methodology.md"');
+  });
 });
