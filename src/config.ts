@@ -20,6 +20,7 @@ import {
   type Variable,
 } from './config/environment.js';
 import { ConfigError, checked } from './config/setting.js';
+import type { ConsensusSettings } from './domain/consensus.js';
 import { parseSchedule } from './webhooks/schedule.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/settings.js';
 
@@ -235,6 +236,12 @@ export function readConfig(
 }
 
 /** MDS_CONSENSUS_WINDOW and MDS_CONSENSUS_QUORUM, already checked, as values; the defaults when not given. */
+/** The consensus settings of `env` (for `mds consensus verify`: the serving process's own, checked alike). */
+export function readConsensusSettings(env: NodeJS.ProcessEnv): ConsensusSettings {
+  const v = read(['MDS_CONSENSUS_WINDOW', 'MDS_CONSENSUS_QUORUM'], env, {});
+  return consensusSettings(v.MDS_CONSENSUS_WINDOW, v.MDS_CONSENSUS_QUORUM);
+}
+
 export function consensusSettings(
   window = defaultOf('MDS_CONSENSUS_WINDOW'),
   quorum = defaultOf('MDS_CONSENSUS_QUORUM'),

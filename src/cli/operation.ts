@@ -49,6 +49,7 @@ const OPTIONS: Record<string, string> = {
   purity: '--purity',
   at: '--at',
   reason: '--reason',
+  since: '--since',
 };
 
 /** Fields a message names (validFrom…): the camel-cased ones, never an English word like "plan". */

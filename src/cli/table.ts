@@ -7,6 +7,7 @@ import { accessCommands } from './commands/access.js';
 import { adminTokenCommands } from './commands/admin-tokens.js';
 import { auditCommand } from './commands/audit.js';
 import { backupCommand } from './commands/backup.js';
+import { consensusCommands } from './commands/consensus.js';
 import { importCommand } from './commands/import.js';
 import { importsCommands } from './commands/imports.js';
 import { initCommand } from './commands/init.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   ...keyCommands,
   ...webhookCommands,
   ...reporterCommands,
+  ...consensusCommands,
   ...adminTokenCommands,
   auditCommand,
 ];

@@ -31,7 +31,9 @@ export async function registerOpenApi(
           'Every response is `{ data, meta }` (errors add `error`) and carries `X-Request-Id`, equal to ' +
           '`meta.requestId`. Every valid request consumes one unit of the monthly quota; 200, 304 and 404 consume, ' +
           '400, 401, 403, 429, 500 and 503 do not. Limits count per grant: a fixed 60-second window aligned to the UTC ' +
-          'minute and a calendar-month quota.',
+          'minute and a calendar-month quota.\n\n' +
+          'Parallel rates and gold prices computed from several reporters’ quotes are published with their ' +
+          'quality; how they are computed, with worked examples: [the methodology](/methodology.md).',
         contact,
         // The API and its data are offered under each customer's access grant, not an open licence.
         license: {

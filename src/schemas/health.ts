@@ -109,12 +109,38 @@ const FamilyFreshness = Type.Object(
   { component: 'FamilyFreshness', additionalProperties: false },
 );
 
+/** A street market's consensus on /status (docs/decisions.md 107, 112). */
+const ConsensusMarketStatus = Type.Object(
+  {
+    market: Type.String({
+      description: 'A currency (its parallel rate) or a gold purity',
+      examples: ['EUR'],
+    }),
+    state: Type.Union(
+      [Type.Literal('ok'), Type.Literal('low_quorum'), Type.Literal('disagreement'), Type.Literal('stale')],
+      {
+        description:
+          '`low_quorum`: fewer organisations quote than the quorum; `disagreement`: enough quote but exclusions ' +
+          'leave fewer; `stale`: the quorum holds but the last publication is older than its family’s threshold ' +
+          '(`parallel`, or `gold` for a purity); `ok` otherwise. The last published value stays served in every state',
+      },
+    ),
+    lastPublishedAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'The last consensus published for the market; null before the first',
+    }),
+    ageSeconds: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Whole seconds since `lastPublishedAt`; null before the first',
+    }),
+  },
+  { component: 'ConsensusMarketStatus', additionalProperties: false },
+);
+
 export const StatusResponses = {
   200: answer(
     Type.Object(
       {
         status: Type.Union([Type.Literal('ok'), Type.Literal('stale')], {
-          description: '`stale` when any published family is stale',
+          description: '`stale` when any published family is stale (the consensus markets do not change it)',
         }),
         families: Type.Object(
           {
@@ -130,6 +156,11 @@ export const StatusResponses = {
               'official rates, `transfer` the money-transfer operators’ rates, `gold` the gold references',
           },
         ),
+        consensus: Type.Array(ConsensusMarketStatus, {
+          description:
+            'Each market computed from reporters’ quotes (see /methodology.md), by market; empty when none is. ' +
+            'Read from the store at most every few seconds',
+        }),
       },
       { component: 'ServiceStatus', additionalProperties: false },
     ),
@@ -173,6 +204,15 @@ export const StatusResponses = {
             stale: false,
           },
         },
+        consensus: [
+          { market: 'EUR', state: 'ok', lastPublishedAt: '2026-11-21T11:50:00.000Z', ageSeconds: 600 },
+          {
+            market: '21K',
+            state: 'low_quorum',
+            lastPublishedAt: '2026-11-21T08:00:00.000Z',
+            ageSeconds: 14400,
+          },
+        ],
       },
     },
   ),

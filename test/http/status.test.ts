@@ -84,6 +84,8 @@ describe.each(backends())('/status on $name', (backend) => {
           stale: false,
         },
       },
+      // No market is computed from reporters' quotes here (test/consensus/explain.test.ts).
+      consensus: [],
     });
   });
 

@@ -163,4 +163,11 @@ describe.each(backends())('reporters repository on $name', ({ name }) => {
       place: null,
     });
   });
+
+  it('quotesByIds finds the stored quotes of those ids, and ignores the unknown ones', async () => {
+    const found = await store.reporters.quotesByIds(['quo_in', 'quo_usd', 'quo_nowhere']);
+    expect(found.map((q) => q.id).sort()).toEqual(['quo_in', 'quo_usd']);
+    expect(found.find((q) => q.id === 'quo_usd')).toMatchObject({ market: 'USD', reporterId: 'rep_a' });
+    expect(await store.reporters.quotesByIds([])).toEqual([]);
+  });
 });

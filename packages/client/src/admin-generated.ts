@@ -708,6 +708,80 @@ export interface RolledReporterToken {
   previousExpiresAt: string;
 }
 
+export interface ConsensusExplanation {
+  market: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  at: string;
+  methodVersion: number;
+  /** Published buy, DZD */
+  buy: number;
+  /** Published sell, DZD */
+  sell: number;
+  quality: {
+    organisations: number;
+    reporters: number;
+    excluded: number;
+    dispersionPercent: number | null;
+    confidence: 'high' | 'medium' | 'low';
+  };
+  organisations: ExplainedOrganisation[];
+  /** Used first, then excluded; oldest first within each */
+  quotes: ExplainedQuote[];
+}
+
+export interface ExplainedOrganisation {
+  organisationId: string;
+  organisation: string | null;
+  /** The median of its quotes’ buy, DZD */
+  buy: number;
+  /** The median of its quotes’ sell, DZD */
+  sell: number;
+  excluded: 'mid' | 'buy' | 'sell' | null;
+  reason: string | null;
+}
+
+export interface ExplainedQuote {
+  id: string;
+  /** The reporter’s pseudonym */
+  reporterId: string;
+  organisationId: string;
+  /** The organisation’s name */
+  organisation: string | null;
+  /** Quoted buy, DZD */
+  buy: number;
+  /** Quoted sell, DZD */
+  sell: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  observedAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  receivedAt: string;
+  /** From the instant it counts from to the point’s instant */
+  ageSeconds: number;
+  /** False: its organisation was excluded */
+  used: boolean;
+  excluded: 'mid' | 'buy' | 'sell' | null;
+  /** Why its organisation was excluded, in words */
+  reason: string | null;
+}
+
+export interface ConsensusVerification {
+  /** Format: ISO 8601 date-time (UTC). */
+  since: string | null;
+  /** Points recomputed */
+  checked: number;
+  /** Empty: every point recomputes to what was published */
+  differences: {
+    market: string;
+    /** Format: ISO 8601 date-time (UTC). */
+    at: string;
+    field: string;
+    /** What the point holds, as JSON */
+    stored: string;
+    /** What the recomputation gives, as JSON */
+    recomputed: string;
+  }[];
+}
+
 export interface AdminTokenPatch {
   /** The token’s scopes from now on, the whole list; each one the calling token holds itself */
   scopes: string[];
@@ -1561,6 +1635,58 @@ export interface RollReporterTokenResponse {
   meta: RollReporterTokenMeta;
 }
 
+// ---- explainConsensus ----------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/consensus/explain`: Explain a published consensus point */
+export interface ExplainConsensusQuery {
+  currency?: string;
+  purity?: '18K' | '21K' | '24K';
+  /**
+   * The point in force at this instant (the latest at or before it); default: the latest point
+   * Format: ISO 8601 date-time (UTC).
+   */
+  at?: string;
+}
+
+/** `data` of `GET /admin/v1/consensus/explain`: Explain a published consensus point */
+export type ExplainConsensusData = ConsensusExplanation;
+
+/** `meta` of `GET /admin/v1/consensus/explain`: Explain a published consensus point */
+export type ExplainConsensusMeta = RequestMeta;
+
+/**
+ * The published point, its quality, and every quote it used or excluded (`GET /admin/v1/consensus/explain`: Explain a published consensus point)
+ */
+export interface ExplainConsensusResponse {
+  data: ExplainConsensusData;
+  meta: ExplainConsensusMeta;
+}
+
+// ---- verifyConsensus -----------------------------------------------------------
+
+/** Query parameters of `GET /admin/v1/consensus/verify`: Recompute the published consensus points */
+export interface VerifyConsensusQuery {
+  /**
+   * Points published at or after this instant; default: every point
+   * Format: ISO 8601 date-time (UTC).
+   */
+  since?: string;
+}
+
+/** `data` of `GET /admin/v1/consensus/verify`: Recompute the published consensus points */
+export type VerifyConsensusData = ConsensusVerification;
+
+/** `meta` of `GET /admin/v1/consensus/verify`: Recompute the published consensus points */
+export type VerifyConsensusMeta = RequestMeta;
+
+/**
+ * Every published point since `since`, recomputed from the stored quotes; the differences found (`GET /admin/v1/consensus/verify`: Recompute the published consensus points)
+ */
+export interface VerifyConsensusResponse {
+  data: VerifyConsensusData;
+  meta: VerifyConsensusMeta;
+}
+
 // ---- updateAdminToken ----------------------------------------------------------
 
 /** Path parameters of `PATCH /admin/v1/admin-tokens/{publicId}`: Change an admin token’s scopes */
@@ -2034,6 +2160,30 @@ export const ADMIN_OPERATIONS = [
     csv: false,
   },
   {
+    operationId: 'explainConsensus',
+    method: 'GET',
+    path: '/admin/v1/consensus/explain',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: [],
+    query: ['currency', 'purity', 'at'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
+    operationId: 'verifyConsensus',
+    method: 'GET',
+    path: '/admin/v1/consensus/verify',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: [],
+    query: ['since'],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
     operationId: 'updateAdminToken',
     method: 'PATCH',
     path: '/admin/v1/admin-tokens/{publicId}',
@@ -2324,6 +2474,22 @@ export interface AdminOperations {
     query: Record<string, never>;
     body: RollReporterTokenBody;
     response: RollReporterTokenResponse;
+  };
+  explainConsensus: {
+    method: 'GET';
+    path: '/admin/v1/consensus/explain';
+    params: Record<string, never>;
+    query: ExplainConsensusQuery;
+    body: undefined;
+    response: ExplainConsensusResponse;
+  };
+  verifyConsensus: {
+    method: 'GET';
+    path: '/admin/v1/consensus/verify';
+    params: Record<string, never>;
+    query: VerifyConsensusQuery;
+    body: undefined;
+    response: VerifyConsensusResponse;
   };
   updateAdminToken: {
     method: 'PATCH';
@@ -2677,6 +2843,26 @@ export abstract class AdminOperationMethods {
     options?: AdminWriteOptions,
   ): Promise<RollReporterTokenResponse> {
     return this.request('rollReporterToken', { id }, undefined, body, options);
+  }
+
+  /**
+   * `GET /admin/v1/consensus/explain`: Explain a published consensus point (`explainConsensus`). Requires the scope `reporters:write`.
+   */
+  explainConsensus(
+    query?: ExplainConsensusQuery,
+    options?: AdminRequestOptions,
+  ): Promise<ExplainConsensusResponse> {
+    return this.request('explainConsensus', {}, query, undefined, options);
+  }
+
+  /**
+   * `GET /admin/v1/consensus/verify`: Recompute the published consensus points (`verifyConsensus`). Requires the scope `reporters:write`.
+   */
+  verifyConsensus(
+    query?: VerifyConsensusQuery,
+    options?: AdminRequestOptions,
+  ): Promise<VerifyConsensusResponse> {
+    return this.request('verifyConsensus', {}, query, undefined, options);
   }
 
   /**

@@ -82,7 +82,7 @@ export interface Unreadiness {
 }
 
 export interface ServiceStatus {
-  /** `stale` when any published family is stale */
+  /** `stale` when any published family is stale (the consensus markets do not change it) */
   status: 'ok' | 'stale';
   /**
    * Each family’s freshness: `parallel` the parallel-market rates, `official` the Bank of Algeria official rates, `transfer` the money-transfer operators’ rates, `gold` the gold references
@@ -93,6 +93,10 @@ export interface ServiceStatus {
     transfer: FamilyFreshness;
     gold: FamilyFreshness;
   };
+  /**
+   * Each market computed from reporters’ quotes (see /methodology.md), by market; empty when none is. Read from the store at most every few seconds
+   */
+  consensus: ConsensusMarketStatus[];
 }
 
 export interface FamilyFreshness {
@@ -113,6 +117,22 @@ export interface FamilyFreshness {
   published: boolean;
   /** Published, and `ageSeconds` is past `thresholdSeconds` or the family has no observation at all */
   stale: boolean;
+}
+
+export interface ConsensusMarketStatus {
+  /** A currency (its parallel rate) or a gold purity */
+  market: string;
+  /**
+   * `low_quorum`: fewer organisations quote than the quorum; `disagreement`: enough quote but exclusions leave fewer; `stale`: the quorum holds but the last publication is older than its family’s threshold (`parallel`, or `gold` for a purity); `ok` otherwise. The last published value stays served in every state
+   */
+  state: 'ok' | 'low_quorum' | 'disagreement' | 'stale';
+  /**
+   * The last consensus published for the market; null before the first
+   * Format: ISO 8601 date-time (UTC).
+   */
+  lastPublishedAt: string | null;
+  /** Whole seconds since `lastPublishedAt`; null before the first */
+  ageSeconds: number | null;
 }
 
 export interface Asset {

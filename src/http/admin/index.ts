@@ -6,6 +6,7 @@ import { adminError } from '../../schemas/admin.js';
 import { accountRoutes } from './accounts.js';
 import { adminTokenRoutes } from './admin-tokens.js';
 import { auditRoutes } from './audit.js';
+import { consensusRoutes } from './consensus.js';
 import { dataRoutes } from './data.js';
 import { grantRoutes } from './grants.js';
 import { keyRoutes } from './keys.js';
@@ -26,6 +27,7 @@ export function adminRouteList(): AdminRoute[] {
     ...usageRoutes,
     ...webhookRoutes,
     ...reporterRoutes,
+    ...consensusRoutes,
     ...adminTokenRoutes,
   ]
     .map(withUnsupportedEncoding)

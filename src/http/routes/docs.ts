@@ -107,7 +107,8 @@ export function overview(doc: DocumentOutline): string {
     `<h1>${escapeHtml(doc.info.title)}</h1>`,
     `<p>${escapeHtml(summary.replace(/\s*\n\s*/g, ' '))}</p>`,
     '<p>The interactive reference is loading. The operations, described in full in',
-    '<a href="/openapi.json">/openapi.json</a> (for language models: <a href="/llms.txt">/llms.txt</a>):</p>',
+    '<a href="/openapi.json">/openapi.json</a> (for language models: <a href="/llms.txt">/llms.txt</a>;',
+    'how the street rates are computed: <a href="/methodology.md">the methodology</a>):</p>',
     `<ul>${items.join('')}</ul>`,
     '</main>',
   ].join('\n');

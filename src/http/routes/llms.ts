@@ -108,6 +108,8 @@ export function llmsText(doc: Document): string {
     '',
     '- [OpenAPI 3.1 document](/openapi.json): every parameter, response and error, machine-readable.',
     '- [API reference](/docs/): the same document, rendered for people.',
+    '- [Methodology](/methodology.md): how the parallel rates and gold prices are computed from several ' +
+      'reporters, and what `quality` means.',
     '',
   ].join('\n');
 }

@@ -1,6 +1,7 @@
 /**
  * Static pages served beside the API on the same origin: the charts page
- * (public/charts.html and its script) and the favicon. A fixed list, read once
+ * (public/charts.html and its script), the favicon and the street rates'
+ * methodology (docs/methodology.md). A fixed list, read once
  * at start; no path from the URL ever reaches the file system.
  */
 import { readFileSync } from 'node:fs';
@@ -33,6 +34,8 @@ const PAGES: Record<string, { file: string; type: string; cache?: string; csp?: 
     ]),
   ),
   '/charts/charts.css': { file: 'public/charts.css', type: 'text/css; charset=utf-8' },
+  // How the street rates are computed, for anyone who wants to check them (linked from /docs/ and /llms.txt).
+  '/methodology.md': { file: 'docs/methodology.md', type: 'text/markdown; charset=utf-8' },
   // Browsers ask for /favicon.ico unless a page names its icon; ours name /favicon.svg. Both answer the SVG.
   '/favicon.ico': ICON,
   '/favicon.svg': ICON,

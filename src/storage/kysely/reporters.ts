@@ -234,6 +234,17 @@ export class KyselyReporters implements ReporterRepository {
     return rows.map(toQuote);
   }
 
+  async quotesByIds(ids: readonly string[]): Promise<QuoteRecord[]> {
+    const rows: QuoteRecord[] = [];
+    // Chunks keep each statement under SQLite's bound-parameter limit.
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const found = await this.db.selectFrom('quotes').selectAll().where('id', 'in', chunk).execute();
+      rows.push(...found.map(toQuote));
+    }
+    return rows;
+  }
+
   async recentQuotes(reporterId: string, limit: number): Promise<QuoteRecord[]> {
     const rows = await this.db
       .selectFrom('quotes')

@@ -58,6 +58,8 @@ export interface ReporterRepository {
    * (domain/consensus.ts), lies in (from, to]; oldest observation first.
    */
   quotesBetween(market: MarketId, from: number, to: number): Promise<QuoteRecord[]>;
+  /** The quotes of those ids that exist, in no particular order (a published point's inputs). */
+  quotesByIds(ids: readonly string[]): Promise<QuoteRecord[]>;
   /** A reporter's quotes, newest received first, at most `limit`. */
   recentQuotes(reporterId: string, limit: number): Promise<QuoteRecord[]>;
 }
