@@ -245,6 +245,29 @@ export class KyselyReporters implements ReporterRepository {
       .execute();
     return rows.map(toQuote);
   }
+
+  async quotesReceivedSince(reporterId: string, since: number): Promise<QuoteRecord[]> {
+    const rows = await this.db
+      .selectFrom('quotes')
+      .selectAll()
+      .where('reporter_id', '=', reporterId)
+      .where('received_at', '>', since)
+      .orderBy('received_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toQuote);
+  }
+
+  async reportersQuotingSince(since: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('quotes')
+      .select('reporter_id')
+      .distinct()
+      .where('received_at', '>', since)
+      .orderBy('reporter_id')
+      .execute();
+    return rows.map((r) => r.reporter_id);
+  }
 }
 
 async function insertToken(trx: Runner, t: ReporterTokenRecord): Promise<void> {

@@ -60,4 +60,8 @@ export interface ReporterRepository {
   quotesBetween(market: MarketId, from: number, to: number): Promise<QuoteRecord[]>;
   /** A reporter's quotes, newest received first, at most `limit`. */
   recentQuotes(reporterId: string, limit: number): Promise<QuoteRecord[]>;
+  /** A reporter's quotes received after `since`, newest received first: its statistics (decisions 116). */
+  quotesReceivedSince(reporterId: string, since: number): Promise<QuoteRecord[]>;
+  /** The reporters with a quote received after `since`, by id: whom the webhook worker re-judges. */
+  reportersQuotingSince(since: number): Promise<string[]>;
 }
