@@ -80,6 +80,8 @@ export class WebhookWorker {
   private readonly states = new Map<string, string>();
   /** Reporters who quoted after this instant are judged at the next poll. */
   private quotesSince: number | null = null;
+  /** Each reporter's newest receipt when this process last judged it. */
+  private readonly judgedUpTo = new Map<string, number>();
   private readonly delivery: Deliveries;
 
   constructor(private readonly o: WorkerOptions) {
@@ -251,12 +253,13 @@ export class WebhookWorker {
     const { store, now } = this.o;
     const at = now();
     const since = this.quotesSince ?? at - QUOTES_LOOKBACK_MS;
-    for (const id of await store.reporters.reportersQuotingSince(since)) {
+    for (const { reporterId: id, lastReceivedAt } of await store.reporters.reportersQuotingSince(since)) {
+      // Judged on the same quotes already: nothing new to say.
+      if (this.judgedUpTo.get(id) === lastReceivedAt) continue;
       const f = await flaggingOf(store, id);
       const state = f.flagged ? 'flagged' : 'ok';
       const name = flaggedSetting(id);
-      if (this.states.get(name) === state) continue;
-      const stored = await store.setting(name);
+      const stored = this.states.get(name) === state ? state : await store.setting(name);
       if (stored !== state) {
         const reporter = f.flagged ? await store.reporters.getReporter(id) : undefined;
         const events =
@@ -271,6 +274,8 @@ export class WebhookWorker {
         await store.webhooks.putSettingIf(name, stored, state, events, now());
       }
       this.states.set(name, state);
+      // Only once its state is written: a failed write is tried again at the next poll.
+      this.judgedUpTo.set(id, lastReceivedAt);
     }
     this.quotesSince = at - QUOTES_SLACK_MS;
   }

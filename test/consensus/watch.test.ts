@@ -4,7 +4,8 @@
  * flags read through the admin API and the CLI, `reporter.flagged` delivered
  * to a real receiver. An honest reporter whose organisation has a rogue
  * colleague is judged on its own quotes: not flagged, while the rogue is,
- * once, however many more rogue quotes it sends.
+ * once however many more rogue quotes it sends, and again only after it was
+ * no longer flagged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedSample } from '../../src/import/seed.js';
@@ -181,5 +182,30 @@ describe.each(backends())('watching reporters on $name', (backend: Backend) => {
     await new Promise((resolve) => setTimeout(resolve, 10 * FAST.pollMs));
     expect(receiver.received.length).toBe(polls);
     expect(receiver.accepted('reporter.flagged')).toHaveLength(1);
+
+    // Back to honest quotes: 6 failures left in its last 20, not flagged; recorded without an event.
+    await quotes(rogue.token, '259.6', '261.1', 14);
+    await waitFor(async () => (await store.setting(`webhooks.flagged.${rogue.reporter.id}`)) === 'ok', {
+      what: () => 'the rogue no longer flagged',
+    });
+    expect((await admin('GET', `/reporters/${rogue.reporter.id}/stats`)).lastQuotes).toEqual({
+      sample: 20,
+      failed: 6,
+    });
+    // Rogue again: each of its first 6 pushes an older failure out; the 7th makes 7 of 20, a new flagging.
+    await quotes(rogue.token, '285.5', '287.5', 7);
+    const events = await receiver.waitForAccepted('reporter.flagged', 2);
+    expect(events.map((e) => e.payload.data.failed)).toEqual([20, 7]);
+    expect(new Set(events.map((e) => e.payload.data.reporterId))).toEqual(new Set([rogue.reporter.id]));
+  });
+
+  it('answers 404 for statistics of no reporter', async () => {
+    const res = await fetch(`${server.adminUrl}/admin/v1/reporters/rep_nobody/stats`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
+      'no reporter rep_nobody',
+    );
   });
 });

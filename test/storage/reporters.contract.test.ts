@@ -178,7 +178,10 @@ describe.each(backends())('reporters repository on $name', ({ name }) => {
     ]);
     const since = await store.reporters.quotesReceivedSince('rep_w', T - 10);
     expect(since.map((q) => q.id)).toEqual(['quo_w_new', 'quo_w_at']);
-    expect(await store.reporters.reportersQuotingSince(T - 5)).toEqual(['rep_w', 'rep_x']);
+    expect(await store.reporters.reportersQuotingSince(T - 5)).toEqual([
+      { reporterId: 'rep_w', lastReceivedAt: T + 10 },
+      { reporterId: 'rep_x', lastReceivedAt: T + 5 },
+    ]);
     expect(await store.reporters.reportersQuotingSince(T + 10)).toEqual([]);
   });
 });

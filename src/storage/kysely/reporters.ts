@@ -258,15 +258,15 @@ export class KyselyReporters implements ReporterRepository {
     return rows.map(toQuote);
   }
 
-  async reportersQuotingSince(since: number): Promise<string[]> {
+  async reportersQuotingSince(since: number): Promise<{ reporterId: string; lastReceivedAt: number }[]> {
     const rows = await this.db
       .selectFrom('quotes')
-      .select('reporter_id')
-      .distinct()
+      .select((eb) => ['reporter_id', eb.fn.max('received_at').as('last')])
       .where('received_at', '>', since)
+      .groupBy('reporter_id')
       .orderBy('reporter_id')
       .execute();
-    return rows.map((r) => r.reporter_id);
+    return rows.map((r) => ({ reporterId: r.reporter_id, lastReceivedAt: Number(r.last) }));
   }
 }
 

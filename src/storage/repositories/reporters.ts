@@ -62,6 +62,6 @@ export interface ReporterRepository {
   recentQuotes(reporterId: string, limit: number): Promise<QuoteRecord[]>;
   /** A reporter's quotes received after `since`, newest received first: its statistics (decisions 116). */
   quotesReceivedSince(reporterId: string, since: number): Promise<QuoteRecord[]>;
-  /** The reporters with a quote received after `since`, by id: whom the webhook worker re-judges. */
-  reportersQuotingSince(since: number): Promise<string[]>;
+  /** The reporters with a quote received after `since`, by id, with their newest receipt: whom the webhook worker judges again. */
+  reportersQuotingSince(since: number): Promise<{ reporterId: string; lastReceivedAt: number }[]>;
 }
