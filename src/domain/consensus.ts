@@ -12,7 +12,7 @@
  */
 
 /** Sixteenths of a micro-unit: four nested halvings stay integers. */
-const UNIT = 16n;
+export const UNIT = 16n;
 /** 4 decimals = 100 micro-units. */
 const PUBLISHED_STEP = 100n * UNIT;
 
@@ -110,12 +110,12 @@ const abs = (v: bigint) => (v < 0n ? -v : v);
  * True when |value − centre| is strictly beyond max(3.5 × 1.4826 × MAD, 1.5 % × centre).
  * 3.5 × 1.4826 = 5.1891, compared in ten-thousandths; 1.5 % in thousandths.
  */
-function beyond(value: bigint, centre: bigint, mad: bigint): boolean {
+export function beyond(value: bigint, centre: bigint, mad: bigint): boolean {
   const d = abs(value - centre);
   return d * 10_000n > 51_891n * mad && d * 1_000n > 15n * centre;
 }
 
-function spread(values: readonly bigint[]): { centre: bigint; mad: bigint } {
+export function spread(values: readonly bigint[]): { centre: bigint; mad: bigint } {
   const centre = median(values);
   return { centre, mad: median(values.map((v) => abs(v - centre))) };
 }

@@ -176,3 +176,22 @@ export function rateAlert(
     data: { subscriptionId, filter, value: reading.value, observedAt: iso(reading.observedAt) },
   };
 }
+
+/** A reporter turned flagged (docs/decisions.md 117): written with the compare-and-set of its state, once per flagging. */
+export function reporterFlagged(
+  r: { reporterId: string; organisationId: string; failed: number; sample: number; quoteId: string },
+  dedupeKey: string,
+): NewEvent {
+  return {
+    type: 'reporter.flagged',
+    accountId: null,
+    dedupeKey,
+    data: {
+      reporterId: r.reporterId,
+      organisationId: r.organisationId,
+      failed: r.failed,
+      sample: r.sample,
+      quoteId: r.quoteId,
+    },
+  };
+}

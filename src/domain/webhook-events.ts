@@ -190,6 +190,16 @@ export const EVENT_DATA = {
     value: Type.Number({ description: 'The value that made it true: DZD, or percent' }),
     observedAt: Instant('The time of the observation the value comes from'),
   }),
+  'reporter.flagged': data(
+    'a reporter’s own quotes failed the exclusion test in more than 30 % of its last 20: once per flagging',
+    {
+      reporterId: Id('The reporter’s pseudonym', 'rep_m2x8k1p4q7w3e9r5'),
+      organisationId: Id('Its organisation', 'org_k3j5h7g9f1d2s4a6'),
+      failed: Count('How many of its last quotes failed the test on their own'),
+      sample: Count('How many of its last quotes were looked at: 20, or fewer if it sent fewer'),
+      quoteId: Id('Its newest quote, on which it was found flagged', 'quo_q8w2e4r6t1y3u5i7'),
+    },
+  ),
 } satisfies { [T in EventType]: TObject };
 
 /** A delivery's body, of one event type: the same bytes on every attempt. */

@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'data.stale',
   'data.fresh',
   'rate.alert',
+  'reporter.flagged',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

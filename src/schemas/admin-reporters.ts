@@ -136,7 +136,63 @@ export const RolledReporterAnswer = adminAnswer(
   true,
 );
 export const OrganisationList = adminList(Organisation, 'A page of organisations, oldest first');
-export const ReporterList = adminList(Reporter, 'A page of reporters, oldest first');
+const ListedReporter = Type.Object(
+  {
+    ...Reporter.properties,
+    flagged: Type.Boolean({
+      description:
+        'More than 30 % of its last 20 quotes failed the exclusion test on their own (decisions 117); ' +
+        'its statistics: GET /admin/v1/reporters/{id}/stats',
+    }),
+  },
+  { component: 'ListedReporter' },
+);
+export const ReporterList = adminList(
+  ListedReporter,
+  'A page of reporters, oldest first, each flagged or not',
+);
+
+const Percent = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+export const ReporterStatistics = Type.Object(
+  {
+    reporterId: Type.String({ examples: ['rep_m2x8k1p4q7w3e9r5'] }),
+    organisationId: OrganisationId,
+    status: Reporter.properties.status,
+    from: Timestamp,
+    to: Timestamp,
+    quotes: Type.Integer({ minimum: 0, description: 'Quotes sent in the last 30 days' }),
+    judged: Type.Integer({
+      minimum: 0,
+      description:
+        'Of them, judged against the consensus in force at their instant (none before a first one)',
+    }),
+    failed: Type.Integer({
+      minimum: 0,
+      description: 'Judged quotes whose own mid, buy or sell failed the exclusion test',
+    }),
+    failedPercent: Percent('failed / judged × 100, 2 decimals; null when none was judged'),
+    medianDeviationPercent: Percent(
+      'The median of the judged quotes’ signed deviations from the consensus mid, percent, 2 decimals',
+    ),
+    flagged: Type.Boolean({ description: 'More than 30 % of its last 20 quotes failed' }),
+    lastQuotes: Type.Object(
+      {
+        sample: Type.Integer({
+          minimum: 0,
+          description: 'Its last quotes looked at: 20, or fewer if it sent fewer',
+        }),
+        failed: Type.Integer({ minimum: 0, description: 'How many of them failed' }),
+      },
+      { description: 'What the flag is judged on' },
+    ),
+  },
+  { component: 'ReporterStatistics' },
+);
+export const ReporterStatisticsAnswer = adminAnswer(
+  ReporterStatistics,
+  'The reporter’s statistics over the last 30 days',
+  false,
+);
 
 export type OrganisationCreate = Static<typeof OrganisationCreate>;
 export type ReporterCreate = Static<typeof ReporterCreate>;

@@ -17,6 +17,7 @@ import {
 import type { OrganisationRecord, ReporterRecord, ReporterTokenRecord } from '../storage/reporter-records.js';
 import { DuplicateError, type Store } from '../storage/store.js';
 import type { Actor, ListOptions, Page, Result } from './contract.js';
+import { flaggingOf } from './reporter-watch.js';
 import {
   checked,
   conflict,
@@ -178,16 +179,26 @@ export function getReporter(
   return refusing(async () => reporterView(await existing(store, id)));
 }
 
+/** A reporter as the lists show it: flagged when its own quotes fail the exclusion test too often (decisions 117). */
+export type ListedReporterView = ReporterView & { flagged: boolean };
+
 export function listReporters(
   store: Store,
   _actor: Actor,
   input: ListOptions & { organisationId?: string } = {},
-): Promise<Result<Page<ReporterView>>> {
+): Promise<Result<Page<ListedReporterView>>> {
   return refusing(async () => {
     const page = keysetOf(input);
     const filter = input.organisationId === undefined ? {} : { organisationId: input.organisationId };
     const rows = await store.reporters.listReporters(filter, page);
-    return pageOf(rows, page, (r) => ({ at: r.createdAt, id: r.id }), reporterView);
+    const flagged = new Map<string, boolean>();
+    for (const r of rows) flagged.set(r.id, (await flaggingOf(store, r.id)).flagged);
+    return pageOf(
+      rows,
+      page,
+      (r) => ({ at: r.createdAt, id: r.id }),
+      (r) => ({ ...reporterView(r), flagged: flagged.get(r.id) ?? false }),
+    );
   });
 }
 

@@ -8,6 +8,7 @@
  *     7 days of their expiry (`key.expiring`), families turning stale or fresh
  *     (`data.stale`, `data.fresh`): each written once, by a dedupe key or a
  *     compare-and-set of its state, whichever instance sees it first;
+ *   - reporters turning flagged (`reporter.flagged`), judged when they quote;
  *   - deliveries due, claimed and attempted by deliveries.ts: one at a time
  *     per subscription, in order, none waiting for another receiver.
  *
@@ -23,6 +24,7 @@ import {
   freshnessChanged,
   keyExpiring,
   rateAlert,
+  reporterFlagged,
   usageThreshold,
 } from '../domain/webhook-builders.js';
 import type { NewEvent } from '../domain/webhook-events.js';
@@ -35,11 +37,20 @@ import {
 } from '../domain/webhooks.js';
 import type { Freshness } from '../runtime/freshness.js';
 import type { Store } from '../storage/store.js';
+import { flaggingOf } from '../use-cases/reporter-watch.js';
 import { Deliveries } from './deliveries.js';
 import type { WebhookSettings } from './settings.js';
 
 const IMPORTS_CURSOR = 'webhooks.imports_cursor';
 const staleSetting = (family: string) => `webhooks.stale.${family}`;
+const flaggedSetting = (reporterId: string) => `webhooks.flagged.${reporterId}`;
+/**
+ * Reporters who quoted since this far before the last look are judged again:
+ * a quote stored by another instance a moment after its receipt is not missed.
+ */
+const QUOTES_SLACK_MS = 60_000;
+/** At start, the reporters who quoted in the last day are judged again (their settings make it harmless). */
+const QUOTES_LOOKBACK_MS = 86_400_000;
 /** How long a stopping server waits for the attempts in flight. */
 const STOP_PATIENCE_MS = 2_000;
 
@@ -67,6 +78,10 @@ export class WebhookWorker {
   private readonly seen = new Set<string>();
   /** Each family's state as this process last wrote or read it. */
   private readonly states = new Map<string, string>();
+  /** Reporters who quoted after this instant are judged at the next poll. */
+  private quotesSince: number | null = null;
+  /** Each reporter's newest receipt when this process last judged it. */
+  private readonly judgedUpTo = new Map<string, number>();
   private readonly delivery: Deliveries;
 
   constructor(private readonly o: WorkerOptions) {
@@ -108,6 +123,7 @@ export class WebhookWorker {
       ['usage', () => this.usage()],
       ['keys', () => this.expiringKeys()],
       ['freshness', () => this.freshness()],
+      ['reporters', () => this.reporters()],
       ['deliveries', () => this.deliveries()],
     ];
     for (const [name, step] of steps) {
@@ -225,6 +241,43 @@ export class WebhookWorker {
       }
       this.states.set(name, state);
     }
+  }
+
+  /**
+   * Each reporter that sent a quote since the last look, judged (docs/decisions.md
+   * 117): its turn to flagged writes `reporter.flagged` with the compare-and-set of
+   * its setting, so one instance writes it, once per flagging; its turn back is
+   * recorded without an event.
+   */
+  private async reporters(): Promise<void> {
+    const { store, now } = this.o;
+    const at = now();
+    const since = this.quotesSince ?? at - QUOTES_LOOKBACK_MS;
+    for (const { reporterId: id, lastReceivedAt } of await store.reporters.reportersQuotingSince(since)) {
+      // Judged on the same quotes already: nothing new to say.
+      if (this.judgedUpTo.get(id) === lastReceivedAt) continue;
+      const f = await flaggingOf(store, id);
+      const state = f.flagged ? 'flagged' : 'ok';
+      const name = flaggedSetting(id);
+      const stored = this.states.get(name) === state ? state : await store.setting(name);
+      if (stored !== state) {
+        const reporter = f.flagged ? await store.reporters.getReporter(id) : undefined;
+        const events =
+          reporter && f.newestQuoteId
+            ? [
+                reporterFlagged(
+                  { reporterId: id, organisationId: reporter.organisationId, ...f, quoteId: f.newestQuoteId },
+                  `reporter.flagged:${id}:${f.newestQuoteId}`,
+                ),
+              ]
+            : [];
+        await store.webhooks.putSettingIf(name, stored, state, events, now());
+      }
+      this.states.set(name, state);
+      // Only once its state is written: a failed write is tried again at the next poll.
+      this.judgedUpTo.set(id, lastReceivedAt);
+    }
+    this.quotesSince = at - QUOTES_SLACK_MS;
   }
 
   private async deliveries(): Promise<void> {

@@ -3,7 +3,8 @@
  * backend: organisation names unique, reporters' states kept over time and
  * read back as they were at an instant, token rolls that give the old token a
  * grace period, quotes stored all or none and selected by their effective
- * instant (min of observed and received) in (from, to].
+ * instant (min of observed and received) in (from, to], and read back per
+ * reporter by their receipt (decisions 116).
  */
 import { describe, expect, it } from 'vitest';
 import type { AuditActor } from '../../src/storage/admin-records.js';
@@ -169,5 +170,25 @@ describe.each(backends())('reporters repository on $name', ({ name }) => {
     expect(found.map((q) => q.id).sort()).toEqual(['quo_in', 'quo_usd']);
     expect(found.find((q) => q.id === 'quo_usd')).toMatchObject({ market: 'USD', reporterId: 'rep_a' });
     expect(await store.reporters.quotesByIds([])).toEqual([]);
+  });
+
+  it('a reporter’s quotes received after an instant, newest first, and who quoted since then', async () => {
+    const T = T0 + 100 * 3_600_000;
+    const mine = (id: string, receivedAt: number, reporterId = 'rep_w') =>
+      quote(id, { reporterId, organisationId: 'org_w', observedAt: receivedAt, receivedAt });
+    await store.reporters.addQuotes([
+      mine('quo_w_old', T - 10),
+      mine('quo_w_at', T),
+      mine('quo_w_new', T + 10),
+      mine('quo_x', T + 5, 'rep_x'),
+      mine('quo_y', T - 5, 'rep_y'),
+    ]);
+    const since = await store.reporters.quotesReceivedSince('rep_w', T - 10);
+    expect(since.map((q) => q.id)).toEqual(['quo_w_new', 'quo_w_at']);
+    expect(await store.reporters.reportersQuotingSince(T - 5)).toEqual([
+      { reporterId: 'rep_w', lastReceivedAt: T + 10 },
+      { reporterId: 'rep_x', lastReceivedAt: T + 5 },
+    ]);
+    expect(await store.reporters.reportersQuotingSince(T + 10)).toEqual([]);
   });
 });

@@ -17,6 +17,7 @@ import {
   keyExpiring,
   keyRevoked,
   rateAlert,
+  reporterFlagged,
   usageThreshold,
 } from '../../src/domain/webhook-builders.js';
 import { EVENT_SCHEMAS, eventPayload, type NewEvent, WebhookEvent } from '../../src/domain/webhook-events.js';
@@ -73,6 +74,10 @@ const EVENTS: NewEvent[] = [
   ),
   freshnessChanged('transfer', { ...freshness, stale: false }),
   freshnessChanged('gold', { updatedAt: null, ageSeconds: null, thresholdSeconds: 60, stale: true }),
+  reporterFlagged(
+    { reporterId: 'rep_r', organisationId: 'org_o', failed: 7, sample: 20, quoteId: 'quo_q' },
+    'reporter.flagged:rep_r:quo_q',
+  ),
   rateAlert(
     'whk_s',
     'acc_a',

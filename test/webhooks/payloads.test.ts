@@ -12,6 +12,7 @@ import {
   freshnessChanged,
   keyExpiring,
   rateAlert,
+  reporterFlagged,
   usageThreshold,
 } from '../../src/domain/webhook-builders.js';
 import { EVENT_SCHEMAS } from '../../src/domain/webhook-events.js';
@@ -114,6 +115,7 @@ it('every event type is written with the same bytes as before', async () => {
       'data.stale',
       'data.fresh',
       'rate.alert',
+      'reporter.flagged',
     ],
     accountId: null,
     filter: { metric: 'rate', currency: 'EUR', source: 'parallel', side: 'sell', above: '270' },
@@ -177,6 +179,10 @@ it('every event type is written with the same bytes as before', async () => {
         { metric: 'rate', currency: 'EUR', source: 'parallel', side: 'sell', above: '270' },
         { value: 271.5, observedAt: T - 30_000 },
       ),
+      reporterFlagged(
+        { reporterId: 'rep_r', organisationId: 'org_o', failed: 7, sample: 20, quoteId: 'quo_q' },
+        'reporter.flagged:rep_r:quo_q',
+      ),
       usageThreshold(
         { grantId: 'grt_g', accountId: 'acc_a', limit: 1000 },
         '2026-11',
@@ -217,6 +223,7 @@ it('every event type is written with the same bytes as before', async () => {
     '{"type":"key.expiring","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"keyId":"key_1","grantId":"grt_g","accountId":"acc_a","expiresAt":"2026-12-02T10:00:00.000Z"}}',
     '{"type":"key.revoked","id":"evt_ID","createdAt":"2026-11-26T10:00:01.000Z","data":{"keyId":"key_1","grantId":"grt_g","accountId":"acc_a","label":"label of key_1","environment":"live","expiresAt":"2026-12-06T10:00:00.000Z","revokedAt":"2026-11-26T10:00:01.000Z"}}',
     '{"type":"rate.alert","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"subscriptionId":"whk_s","filter":{"metric":"rate","currency":"EUR","source":"parallel","side":"sell","above":"270"},"value":271.5,"observedAt":"2026-11-26T09:59:30.000Z"}}',
+    '{"type":"reporter.flagged","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"reporterId":"rep_r","organisationId":"org_o","failed":7,"sample":20,"quoteId":"quo_q"}}',
     '{"type":"usage.threshold","id":"evt_ID","createdAt":"2026-11-26T10:00:04.000Z","data":{"grantId":"grt_g","accountId":"acc_a","period":"2026-11","threshold":80,"used":800,"monthlyRequestLimit":1000}}',
   ]);
 });

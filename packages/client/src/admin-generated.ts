@@ -458,7 +458,8 @@ export type WebhookEventType =
   | 'data.retracted'
   | 'data.stale'
   | 'data.fresh'
-  | 'rate.alert';
+  | 'rate.alert'
+  | 'reporter.flagged';
 
 /**
  * A `rate.alert` condition, exactly one of `above` and `below`: it fires when it becomes true, once, and again only after it has been false
@@ -680,6 +681,55 @@ export interface Reporter {
   createdAt: string;
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
+}
+
+export interface ListedReporter {
+  /** The reporter’s pseudonym */
+  id: string;
+  /** For the operator: who or what reports */
+  label: string;
+  organisationId: string;
+  markets: string[];
+  /** Only an active reporter’s quotes count; removed is final */
+  status: 'active' | 'suspended' | 'removed';
+  /** Format: ISO 8601 date-time (UTC). */
+  createdAt: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+  /**
+   * More than 30 % of its last 20 quotes failed the exclusion test on their own (decisions 117); its statistics: GET /admin/v1/reporters/{id}/stats
+   */
+  flagged: boolean;
+}
+
+export interface ReporterStatistics {
+  reporterId: string;
+  organisationId: string;
+  /** Only an active reporter’s quotes count; removed is final */
+  status: 'active' | 'suspended' | 'removed';
+  /** Format: ISO 8601 date-time (UTC). */
+  from: string;
+  /** Format: ISO 8601 date-time (UTC). */
+  to: string;
+  /** Quotes sent in the last 30 days */
+  quotes: number;
+  /** Of them, judged against the consensus in force at their instant (none before a first one) */
+  judged: number;
+  /** Judged quotes whose own mid, buy or sell failed the exclusion test */
+  failed: number;
+  /** failed / judged × 100, 2 decimals; null when none was judged */
+  failedPercent: number | null;
+  /** The median of the judged quotes’ signed deviations from the consensus mid, percent, 2 decimals */
+  medianDeviationPercent: number | null;
+  /** More than 30 % of its last 20 quotes failed */
+  flagged: boolean;
+  /** What the flag is judged on */
+  lastQuotes: {
+    /** Its last quotes looked at: 20, or fewer if it sent fewer */
+    sample: number;
+    /** How many of them failed */
+    failed: number;
+  };
 }
 
 export interface ReporterPatch {
@@ -1537,7 +1587,7 @@ export interface ListReportersQuery {
 }
 
 /** An item of `data` of `GET /admin/v1/reporters`: List reporters */
-export type ListReportersItem = Reporter;
+export type ListReportersItem = ListedReporter;
 
 /** `data` of `GET /admin/v1/reporters`: List reporters */
 export type ListReportersData = ListReportersItem[];
@@ -1545,7 +1595,7 @@ export type ListReportersData = ListReportersItem[];
 /** `meta` of `GET /admin/v1/reporters`: List reporters */
 export type ListReportersMeta = ListMeta;
 
-/** A page of reporters, oldest first (`GET /admin/v1/reporters`: List reporters) */
+/** A page of reporters, oldest first, each flagged or not (`GET /admin/v1/reporters`: List reporters) */
 export interface ListReportersResponse {
   data: ListReportersData;
   meta: ListReportersMeta;
@@ -1590,6 +1640,27 @@ export type UpdateReporterMeta = RequestMeta;
 export interface UpdateReporterResponse {
   data: UpdateReporterData;
   meta: UpdateReporterMeta;
+}
+
+// ---- getReporterStatistics -----------------------------------------------------
+
+/** Path parameters of `GET /admin/v1/reporters/{id}/stats`: A reporter’s statistics */
+export interface GetReporterStatisticsParams {
+  id: string;
+}
+
+/** `data` of `GET /admin/v1/reporters/{id}/stats`: A reporter’s statistics */
+export type GetReporterStatisticsData = ReporterStatistics;
+
+/** `meta` of `GET /admin/v1/reporters/{id}/stats`: A reporter’s statistics */
+export type GetReporterStatisticsMeta = RequestMeta;
+
+/**
+ * The reporter’s statistics over the last 30 days (`GET /admin/v1/reporters/{id}/stats`: A reporter’s statistics)
+ */
+export interface GetReporterStatisticsResponse {
+  data: GetReporterStatisticsData;
+  meta: GetReporterStatisticsMeta;
 }
 
 // ---- removeReporter ------------------------------------------------------------
@@ -2136,6 +2207,18 @@ export const ADMIN_OPERATIONS = [
     csv: false,
   },
   {
+    operationId: 'getReporterStatistics',
+    method: 'GET',
+    path: '/admin/v1/reporters/{id}/stats',
+    status: 200,
+    scope: 'reporters:write',
+    pathParams: ['id'],
+    query: [],
+    requiredQuery: [],
+    body: 'none',
+    csv: false,
+  },
+  {
     operationId: 'removeReporter',
     method: 'POST',
     path: '/admin/v1/reporters/{id}/remove',
@@ -2458,6 +2541,14 @@ export interface AdminOperations {
     query: Record<string, never>;
     body: UpdateReporterBody;
     response: UpdateReporterResponse;
+  };
+  getReporterStatistics: {
+    method: 'GET';
+    path: '/admin/v1/reporters/{id}/stats';
+    params: GetReporterStatisticsParams;
+    query: Record<string, never>;
+    body: undefined;
+    response: GetReporterStatisticsResponse;
   };
   removeReporter: {
     method: 'POST';
@@ -2820,6 +2911,16 @@ export abstract class AdminOperationMethods {
     options?: AdminWriteOptions,
   ): Promise<UpdateReporterResponse> {
     return this.request('updateReporter', { id }, undefined, body, options);
+  }
+
+  /**
+   * `GET /admin/v1/reporters/{id}/stats`: A reporter’s statistics (`getReporterStatistics`). Requires the scope `reporters:write`.
+   */
+  getReporterStatistics(
+    id: GetReporterStatisticsParams['id'],
+    options?: AdminRequestOptions,
+  ): Promise<GetReporterStatisticsResponse> {
+    return this.request('getReporterStatistics', { id }, undefined, undefined, options);
   }
 
   /**

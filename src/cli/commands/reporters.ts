@@ -3,6 +3,8 @@
  * (src/use-cases/reporters.ts, docs/decisions.md 108). A reporter's token is
  * printed once, by `reporters create` and `reporters roll`.
  */
+
+import { type ReporterStatisticsView, reporterStatistics } from '../../use-cases/reporter-watch.js';
 import {
   createOrganisation,
   createReporter,
@@ -19,12 +21,50 @@ import { withStore } from '../with-store.js';
 
 const ONCE = 'This is the only time the token is shown: give it to the reporter now.';
 
-const reporterTable = (
-  reporters: { id: string; label: string; organisationId: string; markets: string[]; status: string }[],
-) =>
+type ReporterRow = { id: string; label: string; organisationId: string; markets: string[]; status: string };
+
+const reporterTable = (reporters: (ReporterRow & { flagged?: boolean })[]) => {
+  const listed = reporters.some((r) => r.flagged !== undefined);
+  return table(
+    ['ID', 'LABEL', 'ORGANISATION', 'MARKETS', 'STATUS', ...(listed ? ['FLAGGED'] : [])],
+    reporters.map((r) => [
+      r.id,
+      r.label,
+      r.organisationId,
+      r.markets.join(','),
+      r.status,
+      ...(listed ? [r.flagged ? 'yes' : ''] : []),
+    ]),
+  );
+};
+
+const percent = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)}%`);
+const statisticsTable = (stats: ReporterStatisticsView[]) =>
   table(
-    ['ID', 'LABEL', 'ORGANISATION', 'MARKETS', 'STATUS'],
-    reporters.map((r) => [r.id, r.label, r.organisationId, r.markets.join(','), r.status]),
+    [
+      'ID',
+      'ORGANISATION',
+      'STATUS',
+      'QUOTES',
+      'JUDGED',
+      'FAILED',
+      'FAILED %',
+      'MEDIAN DEVIATION',
+      'LAST 20',
+      'FLAGGED',
+    ],
+    stats.map((s) => [
+      s.reporterId,
+      s.organisationId,
+      s.status,
+      String(s.quotes),
+      String(s.judged),
+      String(s.failed),
+      percent(s.failedPercent),
+      percent(s.medianDeviationPercent),
+      `${s.lastQuotes.failed}/${s.lastQuotes.sample} failed`,
+      s.flagged ? 'yes' : '',
+    ]),
   );
 
 /** `suspend`, `activate` and `remove` are one change of status each. */
@@ -108,6 +148,30 @@ export const reporterCommands: Command[] = [
         ),
       );
       out.result({ reporters }, reporterTable(reporters));
+    },
+  },
+  {
+    name: ['reporters', 'stats'],
+    usage:
+      'reporters stats [ID]   (the last 30 days: quotes, failed on their own, median deviation, flagged)',
+    positionals: { min: 0, max: 1 },
+    async run({ positionals, out, databaseUrl }) {
+      const id = positionals[0];
+      const stats = await withStore(databaseUrl, async (s) => {
+        const ids =
+          id === undefined
+            ? (await everything((cursor) => listReporters(s, cliActor(), { cursor, limit: 1000 }))).map(
+                (r) => r.id,
+              )
+            : [id];
+        // One instant for every reporter's period.
+        const now = Date.now();
+        const views: ReporterStatisticsView[] = [];
+        for (const each of ids)
+          views.push(outcome(await reporterStatistics(s, cliActor(), { id: each }, { now })));
+        return views;
+      });
+      out.result(id === undefined ? { reporters: stats } : { statistics: stats[0] }, statisticsTable(stats));
     },
   },
   {

@@ -18,8 +18,10 @@ import {
   ReporterListQuery,
   ReporterPatch,
   ReporterRoll,
+  ReporterStatisticsAnswer,
   RolledReporterAnswer,
 } from '../../schemas/admin-reporters.js';
+import { reporterStatistics } from '../../use-cases/reporter-watch.js';
 import {
   createOrganisation,
   createReporter,
@@ -107,7 +109,9 @@ export const reporterRoutes: AdminRoute[] = [
       tags,
       operationId: 'listReporters',
       summary: 'List reporters',
-      description: 'Reporters, oldest first, a page at a time; filter by `organisationId`.',
+      description:
+        'Reporters, oldest first, a page at a time; filter by `organisationId`. `flagged` marks a reporter whose ' +
+        'own quotes failed the exclusion test in more than 30 % of its last 20.',
       querystring: ReporterListQuery,
       response: adminResponses({ status: 200, schema: ReporterList }),
     },
@@ -128,6 +132,30 @@ export const reporterRoutes: AdminRoute[] = [
     },
     handler: async (request, reply, { services, actor }) =>
       answer(request, reply, unwrap(await getReporter(services.store, actor, request.params as Id))),
+  }),
+  adminRoute({
+    method: 'GET',
+    url: '/reporters/{id}/stats',
+    scope,
+    schema: {
+      tags,
+      operationId: 'getReporterStatistics',
+      summary: 'A reporter’s statistics',
+      description:
+        'Over the last 30 days: quotes sent, the share of them that failed the exclusion test on their own ' +
+        '(the reporter’s own mid, buy and sell against the consensus in force at the quote’s instant, not its ' +
+        'organisation’s), the median deviation from the consensus, and whether it is flagged (decisions 116, 117).',
+      params: IdParams,
+      response: adminResponses({ status: 200, schema: ReporterStatisticsAnswer }, [404]),
+    },
+    handler: async (request, reply, { services, actor }) =>
+      answer(
+        request,
+        reply,
+        unwrap(
+          await reporterStatistics(services.store, actor, request.params as Id, { now: services.now() }),
+        ),
+      ),
   }),
   adminRoute({
     method: 'PATCH',

@@ -256,6 +256,29 @@ export class KyselyReporters implements ReporterRepository {
       .execute();
     return rows.map(toQuote);
   }
+
+  async quotesReceivedSince(reporterId: string, since: number): Promise<QuoteRecord[]> {
+    const rows = await this.db
+      .selectFrom('quotes')
+      .selectAll()
+      .where('reporter_id', '=', reporterId)
+      .where('received_at', '>', since)
+      .orderBy('received_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toQuote);
+  }
+
+  async reportersQuotingSince(since: number): Promise<{ reporterId: string; lastReceivedAt: number }[]> {
+    const rows = await this.db
+      .selectFrom('quotes')
+      .select((eb) => ['reporter_id', eb.fn.max('received_at').as('last')])
+      .where('received_at', '>', since)
+      .groupBy('reporter_id')
+      .orderBy('reporter_id')
+      .execute();
+    return rows.map((r) => ({ reporterId: r.reporter_id, lastReceivedAt: Number(r.last) }));
+  }
 }
 
 async function insertToken(trx: Runner, t: ReporterTokenRecord): Promise<void> {

@@ -70,6 +70,9 @@ export const reportersMigration: Migration = {
       .on('quotes')
       .columns(['reporter_id', 'received_at'])
       .execute();
+    // Quotes received since an instant: the markets the periodic pass recomputes and the reporters the
+    // webhook worker judges again (decisions 109, 117), read every few seconds.
+    await db.schema.createIndex('quotes_received').on('quotes').column('received_at').execute();
     // One row per market: what was last published, changed by compare-and-set on `version`,
     // so that of several instances recomputing a market one publishes (decisions 109).
     await db.schema

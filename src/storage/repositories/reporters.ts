@@ -62,4 +62,8 @@ export interface ReporterRepository {
   quotesByIds(ids: readonly string[]): Promise<QuoteRecord[]>;
   /** A reporter's quotes, newest received first, at most `limit`. */
   recentQuotes(reporterId: string, limit: number): Promise<QuoteRecord[]>;
+  /** A reporter's quotes received after `since`, newest received first: its statistics (decisions 116). */
+  quotesReceivedSince(reporterId: string, since: number): Promise<QuoteRecord[]>;
+  /** The reporters with a quote received after `since`, by id, with their newest receipt: whom the webhook worker judges again. */
+  reportersQuotingSince(since: number): Promise<{ reporterId: string; lastReceivedAt: number }[]>;
 }

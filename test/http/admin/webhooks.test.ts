@@ -166,7 +166,9 @@ describe.each(backends())('the webhook admin routes on $name', (backend) => {
       'eventTypes: must list at least one event type, each once',
     ]);
     expect(problems(await create({ url: URL_OK, eventTypes: ['key.created', 'key.made'] }))).toEqual([
-      expect.stringMatching(/^eventTypes\.1: must be one of usage\.threshold, .*rate\.alert$/),
+      expect.stringMatching(
+        /^eventTypes\.1: must be one of usage\.threshold, .*rate\.alert, reporter\.flagged$/,
+      ),
     ]);
     expect(problems(await create({ url: URL_OK, eventTypes: ['key.created', 'key.created'] }))).toEqual([
       'eventTypes: must list at least one event type, each once',
