@@ -9,11 +9,13 @@
  * the fifth honest one's (test/simulate/quotes.test.ts), so the point holds
  * it. On SQLite and PostgreSQL.
  */
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { microsToNumber } from '../../src/domain/decimal.js';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
+import { stopChild, track } from '../support/children.js';
 import { mds } from '../support/cli.js';
-import { type ServerProcess, spawnServer } from '../support/server-process.js';
+import { CLI, type ServerProcess, spawnServer } from '../support/server-process.js';
 import { waitFor } from '../support/wait.js';
 
 const ARGS = [
@@ -112,4 +114,29 @@ describe.each(backends())('mds simulate reporters on $name', (backend) => {
     expect(rogue.status).toBe(2);
     expect(rogue.stderr).toContain('--rogue: "10%" is not COUNT:OFFSET');
   });
+
+  it.runIf(backend.name === 'sqlite')(
+    'stops cleanly on Ctrl-C, with its summary',
+    async () => {
+      const args = [...ARGS.slice(0, ARGS.indexOf('--duration')), '--duration', '10m', '--url', adminUrl];
+      const child = spawn(process.execPath, [CLI, ...args, '--db', db.url], {
+        env: { ...process.env, MDS_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      track(child, 'mds simulate reporters');
+      let [stdout, stderr] = ['', ''];
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        await waitFor(() => stderr.includes('Ctrl-C stops'), { timeout: 15_000, what: () => stderr });
+        child.kill('SIGINT');
+        expect(await exited).toBe(0);
+        expect(stdout).toContain('(stopped early)');
+      } finally {
+        await stopChild(child, 'SIGKILL');
+      }
+    },
+    30_000,
+  );
 });
