@@ -11,6 +11,7 @@ const PARTS = [
   'import-beside-serving',
   'webhooks',
   'admin-imports',
+  'quotes',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

@@ -7,6 +7,7 @@ import { type AdminImportsReport, adminImportsTargets } from './admin-imports.js
 import type { ImportReport, ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport } from './import-beside-serving.js';
 import { type Check, median, TARGETS, type TargetName, type TargetSummary } from './load.js';
+import { type QuotesReport, quotesTargets } from './quotes.js';
 import type { Timings } from './service.js';
 import type { WebhooksReport } from './webhooks.js';
 import { CONNECTIONS } from './wrk.js';
@@ -44,6 +45,7 @@ export interface BenchReport {
   importBesideServing?: BesideReport;
   webhooks?: WebhooksReport;
   adminImports?: AdminImportsReport;
+  quotes?: QuotesReport;
   checks: Check[];
   targets: TargetLine[];
 }
@@ -246,6 +248,7 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   }
   for (const [target, required, f] of adminImportsTargets(r.adminImports, notScaled))
     add(target, required, f);
+  for (const [target, required, f] of quotesTargets(r.quotes, notScaled)) add(target, required, f);
   return lines;
 }
 

@@ -16,6 +16,7 @@ import { measureImportBesideServing } from './import-beside-serving.js';
 import { type Check, type LoadSettings, loadScenario, type Target } from './load.js';
 import { type Part, parseOptions, USAGE } from './options.js';
 import { type CpuPlan, cleanUp, cpuPlan, defer, stop } from './proc.js';
+import { measureQuotes } from './quotes.js';
 import type { ReferenceConfig } from './reference-config.js';
 import { checkReferences, startReference } from './references.js';
 import { type BenchReport, judge, markdownReport, type Scenario } from './report.js';
@@ -111,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
   const sqlite = await prepare(join(dir, 'bench.sqlite'), sample);
   const so: ScaleOut | { reason: string } = !o.postgres
     ? { reason: 'left out (--skip-postgres)' }
-    : (['postgres', 'import', 'import-beside-serving', 'admin-imports'] as const).some(wants)
+    : (['postgres', 'import', 'import-beside-serving', 'admin-imports', 'quotes'] as const).some(wants)
       ? await detectScaleOut()
       : { reason: 'left out (--only)' };
   const scaled = 'reason' in so ? undefined : so;
@@ -168,6 +169,18 @@ async function main(argv: string[]): Promise<number> {
     r.importBesideServing = await measureImportBesideServing({ ...imports, cpus });
   if (wants('admin-imports') && o.importRecords > 0)
     r.adminImports = await measureAdminImports({ sample, endDate, dir, postgresUrl, log, cpus });
+
+  if (wants('quotes'))
+    r.quotes = await measureQuotes({
+      sample,
+      dir,
+      postgresUrl,
+      cpus,
+      seconds: o.duration,
+      warmup: o.warmup,
+      quick: o.quick,
+      log,
+    });
 
   r.wallSeconds = Math.round(performance.now()) / 1000;
   r.loadAverage.end = loadavg()[0]!;

@@ -17,6 +17,7 @@ import { observationCommands } from './commands/observations.js';
 import { reporterCommands } from './commands/reporters.js';
 import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
+import { simulateCommand } from './commands/simulate.js';
 import { webhookCommands } from './commands/webhooks.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -34,5 +35,6 @@ export const COMMANDS: readonly Command[] = [
   ...reporterCommands,
   ...consensusCommands,
   ...adminTokenCommands,
+  simulateCommand,
   auditCommand,
 ];
