@@ -9,9 +9,12 @@
  *   in the last quotes and is stored once (GET /report/v1/quotes);
  * - offline (context.setOffline), a quote waits in the page; when the
  *   network returns it is stored once, and a reload sends nothing again;
+ * - a quote whose answer is lost stays in the page, and is stored once when
+ *   the next load sends it again under its Idempotency-Key;
  * - a quote the API refuses (50 % from the published rate) is a sentence in
  *   the page's language; the amount field opens a decimal keyboard;
- * - axe-core finds no serious or critical violation.
+ * - axe-core finds no serious or critical violation; the language switch
+ *   turns the page at once and is kept for the next visit.
  *
  * Screenshots: docs/screenshots/report-phone-{en,fr,ar}.png.
  */
@@ -74,8 +77,9 @@ describe.skipIf(chromiumPath === null)('the reporters’ page on a phone', () =>
       spawnServer({ db, env: { MDS_REPORT_PORT: '0' } }),
       launchChromium(chromiumPath!),
     ]);
-    const banner = await waitFor(() => /Reporter API: (\S+)\/report\/v1/.exec(server.stdout())?.[1], {
-      what: 'the reporter listener in the banner',
+    // The banner names the page on the reporter listener.
+    const banner = await waitFor(() => /Reporters' page: (\S+)\/report\//.exec(server.stdout())?.[1], {
+      what: 'the reporters’ page in the banner',
     });
     origin = new URL(banner).origin;
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -172,8 +176,28 @@ describe.skipIf(chromiumPath === null)('the reporters’ page on a phone', () =>
         const quotes = await stored(token);
         expect(quotes).toHaveLength(2);
         expect(quotes.filter((q) => q.buy === 260.25 && q.sell === 262.75)).toHaveLength(1);
+
+        // The answer lost on the way back: stored, yet still waiting in the page; the next load sends it
+        // again under its key, the service replays its answer, and it is stored once.
+        await page.route(
+          '**/report/v1/quotes',
+          async (route) => {
+            await route.fetch();
+            await route.abort('connectionreset');
+          },
+          { times: 1 },
+        );
+        await page.fill('#buy', '258');
+        await page.fill('#sell', '260');
+        await page.click('#send');
+        await page.waitForSelector('#pending-box[data-count="1"]', { state: 'visible' });
+        expect(await stored(token)).toHaveLength(3);
+        await page.reload();
+        await page.waitForSelector('#pending-box[data-count="0"]', { state: 'hidden' });
+        await page.waitForSelector('#quotes-rows tr:nth-child(3)', { state: 'attached' });
+        expect((await stored(token)).filter((q) => q.buy === 258 && q.sell === 260)).toHaveLength(1);
         const posts = seen.filter((r) => r.url.endsWith('/report/v1/quotes') && r.status !== undefined);
-        expect(posts.map((r) => r.status)).toEqual([201, 201]);
+        expect(posts.map((r) => r.status)).toEqual([201, 201, 201]);
 
         // A refusal of the API, as a sentence in the page's language.
         await page.fill('#buy', '1');
@@ -188,7 +212,7 @@ describe.skipIf(chromiumPath === null)('the reporters’ page on a phone', () =>
         await expect
           .poll(() => page.textContent('#quote-message'))
           .toMatch(new RegExp(strings.sellBelowBuy!.split('{')[0]!));
-        expect(await stored(token)).toHaveLength(2);
+        expect(await stored(token)).toHaveLength(3);
         await page.fill('#buy', '');
         await page.fill('#sell', '');
 
@@ -208,6 +232,15 @@ describe.skipIf(chromiumPath === null)('the reporters’ page on a phone', () =>
           fullPage: true,
           scale: 'css',
         });
+        // The switch: another language at once, kept for the next visit.
+        const other = lang === 'ar' ? 'en' : 'ar';
+        await page.selectOption('#language', other);
+        await page.waitForSelector(`html[lang="${other}"][dir="${other === 'ar' ? 'rtl' : 'ltr'}"]`, {
+          state: 'attached',
+        });
+        await page.reload();
+        await page.waitForSelector(`html[lang="${other}"]`, { state: 'attached' });
+        expect(await page.textContent('h1')).not.toBe(strings.heading);
         expect(offOrigin(seen, origin)).toEqual([]);
         expect(problems).toEqual([]);
       } finally {
