@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { defaultOf } from './config/environment.js';
 import { ReporterAuthenticator, type VerifyReporterToken } from './http/report/auth.js';
 import { REPORT_PREFIX, registerReportOpenApi } from './http/report/openapi.js';
+import { reportPage } from './http/report/page.js';
 import { reportRoutes as reportRouteList } from './http/report/routes.js';
 import { type ListenerOptions, operatorListener, storeIdempotency } from './operator-listener.js';
 import { reportRoutes } from './plugins/report.js';
@@ -22,13 +23,14 @@ export interface ReportOptions {
   verifyReporterToken?: VerifyReporterToken;
 }
 
-/** The reporter API and its document on `app`, an operator listener. */
+/** The reporter API, its document and its page (/report/) on `app`, an operator listener. */
 export async function mountReportApi(
   app: FastifyInstance,
   services: Services,
   options: ListenerOptions & ReportOptions,
 ): Promise<void> {
   await registerReportOpenApi(app, options.contact);
+  reportPage(app);
   const verify =
     options.verifyReporterToken ??
     ((token: string, now: number) => verifyReporterToken(services.store, token, now));

@@ -155,6 +155,7 @@ export const serveCommand: Command = {
         `OpenAPI document: ${server.url}/openapi.json`,
         ...(server.adminUrl ? [`Metrics: ${server.adminUrl}/metrics`] : []),
         ...(server.reportUrl ? [`Reporter API: ${server.reportUrl}/report/v1`] : []),
+        ...(server.reportUrl ? [`Reporters' page: ${server.reportUrl}/report/`] : []),
       ],
     );
   },
