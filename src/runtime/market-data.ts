@@ -5,6 +5,7 @@
  */
 
 import type { Store } from '../storage/store.js';
+import { loadQualities } from './quality.js';
 import { MarketSnapshot } from './snapshot.js';
 
 export class MarketData {
@@ -33,7 +34,9 @@ export class MarketData {
         this.store.market.latestRates(),
         this.store.market.latestGold(),
       ]);
-      this.current = new MarketSnapshot(v, assets, latest, gold);
+      // The quality of the latest records, read here once per data version so no request queries it.
+      const points = await loadQualities(this.store, latest, gold);
+      this.current = new MarketSnapshot(v, assets, latest, gold, points);
     })().finally(() => {
       this.loading = null;
     });

@@ -2,12 +2,14 @@
  * The records the API serves, as values: an observation in micro-DZD and epoch
  * milliseconds becomes the object its response schema declares (src/schemas/
  * market.ts), amounts as numbers (microsToNumber), instants as ISO strings.
- * The HTTP layer serializes them (http/serialize.ts).
+ * The HTTP layer serializes them (http/serialize.ts). `points` are the
+ * published consensus points that give records their quality (quality.ts).
  */
 import type { Static } from '@sinclair/typebox';
 import { microsToNumber } from '../domain/decimal.js';
 import { type Asset, GOLD_UNIT, type GoldObservation, QUOTE, type RateObservation } from '../domain/types.js';
 import type { GoldRecord, HistoryRate, LatestRate } from '../schemas/market.js';
+import { type Qualities, qualityOf, rateQuality } from './quality.js';
 
 export type LatestRateValue = Static<typeof LatestRate>;
 export type HistoryRateValue = Static<typeof HistoryRate>;
@@ -15,7 +17,7 @@ export type GoldRecordValue = Static<typeof GoldRecord>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function latestRate(r: RateObservation, asset: Asset): LatestRateValue {
+export function latestRate(r: RateObservation, asset: Asset, points: Qualities): LatestRateValue {
   return {
     currency: r.currency,
     names: asset.names,
@@ -25,10 +27,11 @@ export function latestRate(r: RateObservation, asset: Asset): LatestRateValue {
     buy: microsToNumber(r.buy),
     sell: microsToNumber(r.sell),
     updatedAt: iso(r.updatedAt),
+    quality: rateQuality(points, r),
   };
 }
 
-export function historyRate(r: RateObservation): HistoryRateValue {
+export function historyRate(r: RateObservation, points: Qualities): HistoryRateValue {
   return {
     currency: r.currency,
     source: r.source,
@@ -36,10 +39,11 @@ export function historyRate(r: RateObservation): HistoryRateValue {
     buy: microsToNumber(r.buy),
     sell: microsToNumber(r.sell),
     updatedAt: iso(r.updatedAt),
+    quality: rateQuality(points, r),
   };
 }
 
-export function goldRecord(g: GoldObservation): GoldRecordValue {
+export function goldRecord(g: GoldObservation, points: Qualities): GoldRecordValue {
   return {
     purity: g.purity,
     quote: QUOTE,
@@ -47,5 +51,6 @@ export function goldRecord(g: GoldObservation): GoldRecordValue {
     buy: microsToNumber(g.buy),
     sell: microsToNumber(g.sell),
     updatedAt: iso(g.updatedAt),
+    quality: qualityOf(points, g.purity, g),
   };
 }

@@ -18,6 +18,7 @@ import {
 } from '../domain/types.js';
 import type { PremiumItem } from '../schemas/market.js';
 import type { PremiumSeries } from './premium-history.js';
+import type { Qualities } from './quality.js';
 import { type GoldRecordValue, goldRecord, type LatestRateValue, latestRate } from './records.js';
 
 export type PremiumItemValue = Static<typeof PremiumItem>;
@@ -63,6 +64,8 @@ export class MarketSnapshot {
     assets: Asset[],
     latest: RateObservation[],
     gold: GoldObservation[],
+    /** The published points behind these observations (runtime/quality.ts). */
+    points: Qualities = new Map(),
   ) {
     this.assets = assets;
     this.assetsByCode = new Map(assets.map((a) => [a.code, a]));
@@ -73,7 +76,7 @@ export class MarketSnapshot {
       const rows = latest
         .filter((r) => r.source === source && this.assetsByCode.has(r.currency))
         .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
-      const records = rows.map((r) => latestRate(r, this.assetsByCode.get(r.currency)!));
+      const records = rows.map((r) => latestRate(r, this.assetsByCode.get(r.currency)!, points));
       this.newest[source] = newestOf(rows);
       bySource[source] = {
         source,
@@ -93,7 +96,7 @@ export class MarketSnapshot {
 
     const goldRows = PURITIES.flatMap((purity) => gold.filter((g) => g.purity === purity));
     this.newest.gold = newestOf(goldRows);
-    this.gold = goldRows.map(goldRecord);
+    this.gold = goldRows.map((g) => goldRecord(g, points));
   }
 
   /** The latest observation of a series, in micro-DZD: what a calculation over the latest rates starts from. */

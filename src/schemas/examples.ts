@@ -4,6 +4,23 @@
  */
 const names = { en: 'Euro', fr: 'Euro', ar: 'يورو' };
 const RID = 'req_3f9k2m1x_1a';
+/** A parallel rate published from reporters' quotes, and an imported record (decisions 114). */
+const consensusQuality = {
+  method: 'consensus',
+  organisations: 7,
+  reporters: 9,
+  excluded: 1,
+  dispersionPercent: 0.31,
+  confidence: 'high',
+} as const;
+const importQuality = {
+  method: 'import',
+  organisations: null,
+  reporters: null,
+  excluded: null,
+  dispersionPercent: null,
+  confidence: null,
+} as const;
 
 export const examples = {
   assets: {
@@ -21,6 +38,7 @@ export const examples = {
         buy: 258.45,
         sell: 261.79,
         updatedAt: '2026-11-21T09:00:00.000Z',
+        quality: consensusQuality,
       },
     ],
     meta: { requestId: RID, count: 1, source: 'parallel', quote: 'DZD', currencies: ['EUR'] },
@@ -34,6 +52,7 @@ export const examples = {
         buy: 153.32,
         sell: 153.55,
         updatedAt: '2026-11-21T10:00:00.000Z',
+        quality: importQuality,
       },
     ],
     meta: {
@@ -104,6 +123,7 @@ export const examples = {
         buy: 29592,
         sell: 30767,
         updatedAt: '2026-11-21T09:30:00.000Z',
+        quality: importQuality,
       },
       {
         purity: '21K',
@@ -112,6 +132,7 @@ export const examples = {
         buy: 35035,
         sell: 35947,
         updatedAt: '2026-11-21T09:30:00.000Z',
+        quality: importQuality,
       },
       {
         purity: '24K',
@@ -120,6 +141,7 @@ export const examples = {
         buy: 40354,
         sell: 41333,
         updatedAt: '2026-11-21T09:30:00.000Z',
+        quality: importQuality,
       },
     ],
     meta: { requestId: RID, count: 3, quote: 'DZD', unit: 'gram' },
@@ -133,6 +155,7 @@ export const examples = {
         buy: 29592,
         sell: 30767,
         updatedAt: '2026-11-21T09:30:00.000Z',
+        quality: importQuality,
       },
     ],
     meta: {

@@ -56,6 +56,61 @@ export const AssetsResponse = Envelope(
   examples.assets,
 );
 
+// ---- quality (decisions 114) ---------------------------------------------------
+
+const count = (description: string) =>
+  Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description });
+
+const Confidence = Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')]);
+
+/**
+ * How an observation was made: a published consensus of street reporters
+ * (decisions 107), or an import, whose members are null. Additive: a
+ * client that reads only buy and sell is unaffected.
+ */
+export const Quality = Type.Object(
+  {
+    method: Type.Union([Type.Literal('consensus'), Type.Literal('import')], {
+      description:
+        "`consensus`: published from reporters' quotes; `import`: entered or imported by the operator",
+    }),
+    organisations: count('Organisations kept in the consensus; null for an import'),
+    reporters: count('Quotes used (one per reporter); null for an import'),
+    excluded: count('Organisations excluded as too far from the others; null for an import'),
+    dispersionPercent: Type.Union([Type.Number(), Type.Null()], {
+      description:
+        "1.4826 × MAD of the kept organisations' mids / their median × 100, 2 decimals; null for an import",
+    }),
+    confidence: Type.Union([Confidence, Type.Null()], {
+      description:
+        '`high`: at least 5 organisations and dispersion ≤ 0.5 %; `medium`: the quorum and dispersion ≤ 2 %; ' +
+        'otherwise `low`; null for an import',
+    }),
+  },
+  {
+    component: 'Quality',
+    description: 'How the observation was made and how far its sources agree (additive, decisions 114)',
+    examples: [
+      {
+        method: 'consensus',
+        organisations: 7,
+        reporters: 9,
+        excluded: 1,
+        dispersionPercent: 0.31,
+        confidence: 'high',
+      },
+      {
+        method: 'import',
+        organisations: null,
+        reporters: null,
+        excluded: null,
+        dispersionPercent: null,
+        confidence: null,
+      },
+    ],
+  },
+);
+
 // ---- /v1/rates/latest --------------------------------------------------------
 
 export const RatesLatestQuery = Type.Object(
@@ -73,6 +128,7 @@ export const LatestRate = Type.Object(
     buy: Type.Number(),
     sell: Type.Number(),
     updatedAt: Timestamp,
+    quality: Quality,
   },
   { component: 'LatestRate' },
 );
@@ -107,6 +163,7 @@ export const HistoryRate = Type.Object(
     buy: Type.Number(),
     sell: Type.Number(),
     updatedAt: Timestamp,
+    quality: Quality,
   },
   { component: 'RateHistoryRecord' },
 );
@@ -267,6 +324,7 @@ export const GoldRecord = Type.Object(
     buy: Type.Number({ description: 'What a dealer pays per gram' }),
     sell: Type.Number({ description: 'What a dealer charges per gram' }),
     updatedAt: Timestamp,
+    quality: Quality,
   },
   { component: 'GoldRecord' },
 );

@@ -88,6 +88,9 @@ export interface MarketState {
   computedAt: number;
 }
 
+/** A published point's values and quality, without its inputs: what public records show (decisions 114). */
+export type PointQuality = Omit<ConsensusPoint, 'methodVersion' | 'inputs'>;
+
 /** A published consensus point with its quality and inputs (decisions 107, 109). */
 export interface ConsensusPoint {
   market: MarketId;

@@ -283,14 +283,22 @@ describe('MdsClient against the real server', () => {
     const ratesJson = await client.getRatesHistory(rates);
     expectTypeOf(ratesCsv).toEqualTypeOf<string>();
     expectCsvOfRecords(ratesCsv, ratesJson.data);
-    expect(csvRows(ratesCsv)[0]).toEqual(['currency', 'source', 'quote', 'buy', 'sell', 'updatedAt']);
+    expect(csvRows(ratesCsv)[0]).toEqual([
+      ...['currency', 'source', 'quote', 'buy', 'sell', 'updatedAt'],
+      ...['quality_method', 'quality_organisations', 'quality_reporters', 'quality_excluded'],
+      ...['quality_dispersionPercent', 'quality_confidence'],
+    ]);
 
     const gold = { ...window, limit: 12 };
     const goldCsv = await client.getGoldHistory(gold, { csv: true });
     const goldJson = await client.getGoldHistory(gold, { csv: false });
     expectTypeOf(goldCsv).toEqualTypeOf<string>();
     expectCsvOfRecords(goldCsv, goldJson.data);
-    expect(csvRows(goldCsv)[0]).toEqual(['purity', 'quote', 'unit', 'buy', 'sell', 'updatedAt']);
+    expect(csvRows(goldCsv)[0]).toEqual([
+      ...['purity', 'quote', 'unit', 'buy', 'sell', 'updatedAt'],
+      ...['quality_method', 'quality_organisations', 'quality_reporters', 'quality_excluded'],
+      ...['quality_dispersionPercent', 'quality_confidence'],
+    ]);
 
     // The whole window in one page: limit=1000 covers any window of at most 366 days.
     const premium = { currency: 'EUR', ...window, limit: 1000 };

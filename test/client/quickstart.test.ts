@@ -196,7 +196,7 @@ describe('the client quick-starts, run as written', () => {
         await shell(`node block-${index}.mjs`, folder);
       }
       expect(readFileSync(join(folder, 'eur.csv'), 'utf8')).toMatch(
-        /^currency,source,quote,buy,sell,updatedAt\r\n/,
+        /^currency,source,quote,buy,sell,updatedAt,quality_method,quality_organisations,quality_reporters,quality_excluded,quality_dispersionPercent,quality_confidence\r\n/,
       );
 
       // "In a TypeScript project, save it as quickstart.mts and it type-checks as it is."
@@ -233,7 +233,7 @@ describe('the client quick-starts, run as written', () => {
       expect(outputs.join('')).not.toContain(String(env.MDS_API_KEY));
       expect(outputs.join('')).toContain('404 not_found');
       expect(readFileSync(join(folder, 'eur.csv'), 'utf8')).toMatch(
-        /^currency,source,quote,buy,sell,updatedAt\r\n/,
+        /^currency,source,quote,buy,sell,updatedAt,quality_method,quality_organisations,quality_reporters,quality_excluded,quality_dispersionPercent,quality_confidence\r\n/,
       );
     } finally {
       rmSync(folder, { recursive: true, force: true });

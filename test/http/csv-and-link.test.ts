@@ -11,8 +11,17 @@ import { CSV_CONTENT_TYPE, csvRows, expectCsvOf } from '../support/csv.js';
 import { DAY, type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, expectQuotaHeaders } from '../support/openapi.js';
 
-const RATE_COLUMNS = ['currency', 'source', 'quote', 'buy', 'sell', 'updatedAt'];
-const GOLD_COLUMNS = ['purity', 'quote', 'unit', 'buy', 'sell', 'updatedAt'];
+/** The quality's columns come last, after every column the CSV had before (decisions 114). */
+const QUALITY_COLUMNS = [
+  'quality_method',
+  'quality_organisations',
+  'quality_reporters',
+  'quality_excluded',
+  'quality_dispersionPercent',
+  'quality_confidence',
+];
+const RATE_COLUMNS = ['currency', 'source', 'quote', 'buy', 'sell', 'updatedAt', ...QUALITY_COLUMNS];
+const GOLD_COLUMNS = ['purity', 'quote', 'unit', 'buy', 'sell', 'updatedAt', ...QUALITY_COLUMNS];
 const CSV = { accept: 'text/csv' };
 
 const addDays = (date: string, n: number) =>

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteOnly } from '../support/backends.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, keyedHarness } from '../support/openapi.js';
-import { expectedGold } from '../support/sample-records.js';
+import { expectedGold, IMPORTED } from '../support/sample-records.js';
 
 describe.each(sqliteOnly())('/v1/gold/latest on $name', (backend) => {
   let h: Harness;
@@ -20,7 +20,15 @@ describe.each(sqliteOnly())('/v1/gold/latest on $name', (backend) => {
     expect(body.data).toEqual(expectedGold(SAMPLE_END, SAMPLE_END));
     expect(body.data.map((g: { purity: string }) => g.purity)).toEqual(['18K', '21K', '24K']);
     for (const g of body.data) {
-      expect(Object.keys(g).sort()).toEqual(['buy', 'purity', 'quote', 'sell', 'unit', 'updatedAt']);
+      expect(Object.keys(g).sort()).toEqual([
+        'buy',
+        'purity',
+        'quality',
+        'quote',
+        'sell',
+        'unit',
+        'updatedAt',
+      ]);
       expect(g.unit).toBe('gram');
       expect(g.updatedAt).toBe(`${SAMPLE_END}T09:30:00.000Z`);
       expect(g.sell).toBeGreaterThan(g.buy);
@@ -82,6 +90,7 @@ describe.each(sqliteOnly())('/v1/gold/latest with an empty store on $name', (bac
         buy: 16000,
         sell: 16600,
         updatedAt: '2026-05-01T09:30:00.000Z',
+        quality: IMPORTED,
       },
       {
         purity: '24K',
@@ -90,6 +99,7 @@ describe.each(sqliteOnly())('/v1/gold/latest with an empty store on $name', (bac
         buy: 21500.5,
         sell: 22150.25,
         updatedAt: '2026-05-02T09:30:00.000Z',
+        quality: IMPORTED,
       },
     ]);
     expect(res.json().meta.count).toBe(2);

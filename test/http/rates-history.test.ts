@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../support/backends.js';
 import { type Harness, SAMPLE_END } from '../support/harness.js';
 import { type Call, expectErrorBody, keyedHarness, problemParameters } from '../support/openapi.js';
-import { addDays, day, expectedRates } from '../support/sample-records.js';
+import { addDays, day, expectedRates, IMPORTED } from '../support/sample-records.js';
 
 describe.each(backends())('/v1/rates/history on $name', (backend) => {
   let h: Harness;
@@ -58,7 +58,15 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
     expect(body.data).toEqual(expectedRates('EUR', 'parallel', from, today));
     expect(body.data[0].updatedAt).toBe(`${SAMPLE_END}T09:00:00.000Z`);
     for (const r of body.data) {
-      expect(Object.keys(r).sort()).toEqual(['buy', 'currency', 'quote', 'sell', 'source', 'updatedAt']);
+      expect(Object.keys(r).sort()).toEqual([
+        'buy',
+        'currency',
+        'quality',
+        'quote',
+        'sell',
+        'source',
+        'updatedAt',
+      ]);
     }
   });
 
@@ -321,6 +329,7 @@ describe.each(backends())('/v1/rates/history on $name', (backend) => {
       buy: 160,
       sell: 163.5,
       updatedAt: `${SAMPLE_END}T15:00:00.000Z`,
+      quality: IMPORTED,
     });
     expect(fresh.data[1]).toEqual(before[0]);
   });

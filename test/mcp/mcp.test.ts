@@ -238,6 +238,10 @@ describe('MCP server over stdio against the real service', () => {
       }
       expect(viaMcp.data, path).toEqual(body.data);
       expect({ ...viaMcp.meta, requestId: null }, path).toEqual({ ...body.meta, requestId: null });
+      // Records of rates and gold pass through whole, their quality included (docs/decisions.md 115).
+      if (/^\/v1\/(rates|gold)\//.test(path))
+        for (const record of viaMcp.data)
+          expect(record.quality?.method, path).toMatch(/^(consensus|import)$/);
     }
   });
 

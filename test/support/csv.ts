@@ -23,7 +23,8 @@ export function flatten(record: Record<string, unknown>, prefix = ''): Array<[st
     const column = prefix ? `${prefix}_${name}` : name;
     if (value !== null && typeof value === 'object')
       out.push(...flatten(value as Record<string, unknown>, column));
-    else out.push([column, typeof value === 'string' ? value : JSON.stringify(value)]);
+    // A null is an empty field (http/csv.ts).
+    else out.push([column, value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value)]);
   }
   return out;
 }

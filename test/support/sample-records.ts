@@ -4,6 +4,15 @@ import { generateSample } from '../../src/sample/generate.js';
 import { DAY, SAMPLE_END } from './harness.js';
 
 const sample = generateSample({ endDate: SAMPLE_END });
+/** Every sample record was imported: its quality names no consensus (decisions 114). */
+export const IMPORTED = {
+  method: 'import',
+  organisations: null,
+  reporters: null,
+  excluded: null,
+  dispersionPercent: null,
+  confidence: null,
+};
 export const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const addDays = (date: string, n: number) => day(Date.parse(`${date}T00:00:00Z`) + n * DAY);
 const record = (g: GoldObservation) => ({
@@ -13,6 +22,7 @@ const record = (g: GoldObservation) => ({
   buy: g.buy / 1e6,
   sell: g.sell / 1e6,
   updatedAt: new Date(g.updatedAt).toISOString(),
+  quality: IMPORTED,
 });
 /** The sample's gold records from `from` to `to` (UTC days), newest first, ties in purity order. */
 export function expectedGold(from: string, to: string) {
@@ -31,6 +41,7 @@ const json = (r: RateObservation) => ({
   buy: r.buy / 1e6,
   sell: r.sell / 1e6,
   updatedAt: new Date(r.updatedAt).toISOString(),
+  quality: IMPORTED,
 });
 
 /** The sample rate records of one series in [from, to] (dates, inclusive), newest first. */

@@ -167,12 +167,31 @@ export interface LatestRate {
   sell: number;
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
+  quality: Quality;
 }
 
 /** Rate source family */
 export type RateSource = 'parallel' | 'official' | 'transfer';
 
 export type QuoteCurrency = 'DZD';
+
+/** How the observation was made and how far its sources agree (additive, decisions 114) */
+export interface Quality {
+  /** `consensus`: published from reporters' quotes; `import`: entered or imported by the operator */
+  method: 'consensus' | 'import';
+  /** Organisations kept in the consensus; null for an import */
+  organisations: number | null;
+  /** Quotes used (one per reporter); null for an import */
+  reporters: number | null;
+  /** Organisations excluded as too far from the others; null for an import */
+  excluded: number | null;
+  /** 1.4826 × MAD of the kept organisations' mids / their median × 100, 2 decimals; null for an import */
+  dispersionPercent: number | null;
+  /**
+   * `high`: at least 5 organisations and dispersion ≤ 0.5 %; `medium`: the quorum and dispersion ≤ 2 %; otherwise `low`; null for an import
+   */
+  confidence: 'high' | 'medium' | 'low' | null;
+}
 
 export interface RatesLatestMeta {
   /** Same value as the X-Request-Id header */
@@ -191,6 +210,7 @@ export interface RateHistoryRecord {
   sell: number;
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
+  quality: Quality;
 }
 
 export interface RatesHistoryMeta {
@@ -306,6 +326,7 @@ export interface GoldRecord {
   sell: number;
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
+  quality: Quality;
 }
 
 export type GoldPurity = '18K' | '21K' | '24K';

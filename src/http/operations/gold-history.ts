@@ -1,5 +1,6 @@
 import { nextCursor } from '../../domain/history.js';
 import { GOLD_UNIT, PURITIES, QUOTE } from '../../domain/types.js';
+import { loadQualities } from '../../runtime/quality.js';
 import { goldRecord } from '../../runtime/records.js';
 import type { Services } from '../../runtime/services.js';
 import { examples } from '../../schemas/examples.js';
@@ -56,7 +57,12 @@ export function goldHistory(services: Services) {
             ? nextCursor(q, SCOPE, cursors, window, [last.updatedAt, PURITIES.indexOf(last.purity)])
             : null;
         const meta = { count: rows.length, quote: QUOTE, unit: GOLD_UNIT };
-        return parts.prepare(rows.map(goldRecord), { ...meta, ...windowMeta(window, limit, cursor) }, cursor);
+        const points = await loadQualities(store, [], rows);
+        return parts.prepare(
+          rows.map((g) => goldRecord(g, points)),
+          { ...meta, ...windowMeta(window, limit, cursor) },
+          cursor,
+        );
       });
     },
   });

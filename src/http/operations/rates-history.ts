@@ -1,6 +1,7 @@
 import { nextCursor } from '../../domain/history.js';
 import { ratesEntitlement } from '../../domain/scopes.js';
 import { QUOTE } from '../../domain/types.js';
+import { loadQualities } from '../../runtime/quality.js';
 import { historyRate } from '../../runtime/records.js';
 import type { Services } from '../../runtime/services.js';
 import { examples } from '../../schemas/examples.js';
@@ -62,8 +63,9 @@ export function ratesHistory(services: Services) {
         if (more) rows.length = limit;
         const cursor = more ? nextCursor(q, scopeOf(q), cursors, window, [rows.at(-1)!.updatedAt]) : null;
         const meta = { count: rows.length, currency: q.currency, source, quote: QUOTE };
+        const points = await loadQualities(store, rows, []);
         return parts.prepare(
-          rows.map(historyRate),
+          rows.map((r) => historyRate(r, points)),
           { ...meta, ...windowMeta(window, limit, cursor) },
           cursor,
         );

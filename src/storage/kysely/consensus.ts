@@ -5,7 +5,7 @@
  * computing one market at once exactly one writes its point.
  */
 import { newImportId } from '../import-records.js';
-import type { ConsensusPoint, MarketId, MarketState } from '../reporter-records.js';
+import type { ConsensusPoint, MarketId, MarketState, PointQuality } from '../reporter-records.js';
 import type { ConsensusRepository } from '../repositories/consensus.js';
 import type { Database } from '../schema.js';
 import { isUniqueViolation } from './audit.js';
@@ -32,12 +32,13 @@ function toState(r: Database['consensus_markets']): MarketState {
   };
 }
 
-function toPoint(r: Database['consensus_points']): ConsensusPoint {
+type QualityRow = Omit<Database['consensus_points'], 'method_version' | 'inputs'>;
+
+function toQuality(r: QualityRow): PointQuality {
   const dispersion = num(r.dispersion);
   return {
     market: r.market,
     at: Number(r.at),
-    methodVersion: Number(r.method_version),
     buy: Number(r.buy),
     sell: Number(r.sell),
     organisations: Number(r.organisations),
@@ -45,6 +46,25 @@ function toPoint(r: Database['consensus_points']): ConsensusPoint {
     excluded: Number(r.excluded),
     dispersionPercent: dispersion === null ? null : dispersion / 100,
     confidence: r.confidence as ConsensusPoint['confidence'],
+  };
+}
+
+const QUALITY_COLUMNS = [
+  'market',
+  'at',
+  'buy',
+  'sell',
+  'organisations',
+  'reporters',
+  'excluded',
+  'dispersion',
+  'confidence',
+] as const;
+
+function toPoint(r: Database['consensus_points']): ConsensusPoint {
+  return {
+    ...toQuality(r),
+    methodVersion: Number(r.method_version),
     inputs: JSON.parse(r.inputs) as ConsensusPoint['inputs'],
   };
 }
@@ -201,6 +221,17 @@ export class KyselyConsensus implements ConsensusRepository {
       .orderBy('at')
       .execute();
     return rows.map(toPoint);
+  }
+
+  async qualities(markets: readonly MarketId[], instants: readonly number[]): Promise<PointQuality[]> {
+    if (markets.length === 0 || instants.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('consensus_points')
+      .select(QUALITY_COLUMNS)
+      .where('market', 'in', [...new Set(markets)])
+      .where('at', 'in', [...new Set(instants)])
+      .execute();
+    return rows.map(toQuality);
   }
 
   /** True when `write` committed; false when it lost the compare-and-set or met the same instant stored. */

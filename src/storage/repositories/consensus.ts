@@ -8,7 +8,7 @@
  * Implemented in Kysely (kysely/consensus.ts). Tested on both backends by
  * test/storage/consensus.contract.test.ts.
  */
-import type { ConsensusPoint, MarketId, MarketState } from '../reporter-records.js';
+import type { ConsensusPoint, MarketId, MarketState, PointQuality } from '../reporter-records.js';
 
 export interface ConsensusRepository {
   marketState(market: MarketId): Promise<MarketState | undefined>;
@@ -32,4 +32,10 @@ export interface ConsensusRepository {
   pointAt(market: MarketId, at: number): Promise<ConsensusPoint | undefined>;
   /** Oldest first, `at` in [from, to]. */
   points(market: MarketId, from: number, to: number): Promise<ConsensusPoint[]>;
+  /**
+   * The points of `markets` at any of `instants`, without their inputs, in
+   * one query: the quality of a snapshot's latest records or of a history
+   * page (decisions 114). May hold pairs not asked for; callers match both.
+   */
+  qualities(markets: readonly MarketId[], instants: readonly number[]): Promise<PointQuality[]>;
 }

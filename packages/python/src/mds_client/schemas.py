@@ -34,6 +34,22 @@ class Asset(TypedDict):
     type: AssetType
 
 
+class Quality(TypedDict):
+    """How a record was made: a published consensus of street reporters, or an import (members None).
+
+    `organisations` kept, `reporters` (quotes used), `excluded` organisations,
+    `dispersionPercent` (2 decimals) and `confidence` ("high", "medium", "low")
+    are None for an import.
+    """
+
+    method: Literal["consensus", "import"]
+    organisations: Optional[int]
+    reporters: Optional[int]
+    excluded: Optional[int]
+    dispersionPercent: Optional[float]
+    confidence: Optional[Literal["high", "medium", "low"]]
+
+
 class LatestRate(TypedDict):
     """The newest rate of an asset for one source (`GET /v1/rates/latest`)."""
 
@@ -45,6 +61,7 @@ class LatestRate(TypedDict):
     buy: float
     sell: float
     updatedAt: str
+    quality: Quality
 
 
 class RateHistoryRecord(TypedDict):
@@ -56,6 +73,7 @@ class RateHistoryRecord(TypedDict):
     buy: float
     sell: float
     updatedAt: str
+    quality: Quality
 
 
 #: The former name of RateHistoryRecord, kept for code written against it.
@@ -131,6 +149,7 @@ class GoldRecord(TypedDict):
     buy: float
     sell: float
     updatedAt: str
+    quality: Quality
 
 
 class Account(TypedDict):
