@@ -3,6 +3,9 @@
  * a schema's component in the OpenAPI document (docs/decisions.md 64): the
  * records, the parts they share and the `meta` of each operation, named as
  * the generated client names its types.
+ *
+ * Longer than 300 lines because it is one list: every record, part and meta
+ * of the market endpoints, one schema each.
  */
 import { Type } from '@sinclair/typebox';
 import {

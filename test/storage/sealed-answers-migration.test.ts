@@ -3,11 +3,13 @@
  * idempotent answer stored in plain text before answers were sealed is
  * deleted when it holds a secret (a key, a webhook secret, a token), and kept,
  * still replayed, when it does not. The rows are written as the release before
- * wrote them, then the migration runs as an upgrade runs it.
+ * wrote them, then the migration's step runs on them.
  */
 import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealedIdempotentAnswersMigration } from '../../src/storage/migrations/0013-sealed-idempotent-answers.js';
 import type { Store } from '../../src/storage/store.js';
 import { backends, type Database, freshDatabase } from '../support/backends.js';
 
@@ -59,9 +61,18 @@ describe.each(backends())('migration 0013 on $name', ({ name }) => {
         insert,
         ['adm_old', key, `fp-${key}`, 201, body, NOW, NOW + DAY],
       ]),
-      ["delete from kysely_migration where name = '0013_sealed_idempotent_answers'", []],
     ]);
-    await store.migrate();
+    // The migration as an upgrade runs it, on rows the release before wrote.
+    const kysely = new Kysely<unknown>({
+      dialect: db.url.startsWith('postgres')
+        ? new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url, max: 1 }) })
+        : new SqliteDialect({ database: new BetterSqlite3(db.url) }),
+    });
+    try {
+      await sealedIdempotentAnswersMigration.up(kysely);
+    } finally {
+      await kysely.destroy();
+    }
   });
   afterAll(async () => {
     await store?.close();
