@@ -58,7 +58,7 @@ export const PostgresStore = {
     const db: Db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const usage = new PostgresUsage(db, pool);
     const repositories = {
-      market: new KyselyMarket(db),
+      market: new KyselyMarket(db, 'postgres'),
       imports: new PostgresImports(db),
       access: new KyselyAccess(db),
       usage,
