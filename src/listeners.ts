@@ -48,30 +48,16 @@ export async function startAdmin(
   logger: Logger,
 ): Promise<{ admin: FastifyInstance; adminUrl: string }> {
   const host = options.adminHost ?? DEFAULT_ADMIN_HOST;
-  const tls = adminTls(options);
-  const problem = adminListenerProblem(host, tls !== undefined, options.adminAllowPlaintext === true);
-  if (problem) throw new ConfigError([problem]);
-  const admin = await buildAdminApp(runtime.services, {
+  const { app, url } = await listen(
+    buildAdminApp,
+    adminListenerProblem,
+    host,
+    options.adminPort,
+    runtime,
+    options,
     logger,
-    tls,
-    headersTimeoutMs: options.headersTimeoutMs,
-    trustProxy: options.trustProxy,
-    contact: options.contact,
-    reportRateLimit: options.reportRateLimit,
-  });
-  await admin.listen({ host, port: options.adminPort });
-  return { admin, adminUrl: listeningUrl(admin, host, tls !== undefined) };
-}
-
-const adminTls = (options: ListenersOptions) =>
-  options.adminTlsCert && options.adminTlsKey
-    ? { cert: readFileSync(options.adminTlsCert), key: readFileSync(options.adminTlsKey) }
-    : undefined;
-
-function listeningUrl(app: FastifyInstance, host: string, tls: boolean): string {
-  const a = app.server.address();
-  const port = typeof a === 'object' && a ? a.port : 0;
-  return `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  );
+  return { admin: app, adminUrl: url };
 }
 
 /**
@@ -85,10 +71,35 @@ export async function startReport(
   logger: Logger,
 ): Promise<{ report: FastifyInstance; reportUrl: string }> {
   const host = options.reportHost ?? DEFAULT_REPORT_HOST;
-  const tls = adminTls(options);
-  const problem = reportListenerProblem(host, tls !== undefined, options.adminAllowPlaintext === true);
+  const { app, url } = await listen(
+    buildReportApp,
+    reportListenerProblem,
+    host,
+    options.reportPort,
+    runtime,
+    options,
+    logger,
+  );
+  return { report: app, reportUrl: url };
+}
+
+/** An operator's listener: the TLS rule checked, the app built with the admin certificate, listening. */
+async function listen(
+  build: typeof buildAdminApp | typeof buildReportApp,
+  listenerProblem: typeof adminListenerProblem,
+  host: string,
+  port: number | undefined,
+  runtime: Runtime,
+  options: ListenersOptions,
+  logger: Logger,
+): Promise<{ app: FastifyInstance; url: string }> {
+  const tls =
+    options.adminTlsCert && options.adminTlsKey
+      ? { cert: readFileSync(options.adminTlsCert), key: readFileSync(options.adminTlsKey) }
+      : undefined;
+  const problem = listenerProblem(host, tls !== undefined, options.adminAllowPlaintext === true);
   if (problem) throw new ConfigError([problem]);
-  const report = await buildReportApp(runtime.services, {
+  const app = await build(runtime.services, {
     logger,
     tls,
     headersTimeoutMs: options.headersTimeoutMs,
@@ -96,6 +107,8 @@ export async function startReport(
     contact: options.contact,
     reportRateLimit: options.reportRateLimit,
   });
-  await report.listen({ host, port: options.reportPort });
-  return { report, reportUrl: listeningUrl(report, host, tls !== undefined) };
+  await app.listen({ host, port });
+  const a = app.server.address();
+  const bound = typeof a === 'object' && a ? a.port : 0;
+  return { app, url: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${bound}` };
 }
