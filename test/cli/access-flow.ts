@@ -368,6 +368,7 @@ export function accessFlow(backend: Backend): void {
         environment: 'live',
         scopes: null,
         status: 'active',
+        effectiveStatus: 'active',
         expiresAt: null,
         lastUsedAt: null,
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

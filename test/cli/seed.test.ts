@@ -33,6 +33,8 @@ describe('mds seed sample', () => {
           inserted: sample.assets.length,
           updated: 0,
           unchanged: 0,
+          retracted: 0,
+          reinstated: 0,
         },
         {
           kind: 'rates',
@@ -40,6 +42,8 @@ describe('mds seed sample', () => {
           inserted: sample.rates.length,
           updated: 0,
           unchanged: 0,
+          retracted: 0,
+          reinstated: 0,
         },
         {
           kind: 'gold',
@@ -47,6 +51,8 @@ describe('mds seed sample', () => {
           inserted: sample.gold.length,
           updated: 0,
           unchanged: 0,
+          retracted: 0,
+          reinstated: 0,
         },
       ],
     });

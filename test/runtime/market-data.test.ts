@@ -29,6 +29,8 @@ describe('MarketData.refresh', () => {
           return seen;
         },
       },
+      // No street-rate consensus: every record's quality is an import's.
+      consensus: { qualities: async () => [] },
     } as unknown as Store;
     const market = new MarketData(store);
 
