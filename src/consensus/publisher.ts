@@ -34,28 +34,71 @@ export interface Recomputed {
   published: ConsensusPoint | null;
 }
 
+/** A market's computation under way, and the one queued behind it. */
+interface Flight {
+  running: Promise<Recomputed>;
+  next: Promise<Recomputed> | null;
+}
+
 export class ConsensusPublisher {
   private timer: NodeJS.Timeout | null = null;
   private passing: Promise<void> | null = null;
+  private readonly flights = new Map<string, Flight>();
 
   constructor(
     private readonly store: Store,
     private readonly settings: ConsensusSettings,
     private readonly now: () => number = Date.now,
+    /** This process's snapshot, reloaded after a publication so its own /v1 serves it at once. */
+    private readonly published: () => Promise<void> = async () => {},
   ) {}
 
   /** Where failures are told: the serving process's logger, once it starts the pass. */
   private logger: Logger | undefined;
 
-  /** Called by the reporter API once quotes are stored; failures are logged, the pass retries. */
+  /**
+   * Called by the reporter API once quotes are stored, and by the pass; resolves once a computation
+   * that started after the call has run for each market. Failures are logged, the pass retries.
+   */
   async quotesArrived(markets: readonly string[]): Promise<void> {
-    for (const market of new Set(markets)) {
-      try {
-        await this.recompute(market);
-      } catch (err) {
-        this.logger?.warn({ err, market }, 'consensus: a computation failed; the next pass retries it');
-      }
-    }
+    await Promise.all(
+      [...new Set(markets)].map((market) =>
+        this.coalesced(market).catch((err) =>
+          this.logger?.warn({ err, market }, 'consensus: a computation failed; the next pass retries it'),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * One computation of a market at a time in this process: callers arriving while one runs share the
+   * next, which starts when it ends and so sees every quote stored before they called. Sixteen
+   * requests quoting a market at once cost two computations, not sixteen racing for the
+   * compare-and-set (decisions 109).
+   */
+  private coalesced(market: string): Promise<Recomputed> {
+    const flight = this.flights.get(market);
+    if (!flight) return this.fly(market);
+    flight.next ??= flight.running.then(
+      () => this.fly(market),
+      () => this.fly(market),
+    );
+    return flight.next;
+  }
+
+  private fly(market: string): Promise<Recomputed> {
+    const running = this.recompute(market).then(async (r) => {
+      // The watcher reloads it too within its poll: a failure here only waits for that.
+      if (r.published) await this.published().catch(() => {});
+      return r;
+    });
+    const flight: Flight = { running, next: null };
+    this.flights.set(market, flight);
+    const landed = () => {
+      if (this.flights.get(market) === flight) this.flights.delete(market);
+    };
+    flight.running.then(landed, landed);
+    return flight.running;
   }
 
   /** Every market quoted within the window or already known, recomputed once. */
@@ -98,7 +141,7 @@ export class ConsensusPublisher {
   /** The consensus at `at` from the stored quotes and the reporters as they were then. */
   async consensusOf(market: string, at: number): Promise<Consensus> {
     const [quotes, states] = await Promise.all([
-      this.store.reporters.quotesBetween(market, at - this.settings.windowMs, at),
+      this.store.reporters.latestQuotes(market, at - this.settings.windowMs, at),
       this.store.reporters.reporterStatesAt(at),
     ]);
     const active = new Set(states.filter((s) => s.status === 'active').map((s) => s.reporterId));

@@ -128,7 +128,7 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     // A copy: a test that changes its policy changes no other runtime's.
     webhooks: { ...(options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS) },
     consensusSettings: consensus,
-    consensus: new ConsensusPublisher(store, consensus, now),
+    consensus: new ConsensusPublisher(store, consensus, now, () => market.refresh()),
     imports: new ImportThreads(options.maxImports ?? Number(setting('MDS_ADMIN_IMPORTS'))),
   };
 

@@ -215,12 +215,11 @@ function comparable(p: Omit<ConsensusPoint, 'market' | 'at' | 'methodVersion'>):
 /** `point` recomputed at its instant from the store: the quotes received by then, the reporters as they were. */
 async function recompute(store: Store, point: ConsensusPoint, settings: ConsensusSettings) {
   const [quotes, states] = await Promise.all([
-    store.reporters.quotesBetween(point.market, point.at - settings.windowMs, point.at),
+    store.reporters.latestQuotes(point.market, point.at - settings.windowMs, point.at),
     store.reporters.reporterStatesAt(point.at),
   ]);
-  const known = quotes.filter((q) => q.receivedAt <= point.at);
   const active = new Set(states.filter((s) => s.status === 'active').map((s) => s.reporterId));
-  const c = consensusAt(known, active, point.at, settings);
+  const c = consensusAt(quotes, active, point.at, settings);
   return {
     buy: c.buy ?? Number.NaN,
     sell: c.sell ?? Number.NaN,

@@ -9,7 +9,6 @@
 import { type ConsensusSettings, consensusAt } from '../domain/consensus.js';
 import { MAX_AMOUNT, microsToNumber, parseMicros } from '../domain/decimal.js';
 import { digestKey, digestsEqual } from '../domain/keys.js';
-import { PURITIES } from '../domain/types.js';
 import type { Problem } from '../schemas/admin-check.js';
 import type { QuoteInput } from '../schemas/report.js';
 import type { QuoteRecord, ReporterRecord } from '../storage/reporter-records.js';
@@ -74,22 +73,8 @@ const amount = (micros: number) => String(microsToNumber(micros));
 const hours = (ms: number) =>
   ms % 3_600_000 === 0 ? `${ms / 3_600_000} hours` : `${Math.round(ms / 60_000)} minutes`;
 
-/** The last published buy and sell of each market: the latest `parallel` rate of a currency, the latest gold of a purity. */
-async function lastPublished(
-  store: Store,
-  markets: ReadonlySet<string>,
-): Promise<Map<string, { buy: number; sell: number; at: number }>> {
-  const out = new Map<string, { buy: number; sell: number; at: number }>();
-  const purities = [...markets].filter((m) => (PURITIES as readonly string[]).includes(m));
-  // Each kind is read only when a quote is of it.
-  if (purities.length < markets.size)
-    for (const r of await store.market.latestRates())
-      if (r.source === 'parallel') out.set(r.currency, { buy: r.buy, sell: r.sell, at: r.updatedAt });
-  if (purities.length > 0)
-    for (const g of await store.market.latestGold())
-      out.set(g.purity, { buy: g.buy, sell: g.sell, at: g.updatedAt });
-  return out;
-}
+/** A market's last published buy and sell (micro-units) and their instant, as this instance serves them. */
+export type LastPublished = (market: string) => { buy: number; sell: number; at: number } | undefined;
 
 /**
  * Stores `inputs` (already valid by their schema) as the reporter's quotes,
@@ -100,12 +85,11 @@ export async function submitQuotes(
   store: Store,
   reporter: ReporterRecord,
   inputs: readonly QuoteInput[],
-  options: { now: number; windowMs: number; prefix: (index: number) => string },
+  options: { now: number; windowMs: number; prefix: (index: number) => string; published: LastPublished },
 ): Promise<QuotesOutcome> {
   const { now, windowMs } = options;
   const problems: Problem[] = [];
   const records: QuoteRecord[] = [];
-  const published = await lastPublished(store, new Set(inputs.map((q) => q.market)));
   inputs.forEach((input, index) => {
     const at = options.prefix(index);
     const found: Problem[] = [];
@@ -149,7 +133,7 @@ export async function submitQuotes(
         message: `${input.observedAt} is older than the consensus window (${hours(windowMs)}): it would never count; send only recent quotes`,
       });
     }
-    const last = published.get(input.market);
+    const last = options.published(input.market);
     if (last && found.length === 0) {
       for (const [side, value, before] of [
         ['buy', buy, last.buy],
@@ -221,7 +205,7 @@ export async function currentConsensus(
   const active = new Set(states.filter((s) => s.status === 'active').map((s) => s.reporterId));
   const out: ConsensusView[] = [];
   for (const market of markets) {
-    const quotes = await store.reporters.quotesBetween(market, now - settings.windowMs, now);
+    const quotes = await store.reporters.latestQuotes(market, now - settings.windowMs, now);
     const c = consensusAt(quotes, active, now, settings);
     out.push({
       market,

@@ -159,6 +159,52 @@ describe.each(backends())('consensus publication on $name', (backend) => {
     expect(r.consensus).toMatchObject({ state: 'low_quorum', organisations: 2 });
   });
 
+  it('computes a market once for callers arriving together, each caller’s quote counted; its /v1 serves the point at once', async () => {
+    clock += MINUTE;
+    const reporters = [
+      ...(await organisation('CAD a', 1, ['CAD'])),
+      ...(await organisation('CAD b', 1, ['CAD'])),
+      ...(await organisation('CAD c', 1, ['CAD'])),
+    ];
+    for (const [i, r] of reporters.entries()) {
+      const reporter = await h.store.reporters.getReporter(r);
+      seq += 1;
+      await h.store.reporters.addQuotes([
+        {
+          id: `quo_t${seq}`,
+          reporterId: r,
+          organisationId: reporter!.organisationId,
+          market: 'CAD',
+          buy: micros(190 + i),
+          sell: micros(192 + i),
+          observedAt: clock,
+          receivedAt: clock,
+          place: null,
+        },
+      ]);
+    }
+    const p = publisher();
+    const recompute = p.recompute.bind(p);
+    let computations = 0;
+    p.recompute = (market) => {
+      computations += 1;
+      return recompute(market);
+    };
+    try {
+      // Sixteen requests told of new CAD quotes at once: one computation runs, the others share the next.
+      await Promise.all(Array.from({ length: 16 }, () => p.quotesArrived(['CAD'])));
+      expect(computations).toBeLessThanOrEqual(2);
+      expect((await h.store.consensus.marketState('CAD'))?.last).toMatchObject({ buy: micros(191) });
+      // The publishing process reloaded its snapshot before answering: no wait for the watcher.
+      const { key } = await h.newKey();
+      const res = await h.get('/v1/rates/latest?currency=CAD&source=parallel', key);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data[0]).toMatchObject({ buy: 191, sell: 193 });
+    } finally {
+      p.recompute = recompute;
+    }
+  });
+
   it.skipIf(backend.name !== 'postgres')(
     'publishes once when two instances compute one market at once',
     async () => {

@@ -137,22 +137,38 @@ describe.each(backends())('reporters repository on $name', ({ name }) => {
     expect(await store.reporters.findReporterToken('f'.repeat(64))).toBeUndefined();
   });
 
-  it('quotes are stored all or none, and selected by their effective instant in (from, to]', async () => {
+  it('quotes are stored all or none; each reporter’s latest received by `to`, effective in (from, to], is selected', async () => {
     const H = 3_600_000;
     await store.reporters.addQuotes([
-      quote('quo_edge', { observedAt: T0 - 6 * H, receivedAt: T0 - 6 * H }),
-      quote('quo_in', { observedAt: T0 - H, receivedAt: T0 - H + 5 }),
+      quote('quo_edge', { reporterId: 'rep_e', observedAt: T0 - 6 * H, receivedAt: T0 - 6 * H }),
+      quote('quo_in', { reporterId: 'rep_b', observedAt: T0 - H, receivedAt: T0 - H + 5 }),
       quote('quo_ahead', { observedAt: T0 + 90_000, receivedAt: T0 - 1 }),
       quote('quo_late', { observedAt: T0 + 90_000, receivedAt: T0 + 1 }),
       quote('quo_usd', { market: 'USD', observedAt: T0 - H, receivedAt: T0 - H }),
+      // rep_c: of one instant the later received wins, then the later observed (dated ahead), then the greater id.
+      quote('quo_c1', { reporterId: 'rep_c', observedAt: T0 - 2 * H, receivedAt: T0 - 2 * H }),
+      quote('quo_c2', { reporterId: 'rep_c', observedAt: T0 - 2 * H, receivedAt: T0 - 2 * H + 1 }),
+      quote('quo_c0', { reporterId: 'rep_c', observedAt: T0 - 3 * H, receivedAt: T0 - 3 * H }),
+      quote('quo_d1', { reporterId: 'rep_d', observedAt: T0 - H, receivedAt: T0 - H }),
+      quote('quo_d2', { reporterId: 'rep_d', observedAt: T0 - H, receivedAt: T0 - H }),
+      quote('quo_f1', { reporterId: 'rep_f', observedAt: T0 - H + 60_000, receivedAt: T0 - H }),
+      quote('quo_f0', { reporterId: 'rep_f', observedAt: T0 - H, receivedAt: T0 - H }),
     ]);
-    const ids = (await store.reporters.quotesBetween('EUR', T0 - 6 * H, T0)).map((q) => q.id);
-    expect(ids).toEqual(['quo_in', 'quo_ahead']);
+    const ids = (await store.reporters.latestQuotes('EUR', T0 - 6 * H, T0)).map((q) => q.id);
+    // Oldest observation first: quo_late (received after T0) never counts, quo_edge is at T − W, out.
+    expect(ids).toEqual(['quo_c2', 'quo_d2', 'quo_in', 'quo_f1', 'quo_ahead']);
+    // A window ending after its receipt sees rep_a's later quote instead.
+    expect((await store.reporters.latestQuotes('EUR', T0 - 6 * H, T0 + H)).map((q) => q.id)).toContain(
+      'quo_late',
+    );
     // A batch with a quote whose sell is below its buy writes nothing.
     await expect(
-      store.reporters.addQuotes([quote('quo_ok'), quote('quo_bad', { buy: 262_000_000, sell: 260_000_000 })]),
+      store.reporters.addQuotes([
+        quote('quo_ok', { reporterId: 'rep_g' }),
+        quote('quo_bad', { reporterId: 'rep_g', buy: 262_000_000, sell: 260_000_000 }),
+      ]),
     ).rejects.toThrow();
-    expect((await store.reporters.quotesBetween('EUR', T0 - 6 * H, T0 + H)).map((q) => q.id)).not.toContain(
+    expect((await store.reporters.latestQuotes('EUR', T0 - 6 * H, T0 + H)).map((q) => q.id)).not.toContain(
       'quo_ok',
     );
     const recent = await store.reporters.recentQuotes('rep_a', 2);

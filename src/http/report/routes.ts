@@ -9,6 +9,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../runtime/services.js';
+import type { MarketSnapshot } from '../../runtime/snapshot.js';
 import {
   ConsensusAnswer,
   MAX_BATCH,
@@ -51,6 +52,25 @@ const answer = (request: FastifyRequest, reply: FastifyReply, data: unknown, sta
   return { data, meta: { requestId: request.id } };
 };
 
+/**
+ * What a quote's typo guard compares with (docs/decisions.md 107): the
+ * market's latest parallel rate or gold as this instance serves it, read
+ * from the snapshot, so a quote costs no read of the market.
+ */
+function lastServed(snapshot: MarketSnapshot, market: string) {
+  const rate = snapshot.latest('parallel', market);
+  if (rate) return { buy: rate.buy, sell: rate.sell, at: rate.updatedAt };
+  const gold = snapshot.gold.find((g) => g.purity === market);
+  // The gold record holds decimals of at most 6 places: back to exact micro-units.
+  return (
+    gold && {
+      buy: Math.round(gold.buy * 1e6),
+      sell: Math.round(gold.sell * 1e6),
+      at: Date.parse(gold.updatedAt),
+    }
+  );
+}
+
 /** Stores the quotes, or refuses them all naming each problem; then tells the consensus their markets. */
 async function take(
   request: FastifyRequest,
@@ -62,6 +82,7 @@ async function take(
     now: services.now(),
     windowMs: services.consensusSettings.windowMs,
     prefix,
+    published: (market) => lastServed(services.market.snapshot, market),
   });
   if (!outcome.ok) {
     throw new ApiError(

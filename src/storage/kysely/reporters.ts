@@ -4,6 +4,7 @@
  * organisations, reporters and tokens append their audit record in their own
  * transaction, as kysely/access.ts does; tokens are audited without digests.
  */
+import { sql } from 'kysely';
 import { type AuditActor, DuplicateError, type KeysetPage } from '../admin-records.js';
 import type {
   MarketId,
@@ -219,15 +220,25 @@ export class KyselyReporters implements ReporterRepository {
     });
   }
 
-  async quotesBetween(market: MarketId, from: number, to: number): Promise<QuoteRecord[]> {
-    // min(observed, received) in (from, to] ⇔ both above `from` and either at most `to`.
-    const rows = await this.db
+  async latestQuotes(market: MarketId, from: number, to: number): Promise<QuoteRecord[]> {
+    // Received by `to`, min(observed, received) in (from, to] ⇔ both above `from`.
+    const effective = sql`case when observed_at < received_at then observed_at else received_at end`;
+    const ranked = this.db
       .selectFrom('quotes')
       .selectAll()
+      .select(
+        sql<number>`row_number() over (partition by reporter_id order by ${effective} desc, received_at desc, observed_at desc, id desc)`.as(
+          'rank',
+        ),
+      )
       .where('market', '=', market)
-      .where('observed_at', '>', from)
       .where('received_at', '>', from)
-      .where((eb) => eb.or([eb('observed_at', '<=', to), eb('received_at', '<=', to)]))
+      .where('received_at', '<=', to)
+      .where('observed_at', '>', from);
+    const rows = await this.db
+      .selectFrom(ranked.as('q'))
+      .selectAll()
+      .where('rank', '=', 1)
       .orderBy('observed_at')
       .orderBy('id')
       .execute();

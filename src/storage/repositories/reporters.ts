@@ -54,10 +54,14 @@ export interface ReporterRepository {
   /** Stores quotes as given (ids chosen by the caller); all or none. */
   addQuotes(quotes: readonly QuoteRecord[]): Promise<void>;
   /**
-   * Quotes of `market` whose effective instant, min(observed, received)
-   * (domain/consensus.ts), lies in (from, to]; oldest observation first.
+   * Each reporter's latest quote of `market` received by `to` whose
+   * effective instant, min(observed, received), lies in (from, to], as
+   * step 1 of the consensus picks it (docs/decisions.md 107): the later
+   * received of one instant, then the later observed, then the greater id.
+   * Oldest observation first. Only these can count, so a busy window costs
+   * one row per reporter, not one per quote.
    */
-  quotesBetween(market: MarketId, from: number, to: number): Promise<QuoteRecord[]>;
+  latestQuotes(market: MarketId, from: number, to: number): Promise<QuoteRecord[]>;
   /** The quotes of those ids that exist, in no particular order (a published point's inputs). */
   quotesByIds(ids: readonly string[]): Promise<QuoteRecord[]>;
   /** A reporter's quotes, newest received first, at most `limit`. */
