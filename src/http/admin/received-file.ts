@@ -6,12 +6,16 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../errors.js';
+
+/** Bytes of a body received in one turn of the event loop, at most (about). */
+const YIELD_EVERY = 1 << 20;
 
 export class ReceivedFile {
   private done = false;
@@ -30,11 +34,16 @@ export class ReceivedFile {
     this.held = true;
   }
 
-  /** Removes the file and tells the owner (idempotent). */
+  /**
+   * Removes the file, then tells the owner (idempotent). Off the event loop:
+   * unlinking 50 MB held the serving thread some 40 ms (a CPU profile of the
+   * admin-imports bench row). The place is free at once: a client told its
+   * import's answer may send the next.
+   */
   finish(): void {
     if (this.done) return;
     this.done = true;
-    rmSync(this.path, { force: true });
+    void rm(this.path, { force: true }).catch(() => {});
     this.onDone();
   }
 
@@ -64,12 +73,19 @@ export async function receiveToFile(
   const path = join(tmpdir(), `mds-import-${randomUUID()}.body`);
   const hash = createHash('sha256');
   let bytes = 0;
+  let sinceYield = 0;
   const count = new Transform({
     transform(chunk: Buffer, _encoding, next) {
       bytes += chunk.length;
       if (bytes > limit) return next(tooLarge());
       hash.update(chunk);
-      next(null, chunk);
+      // A socket with megabytes buffered is otherwise drained in one turn of the
+      // loop (bursts of 30-90 ms in a CPU profile of three imports at once):
+      // after each MiB the requests waiting get their turn.
+      sinceYield += chunk.length;
+      if (sinceYield < YIELD_EVERY) return next(null, chunk);
+      sinceYield = 0;
+      setImmediate(next, null, chunk);
     },
   });
   try {
