@@ -9,6 +9,7 @@
  */
 import { expect } from 'vitest';
 import { mds } from './cli.js';
+import { bannerUrl } from './listener.js';
 import { getJson, type ServerProcess } from './server-process.js';
 import { waitFor } from './wait.js';
 
@@ -37,8 +38,7 @@ export const STREET_RATE_ENV = { MDS_REPORT_PORT: '0', MDS_CONSENSUS_QUORUM: Str
  * parallel EUR must be older than now (a sample ending yesterday), or it stays the latest.
  */
 export async function publishStreetRate(server: ServerProcess, db: string, key: string) {
-  const reporterApi = /Reporter API: (\S+)\/report\/v1/.exec(server.stdout())?.[1];
-  expect(reporterApi, 'the reporter listener in the banner (STREET_RATE_ENV)').toBeDefined();
+  const reporterApi = await bannerUrl(server, /Reporter API: (\S+)\/report\/v1/);
   for (const [i, buy] of STREET_BUYS.entries()) {
     const org = await mds(['organisations', 'create', '--name', `EUR desk ${i}`, '--json'], { db });
     expect(org.status, org.stderr).toBe(0);
