@@ -37,7 +37,14 @@ export function appendQuality(th, quality) {
   th.append(' ', box);
 }
 
-/** The note on what the badges mean, shown when the latest rates show one. */
+/**
+ * The note on what the badges mean, shown when the latest rates show one; it then
+ * describes the table, so a screen reader says it on entering the table.
+ */
 export function renderQualityNote() {
-  $('quality-note').hidden = $('latest-rows').querySelector('.quality') === null;
+  const shown = $('latest-rows').querySelector('.quality') !== null;
+  $('quality-note').hidden = !shown;
+  // A hidden element named by aria-describedby would still be read: the link goes with the note.
+  if (shown) $('latest-table').setAttribute('aria-describedby', 'quality-note');
+  else $('latest-table').removeAttribute('aria-describedby');
 }

@@ -196,6 +196,7 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
         (await page.isVisible('#quality-note')) &&
         (await page.textContent('#quality-note'))!.split(':')[0]!.trim(),
       link: await page.getAttribute('#quality-note a', 'href'),
+      describedBy: await page.getAttribute('#latest-table', 'aria-describedby'),
       imports: await page.locator('#latest-rows tr:not([data-source="parallel"]) .quality').count(),
     };
   }
@@ -237,6 +238,7 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
         count: '5',
         note: 'Beside the parallel rate',
         link: '/methodology.md',
+        describedBy: 'quality-note',
         imports: 0,
       });
 
@@ -317,6 +319,14 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
 
       await expectAccessible(page);
       await page.screenshot({ path: join(SCREENSHOTS, 'charts-free-en.png'), fullPage: true });
+
+      // USD's parallel rate is the sample's, an import: no badge, no note, nothing describing the table.
+      await page.selectOption('#currency', 'USD');
+      await expect.poll(() => page.textContent('#latest-caption')).toBe('DZD per 1 USD');
+      await page.waitForSelector('#latest-rows tr[data-source="parallel"]', { state: 'attached' });
+      expect(await cellText(page, 'parallel', 'th')).toBe('Parallel market');
+      expect(await page.isHidden('#quality-note')).toBe(true);
+      expect(await page.getAttribute('#latest-table', 'aria-describedby')).toBeNull();
       expect(problems.filter((p) => !/Content Security Policy/.test(p))).toEqual([]);
     } finally {
       await context.close();
@@ -344,6 +354,7 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
         count: '5',
         note: 'À côté du cours parallèle',
         link: '/methodology.md',
+        describedBy: 'quality-note',
         imports: 0,
       });
       expect(await page.inputValue('#language')).toBe('fr');
@@ -404,6 +415,7 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
         count: '5',
         note: 'بجانب سعر السوق الموازية',
         link: '/methodology.md',
+        describedBy: 'quality-note',
         imports: 0,
       });
       expect(await cellText(page, 'official', 'th')).toBe('الرسمي');
