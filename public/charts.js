@@ -10,7 +10,8 @@
  */
 import { renderAccount, renderLacks } from './account.js';
 import { allPages, api, keyAccepted, loadPublished, noteAccess, renderAccess } from './api.js';
-import { $, initialLanguage, language, setLanguage, t } from './format.js';
+import { $, initialLanguage, language, setLanguage, speak, t } from './format.js';
+import { LANGUAGE_NAMES, LANGUAGES, STRINGS } from './i18n.js';
 import { latestReadable, loadLatest, renderConverter, renderLatest } from './latest.js';
 import {
   renderGoldHistory,
@@ -266,6 +267,7 @@ for (const card of document.querySelectorAll('.table-scroll')) {
   card.setAttribute('aria-labelledby', card.closest('section').getAttribute('aria-labelledby'));
 }
 
+speak({ store: 'mds-charts-language', languages: LANGUAGES, names: LANGUAGE_NAMES, strings: STRINGS });
 setLanguage(initialLanguage(), false);
 state.onQuota = renderAccount;
 

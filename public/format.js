@@ -1,5 +1,7 @@
 /*
- * The page's language and the formats of its figures and dates.
+ * The page's language and the formats of its figures and dates, for the charts
+ * page and the reporters' page (served there as /report/format.js, docs/decisions.md
+ * 147): each gives its own strings with speak() before it shows anything.
  *
  * The language is the one the visitor chose on the page (kept in localStorage),
  * else the first of the browser's languages (navigator.languages) the page
@@ -7,37 +9,50 @@
  * that language (en-GB, fr-CA…) when it lists one, else the language itself.
  * The API keeps 4 decimals; percentages are shown to 2 (docs/decisions.md, 66).
  */
-import { LANGUAGE_NAMES, LANGUAGES, STRINGS } from './i18n.js';
-
-const LANGUAGE_STORE = 'mds-charts-language';
-
 export const $ = (id) => document.getElementById(id);
 
 const primary = (tag) => String(tag).toLowerCase().split('-')[0];
 
-const current = { language: 'en', locale: 'en', formats: null };
+const current = {
+  language: 'en',
+  locale: 'en',
+  formats: null,
+  page: { store: null, languages: ['en'], names: { en: 'English' }, strings: { en: {} } },
+};
+
+/**
+ * The page's languages (the switch's order) and each one's name in itself, its
+ * strings (`strings[language][key]`, English complete) and the localStorage key
+ * that keeps the visitor's choice.
+ */
+export function speak(page) {
+  current.page = page;
+}
 
 export const language = () => current.language;
+/** The locale the figures and dates are formatted for (en-GB, fr-CA, ar…). */
+export const locale = () => current.locale;
 
 /** The stored choice, else the browser's first language the page speaks, else English. */
 export function initialLanguage() {
   let stored = null;
   try {
-    stored = localStorage.getItem(LANGUAGE_STORE);
+    stored = localStorage.getItem(current.page.store);
   } catch {
     // Storage refused (private mode, policy): the browser's languages decide.
   }
-  if (LANGUAGES.includes(stored)) return stored;
+  const { languages } = current.page;
+  if (languages.includes(stored)) return stored;
   const wanted = navigator.languages?.length ? navigator.languages : [navigator.language];
-  return wanted.map(primary).find((code) => LANGUAGES.includes(code)) ?? 'en';
+  return wanted.map(primary).find((code) => languages.includes(code)) ?? 'en';
 }
 
 /** Switches the page to `code`; `remember` keeps the choice for the next visit. */
 export function setLanguage(code, remember) {
-  if (!LANGUAGES.includes(code)) code = 'en';
+  if (!current.page.languages.includes(code)) code = 'en';
   if (remember) {
     try {
-      localStorage.setItem(LANGUAGE_STORE, code);
+      localStorage.setItem(current.page.store, code);
     } catch {
       // The choice holds for this page only.
     }
@@ -74,7 +89,8 @@ function formats(locale) {
 
 /** The string `key` in the page's language, `{name}` replaced by `params.name`. */
 export function t(key, params = {}) {
-  const text = STRINGS[current.language][key] ?? STRINGS.en[key] ?? key;
+  const { strings } = current.page;
+  const text = strings[current.language][key] ?? strings.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
@@ -103,7 +119,7 @@ export function money(amount, code) {
 }
 
 /**
- * The fixed text of charts.html: `data-i18n` names the string of an element's text,
+ * The page's fixed text: `data-i18n` names the string of an element's text,
  * `data-i18n-n` a count it takes; `data-i18n-label` the string of its aria-label.
  */
 export function applyStatic() {
@@ -114,13 +130,13 @@ export function applyStatic() {
   }
   const select = $('language');
   if (select && select.options.length === 0) {
-    select.append(...LANGUAGES.map((code) => languageOption(code)));
+    select.append(...current.page.languages.map((code) => languageOption(code)));
   }
   if (select) select.value = current.language;
 }
 
 function languageOption(code) {
-  const option = new Option(LANGUAGE_NAMES[code], code);
+  const option = new Option(current.page.names[code], code);
   option.lang = code;
   return option;
 }

@@ -149,6 +149,15 @@ export const STRINGS = {
     'access.rateLimited': 'rate limited ({code}), retry after {seconds} seconds',
     'access.failed': 'failed ({status} {code})',
     'access.unreachable': 'the API could not be reached',
+    // The quality beside a parallel rate (quality.js, docs/decisions.md 146).
+    'quality.high': 'High confidence',
+    'quality.medium': 'Medium confidence',
+    'quality.low': 'Low confidence',
+    'quality.organisations.one': '{n} organisation',
+    'quality.organisations.other': '{n} organisations',
+    qualityNote:
+      'Beside the parallel rate: how far the quotes of the independent organisations (shops, desks) that made it agree; several traders of one shop count once. High confidence: at least 5 organisations whose quotes spread by 0.5 % or less; medium: a spread of 2 % or less; low: a wider spread.',
+    qualityHow: 'How the street rate is computed',
   },
   fr: {
     pageTitle: 'Graphiques – Market Data Service (DZD)',
@@ -284,6 +293,15 @@ export const STRINGS = {
     'access.rateLimited': 'limite de débit atteinte ({code}), réessayez dans {seconds} secondes',
     'access.failed': 'échec ({status} {code})',
     'access.unreachable': 'l’API est injoignable',
+    'quality.high': 'Confiance élevée',
+    'quality.medium': 'Confiance moyenne',
+    'quality.low': 'Confiance faible',
+    'quality.organisations.one': '{n} organisation',
+    'quality.organisations.many': '{n} organisations',
+    'quality.organisations.other': '{n} organisations',
+    qualityNote:
+      'À côté du cours parallèle : l’accord entre les cotations des organisations indépendantes (boutiques, bureaux) qui l’ont fait ; plusieurs cambistes d’une même boutique comptent pour un. Confiance élevée : au moins 5 organisations dont les cotations s’écartent de 0,5 % au plus ; moyenne : un écart de 2 % au plus ; faible : un écart plus large.',
+    qualityHow: 'Comment le cours de la rue est calculé',
   },
   ar: {
     pageTitle: 'الرسوم البيانية – خدمة بيانات السوق (DZD)',
@@ -417,5 +435,17 @@ export const STRINGS = {
     'access.rateLimited': 'تجاوز حد الطلبات ({code})، أعد المحاولة بعد {seconds} ثانية',
     'access.failed': 'فشل ({status} {code})',
     'access.unreachable': 'تعذّر الوصول إلى الواجهة البرمجية',
+    'quality.high': 'ثقة عالية',
+    'quality.medium': 'ثقة متوسطة',
+    'quality.low': 'ثقة منخفضة',
+    'quality.organisations.zero': '{n} مؤسسة',
+    'quality.organisations.one': 'مؤسسة واحدة',
+    'quality.organisations.two': 'مؤسستان',
+    'quality.organisations.few': '{n} مؤسسات',
+    'quality.organisations.many': '{n} مؤسسة',
+    'quality.organisations.other': '{n} مؤسسة',
+    qualityNote:
+      'بجانب سعر السوق الموازية: مدى اتفاق أسعار المؤسسات المستقلة (محلات، مكاتب) التي صنعته؛ وعدة تجار من محل واحد يُحسبون مرة واحدة. ثقة عالية: 5 مؤسسات على الأقل لا يتجاوز تباين أسعارها 0.5 %؛ متوسطة: تباين لا يتجاوز 2 %؛ منخفضة: تباين أكبر.',
+    qualityHow: 'كيف يُحسب سعر السوق الموازية',
   },
 };

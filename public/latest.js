@@ -9,6 +9,7 @@
  */
 import { api, explain, isDenied, noteAccess } from './api.js';
 import { $, instant, money, rate, signedPercent, signedRate, t } from './format.js';
+import { appendQuality, renderQualityNote } from './quality.js';
 import { historyEntitlement, latestEntitlement, may, sources, state } from './state.js';
 
 const DAY_MS = 86_400_000;
@@ -128,6 +129,7 @@ export function renderLatest() {
     tr.dataset.source = row.source;
     const th = cell('th', family);
     th.scope = 'row';
+    appendQuality(th, record.quality);
     tr.append(
       th,
       // data-label: the column's name, which a phone shows beside each figure (charts.css).
@@ -142,6 +144,7 @@ export function renderLatest() {
   $('latest-caption').textContent = t('latestCaption', { currency: l.currency });
   $('latest-rows').replaceChildren(...trs);
   $('latest-table').hidden = trs.length === 0;
+  renderQualityNote();
   for (const th of document.querySelectorAll('#latest-table th.change')) th.hidden = !withChange;
   const partial = withChange && rows.some((row) => !may(historyEntitlement(row.source)));
   $('latest-note').textContent = !withChange ? t('changeOmitted') : partial ? t('changePartial') : '';

@@ -7,6 +7,9 @@
  * (queue.js) and goes, once, when the network returns: on the `online` event,
  * on the next load, and every 30 s while some wait.
  */
+
+// public/format.js, served beside this page's files as /report/format.js (docs/decisions.md 147).
+import { $, initialLanguage, setLanguage, speak, t } from './format.js';
 import {
   call,
   enqueue,
@@ -19,18 +22,15 @@ import {
   setToken,
   token,
 } from './queue.js';
+import { LANGUAGE_NAMES, LANGUAGES, STRINGS } from './strings.js';
 import {
-  $,
   amount,
-  initialLanguage,
   renderConsensus,
   renderMarkets,
   renderPending,
   renderQuotes,
   renderWho,
   say,
-  setLanguage,
-  t,
 } from './view.js';
 
 const RETRY_MS = 30_000;
@@ -208,6 +208,7 @@ for (const card of document.querySelectorAll('.table-scroll')) {
   card.setAttribute('aria-labelledby', card.closest('section').getAttribute('aria-labelledby'));
 }
 
+speak({ store: 'mds-report-language', languages: LANGUAGES, names: LANGUAGE_NAMES, strings: STRINGS });
 setLanguage(initialLanguage(), false);
 $('language').addEventListener('change', (e) => {
   setLanguage(e.target.value, true);

@@ -1,6 +1,6 @@
 /*
  * Every string of the reporters' page, in English, French and Arabic. `{name}`
- * is replaced by view.js's `t()`; figures and times arrive formatted for the
+ * is replaced by format.js's `t()`; figures and times arrive formatted for the
  * reader's locale. Market codes (EUR, 21K) and the reporter's pseudonym stay
  * as the API spells them (in Arabic, the pseudonym sits between \u2066 and
  * \u2069, a left-to-right isolate). The API's refusals are English: each code the page

@@ -1,69 +1,26 @@
 /*
- * The page's language, its formats and what it shows. The language is the one
- * chosen on the page (kept in localStorage), else the first of the browser's
- * languages (the list it sends as Accept-Language) that the page speaks, else
- * English; Arabic reads right to left.
+ * What the page shows, with its figures and times: Latin digits whatever the
+ * language, as traders write them (docs/decisions.md 120). The language and
+ * `t()` are the charts page's (public/format.js, served beside this file as
+ * /report/format.js: decisions 147), with this page's strings (page.js).
  */
-import { LANGUAGE_NAMES, LANGUAGES, STRINGS } from './strings.js';
-
-const LANGUAGE_STORE = 'mds-report-language';
-const primary = (tag) => String(tag).toLowerCase().split('-')[0];
-const current = { language: 'en', locale: 'en' };
-
-export const $ = (id) => document.getElementById(id);
-
-export function t(key, params = {}) {
-  const text = STRINGS[current.language][key] ?? STRINGS.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
-}
-
-export function initialLanguage() {
-  let stored = null;
-  try {
-    stored = localStorage.getItem(LANGUAGE_STORE);
-  } catch {
-    // Storage refused: the browser's languages decide.
-  }
-  if (LANGUAGES.includes(stored)) return stored;
-  const wanted = navigator.languages?.length ? navigator.languages : [navigator.language];
-  return wanted.map(primary).find((code) => LANGUAGES.includes(code)) ?? 'en';
-}
-
-export function setLanguage(code, remember) {
-  if (!LANGUAGES.includes(code)) code = 'en';
-  if (remember) {
-    try {
-      localStorage.setItem(LANGUAGE_STORE, code);
-    } catch {
-      // The choice holds for this page only.
-    }
-  }
-  current.language = code;
-  const own = (navigator.languages ?? []).find((tag) => primary(tag) === code);
-  current.locale = own && Intl.NumberFormat.supportedLocalesOf([own]).length ? own : code;
-  document.documentElement.lang = code;
-  document.documentElement.dir = code === 'ar' ? 'rtl' : 'ltr';
-  document.title = t('pageTitle');
-  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
-  const select = $('language');
-  select.replaceChildren(...LANGUAGES.map((l) => new Option(LANGUAGE_NAMES[l], l, false, l === code)));
-}
+import { $, locale, t } from './format.js';
 
 /** An amount in DZD: 2 to 4 decimals, the reader's separators, Latin digits as typed. */
 export const amount = (n) =>
-  new Intl.NumberFormat(current.locale, {
+  new Intl.NumberFormat(locale(), {
     minimumFractionDigits: 2,
     maximumFractionDigits: 4,
     numberingSystem: 'latn',
   }).format(n);
 export const time = (iso) =>
-  new Intl.DateTimeFormat(current.locale, {
+  new Intl.DateTimeFormat(locale(), {
     dateStyle: 'short',
     timeStyle: 'short',
     numberingSystem: 'latn',
   }).format(new Date(iso));
-const list = (items) => new Intl.ListFormat(current.locale, { type: 'conjunction' }).format(items);
-const count = (n) => new Intl.NumberFormat(current.locale, { numberingSystem: 'latn' }).format(n);
+const list = (items) => new Intl.ListFormat(locale(), { type: 'conjunction' }).format(items);
+const count = (n) => new Intl.NumberFormat(locale(), { numberingSystem: 'latn' }).format(n);
 
 /** A message line: `key` with its parameters, or empty. */
 export function say(id, key, params) {

@@ -10,6 +10,9 @@
  * - the language follows navigator.languages, or the switch on the page
  *   (remembered in localStorage); Arabic is right to left; currency names are
  *   the asset directory's; figures and dates are in the reader's locale;
+ * - the parallel rate, published by five organisations' consensus, says its
+ *   confidence and its organisations in words, with a note on what they mean;
+ *   the official rate, an import, says nothing of the kind (docs/decisions.md 146);
  * - axe-core finds no serious or critical violation in any language, and the
  *   Content-Security-Policy refuses inline scripts (axe goes in through the
  *   DevTools protocol instead).
@@ -26,6 +29,7 @@ import { ENTITLEMENTS } from '../../src/domain/scopes.js';
 import { findChromium, launchChromium, offOrigin, recordRequests } from '../support/browser.js';
 import { mds } from '../support/cli.js';
 import { getJson, type ServerProcess, spawnServer } from '../support/server-process.js';
+import { publishStreetRate, STREET_QUALITY, STREET_RATE_ENV, yesterday } from '../support/street-rate.js';
 
 const SCREENSHOTS = resolve('docs/screenshots');
 const PAGE_CSP =
@@ -81,7 +85,8 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mds-charts-i18n-'));
     db = join(dir, 'mds.sqlite');
-    const seeded = await mds(['seed', 'sample', '--days', '10', '--json'], { db });
+    // Ending yesterday, so that the consensus published now is the latest parallel rate.
+    const seeded = await mds(['seed', 'sample', '--days', '10', '--end-date', yesterday(), '--json'], { db });
     expect(seeded.status, seeded.stderr).toBe(0);
     account = (await mds(['accounts', 'create', '--name', 'Free', '--json'], { db })).json().id;
     const grant = await mds(
@@ -96,8 +101,13 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
     );
     expect(grant.status, grant.stderr).toBe(0);
     reference = (await mds(['keys', 'create', '--grant', grant.json().id, '--json'], { db })).json().key;
-    [server, browser] = await Promise.all([spawnServer({ db }), launchChromium(chromiumPath!)]);
+    [server, browser] = await Promise.all([
+      spawnServer({ db, env: STREET_RATE_ENV }),
+      launchChromium(chromiumPath!),
+    ]);
     origin = new URL(server.url).origin;
+    const street = await publishStreetRate(server, db, reference);
+    expect(street).toMatchObject({ buy: 260, sell: 262, quality: STREET_QUALITY });
     const directory = await getJson(`${origin}/v1/assets?type=currency`, reference);
     expect(directory.status).toBe(200);
     assets = directory.body.data;
@@ -173,6 +183,24 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
   const cellText = (page: Page, source: string, selector: string) =>
     page.locator(`#latest-rows tr[data-source="${source}"] ${selector}`).textContent();
 
+  /** The parallel rate's badge: its confidence and organisations as the page says them, and the note. */
+  async function quality(page: Page) {
+    const badge = page.locator('#latest-rows tr[data-source="parallel"] [data-testid="quality"]');
+    return {
+      confidence: await badge.locator('[data-testid="confidence"]').textContent(),
+      level: await badge.locator('[data-testid="confidence"]').getAttribute('data-confidence'),
+      organisations: await badge.locator('[data-testid="organisations"]').textContent(),
+      count: await badge.getAttribute('data-organisations'),
+      // The note's words before its colon, when it shows.
+      note:
+        (await page.isVisible('#quality-note')) &&
+        (await page.textContent('#quality-note'))!.split(':')[0]!.trim(),
+      link: await page.getAttribute('#quality-note a', 'href'),
+      describedBy: await page.getAttribute('#latest-table', 'aria-describedby'),
+      imports: await page.locator('#latest-rows tr:not([data-source="parallel"]) .quality').count(),
+    };
+  }
+
   it('shows a free-plan key its latest rates, a converter, and one line for what the plan lacks', async () => {
     const key = await freeKey();
     const { context, page, seen, problems } = await openCharts('en-US');
@@ -197,11 +225,23 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
           expect(await cell.textContent()).toMatch(/^\d{1,3}(,\d{3})*\.\d{2,4}$/);
         }
         expect(await cellText(page, source, 'th')).toBe(
-          source === 'parallel' ? 'Parallel market' : 'Official',
+          source === 'parallel' ? 'Parallel market High confidence 5 organisations' : 'Official',
         );
         // A date for reading, not the API's ISO string.
         expect(await cellText(page, source, 'td:last-child')).not.toContain(rate.updatedAt.slice(0, 10));
       }
+      // The consensus's quality in words beside the parallel rate; nothing beside the official one (an import).
+      expect(await quality(page)).toEqual({
+        confidence: 'High confidence',
+        level: 'high',
+        organisations: '5 organisations',
+        count: '5',
+        note: 'Beside the parallel rate',
+        link: '/methodology.md',
+        describedBy: 'quality-note',
+        imports: 0,
+      });
+
       // Without the history, no change column, and one line saying why.
       expect(await page.locator('#latest-table td.change').count()).toBe(0);
       expect(
@@ -279,6 +319,14 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
 
       await expectAccessible(page);
       await page.screenshot({ path: join(SCREENSHOTS, 'charts-free-en.png'), fullPage: true });
+
+      // USD's parallel rate is the sample's, an import: no badge, no note, nothing describing the table.
+      await page.selectOption('#currency', 'USD');
+      await expect.poll(() => page.textContent('#latest-caption')).toBe('DZD per 1 USD');
+      await page.waitForSelector('#latest-rows tr[data-source="parallel"]', { state: 'attached' });
+      expect(await cellText(page, 'parallel', 'th')).toBe('Parallel market');
+      expect(await page.isHidden('#quality-note')).toBe(true);
+      expect(await page.getAttribute('#latest-table', 'aria-describedby')).toBeNull();
       expect(problems.filter((p) => !/Content Security Policy/.test(p))).toEqual([]);
     } finally {
       await context.close();
@@ -296,7 +344,19 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       expect(await page.textContent('h1')).toBe('Market Data Service (DZD) – graphiques');
       expect(await page.textContent('#latest-title')).toBe('Derniers cours (DZD)');
       expect(await page.textContent('label[for="api-key"]')).toBe('Clé d’API');
-      expect(await cellText(page, 'parallel', 'th')).toBe('Marché parallèle');
+      expect(await cellText(page, 'parallel', 'th')).toBe(
+        'Marché parallèle Confiance élevée 5 organisations',
+      );
+      expect(await quality(page)).toEqual({
+        confidence: 'Confiance élevée',
+        level: 'high',
+        organisations: '5 organisations',
+        count: '5',
+        note: 'À côté du cours parallèle',
+        link: '/methodology.md',
+        describedBy: 'quality-note',
+        imports: 0,
+      });
       expect(await page.inputValue('#language')).toBe('fr');
       const options = await page.locator('#currency option').allTextContents();
       expect(options).toEqual(assets.map((a) => `${a.code} – ${a.names.fr}`));
@@ -347,7 +407,17 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
 
       expect(await page.textContent('h1')).toBe('خدمة بيانات السوق (DZD) – الرسوم البيانية');
       expect(await page.textContent('#latest-title')).toBe('آخر الأسعار (DZD)');
-      expect(await cellText(page, 'parallel', 'th')).toBe('السوق الموازية');
+      expect(await cellText(page, 'parallel', 'th')).toBe('السوق الموازية ثقة عالية 5 مؤسسات');
+      expect(await quality(page)).toEqual({
+        confidence: 'ثقة عالية',
+        level: 'high',
+        organisations: '5 مؤسسات',
+        count: '5',
+        note: 'بجانب سعر السوق الموازية',
+        link: '/methodology.md',
+        describedBy: 'quality-note',
+        imports: 0,
+      });
       expect(await cellText(page, 'official', 'th')).toBe('الرسمي');
       expect(await page.locator('#currency option').allTextContents()).toEqual(
         assets.map((a) => `${a.code} – ${a.names.ar}`),

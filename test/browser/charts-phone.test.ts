@@ -8,6 +8,8 @@
  *   ends off-screen, in Arabic either, which opens unshifted;
  * - chart text is at least 11 px as rendered (the drawing follows the chart's
  *   width instead of shrinking a desktop drawing);
+ * - the parallel rate's quality (a consensus of five organisations, docs/decisions.md
+ *   146) is read in words beside it, within the screen;
  * - the converter says which way it converts in words in Arabic, not with an
  *   arrow a right-to-left line turns around;
  * - the service publishes no money-transfer rates here (MDS_PUBLISHED_FAMILIES,
@@ -24,6 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, launchChromium, offOrigin, recordRequests } from '../support/browser.js';
 import { mds } from '../support/cli.js';
 import { type ServerProcess, spawnServer } from '../support/server-process.js';
+import { publishStreetRate, STREET_QUALITY, STREET_RATE_ENV, yesterday } from '../support/street-rate.js';
 
 const SCREENSHOTS = resolve('docs/screenshots');
 const PHONE = {
@@ -37,6 +40,12 @@ const LANGUAGES = [
   ['fr', 'fr-FR'],
   ['ar', 'ar-DZ'],
 ] as const;
+/** The parallel rate's badge in each language: its confidence, its organisations (STREET_QUALITY). */
+const BADGE = {
+  en: ['High confidence', '5 organisations'],
+  fr: ['Confiance élevée', '5 organisations'],
+  ar: ['ثقة عالية', '5 مؤسسات'],
+};
 
 const chromiumPath = findChromium();
 
@@ -127,15 +136,18 @@ describe.skipIf(chromiumPath === null)('the charts page on a phone', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mds-charts-phone-'));
     db = join(dir, 'mds.sqlite');
-    const seeded = await mds(['seed', 'sample', '--days', '30', '--json'], { db });
+    // Ending yesterday, so that the consensus published now is the latest parallel rate.
+    const seeded = await mds(['seed', 'sample', '--days', '30', '--end-date', yesterday(), '--json'], { db });
     expect(seeded.status, seeded.stderr).toBe(0);
     account = (await mds(['accounts', 'create', '--name', 'Phone', '--json'], { db })).json().id;
     [server, browser] = await Promise.all([
       // The stored transfer rates are the operator's own: it does not publish them.
-      spawnServer({ db, env: { MDS_PUBLISHED_FAMILIES: 'parallel,official,gold' } }),
+      spawnServer({ db, env: { MDS_PUBLISHED_FAMILIES: 'parallel,official,gold', ...STREET_RATE_ENV } }),
       launchChromium(chromiumPath!),
     ]);
     origin = new URL(server.url).origin;
+    // Read with a key of its own, so that each test's key keeps its minute.
+    expect((await publishStreetRate(server, db, await keyOf('pro'))).quality).toEqual(STREET_QUALITY);
     mkdirSync(SCREENSHOTS, { recursive: true });
   }, 60_000);
 
@@ -215,6 +227,18 @@ describe.skipIf(chromiumPath === null)('the charts page on a phone', () => {
               .toEqual({ scrollWidth: width, offScreen: [], text: true });
           }
           await page.setViewportSize(PHONE.viewport);
+
+          // The parallel rate's quality, in words, within the phone's width.
+          const badge = page.locator('#latest-rows tr[data-source="parallel"] [data-testid="quality"]');
+          expect(
+            await badge
+              .locator('[data-testid="confidence"], [data-testid="organisations"]')
+              .allTextContents(),
+          ).toEqual(BADGE[lang]);
+          const box = (await badge.boundingBox())!;
+          expect(box.x).toBeGreaterThanOrEqual(0);
+          expect(box.x + box.width).toBeLessThanOrEqual(390);
+          expect(await page.isVisible('#quality-note')).toBe(true);
 
           if (lang === 'ar') {
             expect(await page.locator('#convert-direction option').allTextContents()).toEqual([

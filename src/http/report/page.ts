@@ -27,6 +27,8 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/report/strings.js': { file: 'public/report/strings.js', type: JS },
   '/report/queue.js': { file: 'public/report/queue.js', type: JS },
   '/report/view.js': { file: 'public/report/view.js', type: JS },
+  // The charts page's language choice and t(), shared (docs/decisions.md 147); it imports nothing.
+  '/report/format.js': { file: 'public/format.js', type: JS },
   '/report/page.css': { file: 'public/report/page.css', type: 'text/css; charset=utf-8' },
   '/report/favicon.svg': { file: 'public/favicon.svg', type: 'image/svg+xml' },
 };

@@ -5,16 +5,17 @@
  * MDS_ADMIN_ALLOW_PLAINTEXT=1), else `mds serve` exits 2 naming the address
  * and both fixes; HTTPS with a certificate (self-signed, made for this run).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../../src/storage/open.js';
-import { createAdminToken } from '../../../src/use-cases/admin-tokens.js';
-import { TEST_ACTOR } from '../../support/admin.js';
 import { mds } from '../../support/cli.js';
+import {
+  bannerUrl,
+  httpsGet,
+  listenerStore,
+  selfSignedCertificate,
+  TLS_FIXES,
+} from '../../support/listener.js';
 import { conformingFetch } from '../../support/openapi.js';
 import { type ServerProcess, spawnServer } from '../../support/server-process.js';
 
@@ -23,27 +24,12 @@ let db: string;
 let token: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mds-admin-listener-'));
-  db = join(dir, 'mds.sqlite');
-  const store = openStore(db);
-  await store.migrate();
-  const created = await createAdminToken(store, TEST_ACTOR, { label: 'listener', scopes: ['accounts:read'] });
-  if (!created.ok) throw new Error(JSON.stringify(created.error));
-  token = created.value.token;
-  await store.close();
+  ({ dir, db, adminToken: token } = await listenerStore('mds-admin-listener-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The admin URL the banner prints (`Metrics: <url>/metrics`). */
-async function adminUrlOf(server: ServerProcess): Promise<string> {
-  const end = Date.now() + 5_000;
-  while (Date.now() < end) {
-    const m = /Metrics: (\S+)\/metrics/.exec(server.stdout());
-    if (m) return m[1]!;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`the server did not print its admin URL: ${server.stdout()}`);
-}
+const adminUrlOf = (server: ServerProcess) => bannerUrl(server, /Metrics: (\S+)\/metrics/);
 
 describe('the admin listener beside the public one', () => {
   let server: ServerProcess;
@@ -93,14 +79,7 @@ describe('the admin listener off the loopback', () => {
       env: { MDS_ADMIN_PORT: '0', MDS_ADMIN_HOST: '0.0.0.0' },
     });
     expect(res.status, res.stderr).toBe(2);
-    for (const part of [
-      'MDS_ADMIN_HOST',
-      '0.0.0.0',
-      'MDS_ADMIN_TLS_CERT',
-      'MDS_ADMIN_TLS_KEY',
-      'MDS_ADMIN_ALLOW_PLAINTEXT=1',
-    ])
-      expect(res.stderr).toContain(part);
+    for (const part of ['MDS_ADMIN_HOST', '0.0.0.0', ...TLS_FIXES]) expect(res.stderr).toContain(part);
   });
 
   it('is refused with only one of the certificate and the key: exit 2', async () => {
@@ -128,54 +107,20 @@ describe('the admin listener off the loopback', () => {
   }, 30_000);
 
   it('serves HTTPS with HSTS given MDS_ADMIN_TLS_CERT and MDS_ADMIN_TLS_KEY', async () => {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
+    const { cert, key } = selfSignedCertificate(dir);
     const server = await spawnServer({
       db,
       env: {
         MDS_ADMIN_PORT: '0',
         MDS_ADMIN_HOST: '0.0.0.0',
-        MDS_ADMIN_TLS_CERT: join(dir, 'cert.pem'),
-        MDS_ADMIN_TLS_KEY: join(dir, 'key.pem'),
+        MDS_ADMIN_TLS_CERT: cert,
+        MDS_ADMIN_TLS_KEY: key,
       },
     });
     try {
       const admin = (await adminUrlOf(server)).replace('0.0.0.0', '127.0.0.1');
       expect(admin.startsWith('https://')).toBe(true);
-      const res = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
-        (resolve, reject) => {
-          https
-            .get(
-              `${admin}/admin/v1/accounts`,
-              { rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` } },
-              (r) => {
-                let body = '';
-                r.on('data', (d) => {
-                  body += d;
-                });
-                r.on('end', () => resolve({ status: r.statusCode!, headers: r.headers, body }));
-              },
-            )
-            .on('error', reject);
-        },
-      );
+      const res = await httpsGet(`${admin}/admin/v1/accounts`, token);
       expect(res.status, res.body).toBe(200);
       expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
       expect(JSON.parse(res.body).meta.requestId).toBe(res.headers['x-request-id']);

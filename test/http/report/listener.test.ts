@@ -5,17 +5,18 @@
  * it needs the admin listener's TLS (or MDS_ADMIN_ALLOW_PLAINTEXT=1), else
  * `mds serve` exits 2 naming the address and the fixes.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../../src/storage/open.js';
-import { createAdminToken } from '../../../src/use-cases/admin-tokens.js';
 import { createOrganisation, createReporter } from '../../../src/use-cases/reporters.js';
 import { TEST_ACTOR } from '../../support/admin.js';
 import { mds } from '../../support/cli.js';
+import {
+  bannerUrl,
+  httpsGet,
+  listenerStore,
+  selfSignedCertificate,
+  TLS_FIXES,
+} from '../../support/listener.js';
 import { conformingFetch } from '../../support/openapi.js';
 import { type ServerProcess, spawnServer } from '../../support/server-process.js';
 
@@ -25,36 +26,22 @@ let token: string;
 let adminToken: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'mds-report-listener-'));
-  db = join(dir, 'mds.sqlite');
-  const store = openStore(db);
-  await store.migrate();
-  const organisation = await createOrganisation(store, TEST_ACTOR, { name: 'Desk' });
-  if (!organisation.ok) throw new Error(JSON.stringify(organisation.error));
-  const reporter = await createReporter(store, TEST_ACTOR, {
-    organisationId: organisation.value.id,
-    label: 'Field phone',
-    markets: ['21K'],
-  });
-  if (!reporter.ok) throw new Error(JSON.stringify(reporter.error));
-  token = reporter.value.token;
-  const admin = await createAdminToken(store, TEST_ACTOR, { label: 'listener', scopes: ['accounts:read'] });
-  if (!admin.ok) throw new Error(JSON.stringify(admin.error));
-  adminToken = admin.value.token;
-  await store.close();
+  ({ dir, db, adminToken } = await listenerStore('mds-report-listener-', async (store) => {
+    const organisation = await createOrganisation(store, TEST_ACTOR, { name: 'Desk' });
+    if (!organisation.ok) throw new Error(JSON.stringify(organisation.error));
+    const reporter = await createReporter(store, TEST_ACTOR, {
+      organisationId: organisation.value.id,
+      label: 'Field phone',
+      markets: ['21K'],
+    });
+    if (!reporter.ok) throw new Error(JSON.stringify(reporter.error));
+    token = reporter.value.token;
+  }));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The reporter URL the banner prints (`Reporter API: <url>/report/v1`). */
-async function reportUrlOf(server: ServerProcess): Promise<string> {
-  const end = Date.now() + 5_000;
-  while (Date.now() < end) {
-    const m = /Reporter API: (\S+)\/report\/v1/.exec(server.stdout());
-    if (m) return m[1]!;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`the server did not print its reporter URL: ${server.stdout()}`);
-}
+const reportUrlOf = (server: ServerProcess) => bannerUrl(server, /Reporter API: (\S+)\/report\/v1/);
 
 describe('the reporter listener beside the public one', () => {
   let server: ServerProcess;
@@ -107,65 +94,24 @@ describe('the reporter listener off the loopback', () => {
       env: { MDS_REPORT_PORT: '0', MDS_REPORT_HOST: '0.0.0.0' },
     });
     expect(res.status, res.stderr).toBe(2);
-    for (const part of [
-      'MDS_REPORT_HOST',
-      '0.0.0.0',
-      'MDS_ADMIN_TLS_CERT',
-      'MDS_ADMIN_TLS_KEY',
-      'MDS_ADMIN_ALLOW_PLAINTEXT=1',
-    ])
-      expect(res.stderr).toContain(part);
+    for (const part of ['MDS_REPORT_HOST', '0.0.0.0', ...TLS_FIXES]) expect(res.stderr).toContain(part);
   });
 
   it('serves HTTPS with HSTS there given the admin listener’s certificate', async () => {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
+    const { cert, key } = selfSignedCertificate(dir);
     const server = await spawnServer({
       db,
       env: {
         MDS_REPORT_PORT: '0',
         MDS_REPORT_HOST: '0.0.0.0',
-        MDS_ADMIN_TLS_CERT: join(dir, 'cert.pem'),
-        MDS_ADMIN_TLS_KEY: join(dir, 'key.pem'),
+        MDS_ADMIN_TLS_CERT: cert,
+        MDS_ADMIN_TLS_KEY: key,
       },
     });
     try {
       const report = (await reportUrlOf(server)).replace('0.0.0.0', '127.0.0.1');
       expect(report.startsWith('https://')).toBe(true);
-      const res = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
-        (resolve, reject) => {
-          https
-            .get(
-              `${report}/report/v1/me`,
-              { rejectUnauthorized: false, headers: { authorization: `Bearer ${token}` } },
-              (r) => {
-                let body = '';
-                r.on('data', (d) => {
-                  body += d;
-                });
-                r.on('end', () => resolve({ status: r.statusCode!, headers: r.headers, body }));
-              },
-            )
-            .on('error', reject);
-        },
-      );
+      const res = await httpsGet(`${report}/report/v1/me`, token);
       expect(res.status, res.body).toBe(200);
       expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     } finally {

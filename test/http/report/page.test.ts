@@ -19,6 +19,7 @@ const FILES = [
   ['/report/strings.js', 'text/javascript'],
   ['/report/queue.js', 'text/javascript'],
   ['/report/view.js', 'text/javascript'],
+  ['/report/format.js', 'text/javascript'],
   ['/report/page.css', 'text/css'],
   ['/report/favicon.svg', 'image/svg+xml'],
 ] as const;
