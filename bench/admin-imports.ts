@@ -9,7 +9,8 @@
  * again and a SIGTERM once they run: the time to the process's exit. On
  * PostgreSQL the tick reference (bench/reference-tick.ts) serves under the
  * same load while three `mds import` processes write the same files into its
- * schema: the limit beside the same imports.
+ * schema, on its core at niceness 19 as the service's import threads run on
+ * the service's: the limit beside the same imports.
  */
 import { once } from 'node:events';
 import { createReadStream, statSync } from 'node:fs';
@@ -185,7 +186,9 @@ async function one(
     const tick = { postgresUrl: limitUrl, prefix: '', ...grant };
     const ref = await startReference(served.route, o.cpus.server, { tick });
     ({ loaded: reference } = await loadWhile(ref.origin, key, o.cpus, false, () =>
-      Promise.all(files.map((f) => runImport(f, limitUrl, RECORDS, o.cpus.generator))),
+      // Where and as the service's import threads run: on the server's core, at niceness 19
+      // (src/import/thread.ts), so both servers share their core with the same work.
+      Promise.all(files.map((f) => runImport(f, limitUrl, RECORDS, o.cpus.server, 19))),
     ));
     await stop(ref.proc);
   }

@@ -67,10 +67,14 @@ export async function runImport(
   url: string,
   records: number,
   cpus?: string,
+  /** Run under `nice -n <niceness>` (`mds import` keeps a niceness above its own 10). */
+  niceness?: number,
 ): Promise<ImportResult> {
   const pin = cpus ? ['taskset', '-c', cpus] : [];
+  const nice = niceness === undefined ? [] : ['nice', '-n', String(niceness)];
   const [command, ...args] = [
     ...pin,
+    ...nice,
     process.execPath,
     ...NODE_FLAGS,
     CLI,
