@@ -46,7 +46,8 @@ describe.each(backends())('consensus publication on $name', (backend) => {
     return ids;
   }
 
-  async function quote(reporterId: string, market: string, buy: number, sell: number) {
+  /** Stores a quote of `reporterId` observed and received now. */
+  async function store(reporterId: string, market: string, buy: number, sell: number) {
     const reporter = await h.store.reporters.getReporter(reporterId);
     seq += 1;
     const q: QuoteRecord = {
@@ -61,6 +62,10 @@ describe.each(backends())('consensus publication on $name', (backend) => {
       place: null,
     };
     await h.store.reporters.addQuotes([q]);
+  }
+
+  async function quote(reporterId: string, market: string, buy: number, sell: number) {
+    await store(reporterId, market, buy, sell);
     return publisher().recompute(market);
   }
 
@@ -166,23 +171,7 @@ describe.each(backends())('consensus publication on $name', (backend) => {
       ...(await organisation('CAD b', 1, ['CAD'])),
       ...(await organisation('CAD c', 1, ['CAD'])),
     ];
-    for (const [i, r] of reporters.entries()) {
-      const reporter = await h.store.reporters.getReporter(r);
-      seq += 1;
-      await h.store.reporters.addQuotes([
-        {
-          id: `quo_t${seq}`,
-          reporterId: r,
-          organisationId: reporter!.organisationId,
-          market: 'CAD',
-          buy: micros(190 + i),
-          sell: micros(192 + i),
-          observedAt: clock,
-          receivedAt: clock,
-          place: null,
-        },
-      ]);
-    }
+    for (const [i, r] of reporters.entries()) await store(r, 'CAD', 190 + i, 192 + i);
     const p = publisher();
     const recompute = p.recompute.bind(p);
     let computations = 0;
@@ -217,23 +206,7 @@ describe.each(backends())('consensus publication on $name', (backend) => {
           ...(await organisation('GBP b', 1, ['GBP'])),
           ...(await organisation('GBP c', 1, ['GBP'])),
         ];
-        for (const r of reporters) {
-          const reporter = await h.store.reporters.getReporter(r);
-          seq += 1;
-          await h.store.reporters.addQuotes([
-            {
-              id: `quo_t${seq}`,
-              reporterId: r,
-              organisationId: reporter!.organisationId,
-              market: 'GBP',
-              buy: micros(300),
-              sell: micros(305),
-              observedAt: clock,
-              receivedAt: clock,
-              place: null,
-            },
-          ]);
-        }
+        for (const r of reporters) await store(r, 'GBP', 300, 305);
         for (let round = 0; round < 10; round++) {
           const outcomes = await Promise.all([
             publisher().recompute('GBP'),
@@ -245,23 +218,7 @@ describe.each(backends())('consensus publication on $name', (backend) => {
           expect(outcomes.filter((o) => o.published !== null)).toHaveLength(1);
           clock += 61 * MINUTE;
           // Keep the quotes inside the window.
-          for (const r of reporters) {
-            const reporter = await h.store.reporters.getReporter(r);
-            seq += 1;
-            await h.store.reporters.addQuotes([
-              {
-                id: `quo_t${seq}`,
-                reporterId: r,
-                organisationId: reporter!.organisationId,
-                market: 'GBP',
-                buy: micros(300),
-                sell: micros(305),
-                observedAt: clock,
-                receivedAt: clock,
-                place: null,
-              },
-            ]);
-          }
+          for (const r of reporters) await store(r, 'GBP', 300, 305);
         }
         expect(await h.store.consensus.points('GBP', 0, clock)).toHaveLength(10);
       } finally {
