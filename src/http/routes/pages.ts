@@ -22,7 +22,18 @@ const ICON = {
   csp: IMAGE_CSP,
 };
 
-const CHARTS_MODULES = ['charts', 'state', 'i18n', 'format', 'api', 'account', 'latest', 'panels', 'svg'];
+const CHARTS_MODULES = [
+  'charts',
+  'state',
+  'i18n',
+  'format',
+  'api',
+  'account',
+  'latest',
+  'converter',
+  'panels',
+  'svg',
+];
 
 const PAGES: Record<string, { file: string; type: string; cache?: string; csp?: string }> = {
   '/charts': { file: 'public/charts.html', type: 'text/html; charset=utf-8' },
