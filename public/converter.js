@@ -1,7 +1,7 @@
 /*
  * The converter: an amount of the chosen currency into dinars, or dinars into
  * it, in each family the key may read the latest rates of, as GET /v1/convert
- * answers it (docs/decisions.md 134): the page computes nothing. Typing asks
+ * answers it (docs/decisions.md 134, 139): the page computes nothing. Typing asks
  * once the reader pauses; an answer already read for the same question is
  * shown again without a request, until the latest rates are reloaded.
  */
