@@ -7,6 +7,7 @@
  */
 import { api, explain, noteAccess } from './api.js';
 import { $, money, rate, t } from './format.js';
+import { cell } from './latest.js';
 import { latestEntitlement, may, state } from './state.js';
 
 /** The pause after the last keystroke before the page asks. */
@@ -90,13 +91,6 @@ export function scheduleConvert() {
   }
   panelState('loading');
   timer = setTimeout(() => void convertNow(), DEBOUNCE_MS);
-}
-
-function cell(tag, text, data = {}) {
-  const node = document.createElement(tag);
-  node.textContent = text;
-  Object.assign(node.dataset, data);
-  return node;
 }
 
 /** The answers shown, in the page's language: no request. */

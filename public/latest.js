@@ -73,7 +73,8 @@ const readable = (l) => l.rows.filter((row) => may(latestEntitlement(row.source)
 
 export const latestReadable = () => state.latest !== null && readable(state.latest).length > 0;
 
-function cell(tag, text, data = {}) {
+/** A table cell with its text and data attributes (the converter's rows too). */
+export function cell(tag, text, data = {}) {
   const node = document.createElement(tag);
   node.textContent = text;
   Object.assign(node.dataset, data);
