@@ -352,6 +352,16 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
           new RegExp(`^4${FR_SPACE}242,42${FR_SPACE}DZD$`),
         );
       await page.unroute('**/v1/convert?*');
+      // Back to 100: answered from memory, without a request, with the API's own figures.
+      const before = await page
+        .locator('#converter-rows tr[data-source="parallel"] td')
+        .first()
+        .textContent();
+      await page.fill('#convert-amount', '100');
+      await page.waitForSelector('#converter[data-state="ready"]', { state: 'attached' });
+      const after = await page.locator('#converter-rows tr[data-source="parallel"] td').first().textContent();
+      expect(after).not.toBe(before);
+      expect(after).toMatch(new RegExp(`^\\d{1,3}(${FR_SPACE}\\d{3})*,\\d{2}${FR_SPACE}DZD$`));
       expect(await page.textContent('#latest-note')).toBe(
         'Pas de variation depuis la veille : elle se calcule sur l’historique des cours, que cette clé ne peut pas lire.',
       );
