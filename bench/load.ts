@@ -58,9 +58,9 @@ export function median(values: number[]): number {
 
 const tenth = (x: number) => Math.round(x * 10) / 10;
 
-type Measured = WrkResult & { cpuUs: number };
+export type Measured = WrkResult & { cpuUs: number };
 
-async function measure(t: Target, url: string, seconds: number, s: LoadSettings): Promise<Measured> {
+export async function measure(t: Target, url: string, seconds: number, s: LoadSettings): Promise<Measured> {
   const before = cpuSeconds(t.proc.pid);
   const { key, generatorCpus: cpus } = s;
   const result = await runWrk({ url: `${t.origin}${url}`, key, seconds, cpus }).catch((err: Error) => {

@@ -4,6 +4,7 @@
  * the commit measured; nothing hand-written (docs/decisions.md 73 and 78).
  */
 import { type AdminImportsReport, adminImportsTargets } from './admin-imports.js';
+import { type ConvertReport, convertTargets } from './convert.js';
 import type { ImportReport, ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport } from './import-beside-serving.js';
 import { type Check, median, TARGETS, type TargetName, type TargetSummary } from './load.js';
@@ -46,6 +47,7 @@ export interface BenchReport {
   webhooks?: WebhooksReport;
   adminImports?: AdminImportsReport;
   quotes?: QuotesReport;
+  convert?: ConvertReport;
   checks: Check[];
   targets: TargetLine[];
 }
@@ -249,6 +251,7 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   for (const [target, required, f] of adminImportsTargets(r.adminImports, notScaled))
     add(target, required, f);
   for (const [target, required, f] of quotesTargets(r.quotes, notScaled)) add(target, required, f);
+  for (const [target, required, f] of convertTargets(r.convert)) add(target, required, f);
   return lines;
 }
 

@@ -11,6 +11,7 @@ import { defaultOf } from '../src/config/environment.js';
 import { DAY_MS } from '../src/domain/dates.js';
 import { generateSample } from '../src/sample/generate.js';
 import { measureAdminImports } from './admin-imports.js';
+import { measureConvert } from './convert.js';
 import { measureImports } from './import.js';
 import { measureImportBesideServing } from './import-beside-serving.js';
 import { type Check, type LoadSettings, loadScenario, type Target } from './load.js';
@@ -97,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
   const wants = (part: Part) => !o.only || o.only.has(part);
   // Only the parts under HTTP load need it: `--only webhooks,startup,cli,import` runs without.
   const wrk = await wrkVersion();
-  if (!wrk && (['latest', 'postgres', 'import-beside-serving'] as const).some(wants))
+  if (!wrk && (['latest', 'postgres', 'import-beside-serving', 'convert'] as const).some(wants))
     throw new Error('wrk is not installed (Debian/Ubuntu: `sudo apt-get install wrk`)');
   const { machine, commit } = machineAndCommit();
   const cpus = cpuPlan(machine.cpus);
@@ -156,6 +157,8 @@ async function main(argv: string[]): Promise<number> {
     const label = redis ? 'PostgreSQL + Redis' : 'PostgreSQL, no Redis (store limiter)';
     r.scenarios.push(await scenario(run, id, label, pg, { tick }, env));
   }
+  if (wants('convert'))
+    r.convert = await measureConvert({ store: sqlite, cpus: cpus.server, settings: run.settings, log });
   const postgresUrl = scaled?.postgresUrl;
   const imports = { records: o.importRecords, sample, endDate, dir, postgresUrl, log };
   if (wants('import') && o.importRecords > 0)

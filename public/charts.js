@@ -10,9 +10,10 @@
  */
 import { renderAccount, renderLacks } from './account.js';
 import { allPages, api, keyAccepted, loadPublished, noteAccess, renderAccess } from './api.js';
+import { convertNow, renderConverter, scheduleConvert } from './converter.js';
 import { $, initialLanguage, language, setLanguage, speak, t } from './format.js';
 import { LANGUAGE_NAMES, LANGUAGES, STRINGS } from './i18n.js';
-import { latestReadable, loadLatest, renderConverter, renderLatest } from './latest.js';
+import { latestReadable, loadLatest, renderLatest } from './latest.js';
 import {
   renderGoldHistory,
   renderGoldLatest,
@@ -164,7 +165,12 @@ async function loadData(force = false) {
   const work = [];
   if (shown.latest && !sameCurrency) {
     const update = () => run === state.dataRun && renderLatest();
-    work.push(loadLatest(currency, run, update).then(() => finish(run, 'latest', 'converter')));
+    // The converter asks /v1/convert once the latest rates say which families have the currency.
+    work.push(
+      loadLatest(currency, run, update)
+        .then(() => run === state.dataRun && convertNow(true))
+        .then(() => finish(run, 'latest', 'converter')),
+    );
   }
   if (shown.rates) {
     const sources = historySources();
@@ -253,6 +259,7 @@ function renderAll() {
   if (connected() && !$('currency').disabled) fillCurrencies();
   layout();
   renderLatest();
+  renderConverter();
   renderRates();
   renderPremiumHistory();
   renderPremium();
@@ -281,8 +288,8 @@ $('controls').addEventListener('submit', (event) => event.preventDefault());
 $('converter-form').addEventListener('submit', (event) => event.preventDefault());
 $('currency').addEventListener('change', () => loadData());
 $('window').addEventListener('change', () => loadData());
-$('convert-amount').addEventListener('input', renderConverter);
-$('convert-direction').addEventListener('change', renderConverter);
+$('convert-amount').addEventListener('input', scheduleConvert);
+$('convert-direction').addEventListener('change', scheduleConvert);
 for (const radio of document.querySelectorAll('input[name="side"]')) {
   radio.addEventListener('change', () => {
     renderRates();

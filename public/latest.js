@@ -1,6 +1,6 @@
 /*
  * The latest rates of the chosen currency in every source family the key may
- * read, with the change since the previous day, and the converter that uses them.
+ * read, with the change since the previous day.
  *
  * The change (docs/decisions.md, 66) is the latest observation minus the newest
  * observation of an earlier UTC day within the 7 days before, read from
@@ -8,7 +8,7 @@
  * entitlement of a family its change is not shown, and the panel says why.
  */
 import { api, explain, isDenied, noteAccess } from './api.js';
-import { $, instant, money, rate, signedPercent, signedRate, t } from './format.js';
+import { $, instant, rate, signedPercent, signedRate, t } from './format.js';
 import { appendQuality, renderQualityNote } from './quality.js';
 import { historyEntitlement, latestEntitlement, may, sources, state } from './state.js';
 
@@ -74,7 +74,8 @@ const readable = (l) => l.rows.filter((row) => may(latestEntitlement(row.source)
 
 export const latestReadable = () => state.latest !== null && readable(state.latest).length > 0;
 
-function cell(tag, text, data = {}) {
+/** A table cell with its text and data attributes (the converter's rows too). */
+export function cell(tag, text, data = {}) {
   const node = document.createElement(tag);
   node.textContent = text;
   Object.assign(node.dataset, data);
@@ -149,41 +150,4 @@ export function renderLatest() {
   const partial = withChange && rows.some((row) => !may(historyEntitlement(row.source)));
   $('latest-note').textContent = !withChange ? t('changeOmitted') : partial ? t('changePartial') : '';
   $('latest-note').dataset.change = withChange ? (partial ? 'partial' : 'shown') : 'omitted';
-  renderConverter();
-}
-
-/** An amount of the currency into dinars at each family's buy rate, or dinars into it at the sell rate. */
-export function renderConverter() {
-  const l = state.latest;
-  if (!l) return;
-  const direction = $('convert-direction');
-  direction.options[0].textContent = t('toDinars', { currency: l.currency });
-  direction.options[1].textContent = t('fromDinars', { currency: l.currency });
-  const input = $('convert-amount');
-  const amount = input.value.trim() === '' ? Number.NaN : Number(input.value);
-  const valid = Number.isFinite(amount) && amount >= 0;
-  input.setAttribute('aria-invalid', String(!valid));
-  $('converter-message').textContent = valid ? '' : t('amountInvalid');
-  const toDinars = direction.value !== 'from';
-  const k = toDinars ? 'buy' : 'sell';
-  const trs = [];
-  for (const row of readable(l)) {
-    const record = recordOf(row, l.currency);
-    if (!record || !valid) continue;
-    const result = toDinars ? amount * record.buy : amount / record.sell;
-    const tr = document.createElement('tr');
-    tr.dataset.source = row.source;
-    const th = cell('th', t(`family.${row.source}`));
-    th.scope = 'row';
-    tr.append(
-      th,
-      cell('td', money(result, toDinars ? 'DZD' : l.currency), { value: String(round4(result)) }),
-      cell('td', `${rate(record[k])} (${t(toDinars ? 'sideBuy' : 'sideSell')})`, {
-        value: String(record[k]),
-      }),
-    );
-    trs.push(tr);
-  }
-  $('converter-rows').replaceChildren(...trs);
-  $('converter-table').hidden = trs.length === 0;
 }

@@ -77,3 +77,37 @@ export function meanPercent(percents: readonly number[]): number {
   const result = (sum < 0 ? -q : q) / 10_000;
   return result === 0 ? 0 : result;
 }
+
+/** Decimal places an amount to convert may have (docs/decisions.md 134). */
+export const AMOUNT_DIGITS = 8;
+const AMOUNT_SCALE = 10n ** BigInt(AMOUNT_DIGITS);
+const PLAIN_AMOUNT = /^(?:0|[1-9]\d{0,9})(?:\.(\d{1,8}))?$/;
+
+/**
+ * A plain decimal (`100`, `0.01`, `250.5`; no sign, exponent or leading zero)
+ * as an integer of 10^-8 units, or null when it is not one. Bounds are the
+ * caller's rule: this only reads.
+ */
+export function parseAmountUnits(text: string): bigint | null {
+  const match = PLAIN_AMOUNT.exec(text);
+  if (!match) return null;
+  const dot = text.indexOf('.');
+  const whole = dot === -1 ? text : text.slice(0, dot);
+  return BigInt(whole) * AMOUNT_SCALE + BigInt((match[1] ?? '').padEnd(AMOUNT_DIGITS, '0'));
+}
+
+/** Units of 10^-8 as the shortest plain decimal: 10050000000n → `100.5`. */
+export function unitsText(units: bigint): string {
+  const whole = units / AMOUNT_SCALE;
+  const frac = (units % AMOUNT_SCALE).toString().padStart(AMOUNT_DIGITS, '0').replace(/0+$/, '');
+  return frac === '' ? whole.toString() : `${whole}.${frac}`;
+}
+
+/** n / d rounded half away from zero to an integer, exactly (d > 0). */
+export function roundedQuotient(n: bigint, d: bigint): bigint {
+  const negative = n < 0n;
+  const abs = negative ? -n : n;
+  let q = abs / d;
+  if ((abs % d) * 2n >= d) q += 1n;
+  return negative ? -q : q;
+}

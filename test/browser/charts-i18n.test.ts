@@ -69,8 +69,6 @@ interface Browserside {
   axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> };
 }
 
-const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
-
 describe.skipIf(chromiumPath === null)('the charts page in English, French and Arabic', () => {
   let dir: string;
   let db: string;
@@ -253,34 +251,49 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
         'No change since the previous day: it is computed from the rate history, which this key may not read.',
       );
 
-      // The converter: 100 EUR into dinars at each buy rate, then 1,000 DZD into euros at each sell rate.
+      // The converter shows what /v1/convert answers: 100 EUR into dinars in each family, then 100 DZD
+      // into euros; each question asked once (going back to the first is answered from memory).
       const converted = () =>
         page
           .locator('#converter-rows tr')
           .evaluateAll((trs: Element[]) =>
             trs.map((tr) => [tr.getAttribute('data-source'), tr.children[1]!.getAttribute('data-value')]),
           );
-      expect(await converted()).toEqual([
-        ['parallel', String(round4(100 * rates.parallel.buy))],
-        ['official', String(round4(100 * rates.official.buy))],
-      ]);
+      const fromApi = async (from: string, to: string) =>
+        Promise.all(
+          ['parallel', 'official'].map(async (source) => {
+            const res = await getJson(
+              `${origin}/v1/convert?from=${from}&to=${to}&amount=100&source=${source}`,
+              reference,
+            );
+            expect(res.status).toBe(200);
+            return [source, String(res.body.data.result)];
+          }),
+        );
+      const settled = () => page.waitForSelector('#converter[data-state="ready"]', { state: 'attached' });
+      expect(await converted()).toEqual(await fromApi('EUR', 'DZD'));
       expect(await page.textContent('#converter-rows tr[data-source="parallel"] td')).toMatch(
         /^DZD\s?\d{1,3}(,\d{3})*\.\d{2}$/,
       );
-      await page.fill('#convert-amount', '1000');
+      expect(await page.textContent('#converter-rows tr[data-source="parallel"] td:last-child')).toBe(
+        `${rates.parallel.buy.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 })} (buy)`,
+      );
       await page.selectOption('#convert-direction', 'from');
-      expect(await converted()).toEqual([
-        ['parallel', String(round4(1000 / rates.parallel.sell))],
-        ['official', String(round4(1000 / rates.official.sell))],
-      ]);
+      await settled();
+      expect(await converted()).toEqual(await fromApi('DZD', 'EUR'));
       expect(await page.textContent('#converter-rows tr[data-source="official"] td')).toMatch(
         /^€\d+\.\d{2}$/,
       );
       await page.fill('#convert-amount', '-5');
+      await settled();
       expect(await page.textContent('#converter-message')).toBe(
-        'Type an amount of 0 or more, such as 100 or 250.50.',
+        'Type an amount more than 0 and at most 1,000,000,000, with at most 8 decimals, such as 100 or 250.50.',
       );
+      expect(await page.locator('#converter-rows tr').count()).toBe(0);
+      await page.selectOption('#convert-direction', 'to');
       await page.fill('#convert-amount', '100');
+      await settled();
+      expect(await converted()).toEqual(await fromApi('EUR', 'DZD'));
 
       // What the plan lacks: folded into one line, no panel and no error box each.
       for (const id of FOLDED) {
@@ -301,7 +314,7 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       expect(await page.textContent('#me-plan')).toBe('free');
       expect(await page.textContent('#me-remaining')).toMatch(/^[\d,]+ of 10,000 requests$/);
 
-      // It asked only for what the key may read, and far fewer than the plan's 10 a minute: none refused.
+      // It asked only for what the key may read, within the plan's 10 a minute: none refused.
       const asked = seen.filter((r) => r.authorization !== undefined);
       expect(
         asked
@@ -310,11 +323,15 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
           .sort(),
       ).toEqual([
         '/v1/assets?type=currency',
+        '/v1/convert?from=DZD&to=EUR&amount=100&source=official',
+        '/v1/convert?from=DZD&to=EUR&amount=100&source=parallel',
+        '/v1/convert?from=EUR&to=DZD&amount=100&source=official',
+        '/v1/convert?from=EUR&to=DZD&amount=100&source=parallel',
         '/v1/me',
         '/v1/rates/latest?source=official&currency=EUR',
         '/v1/rates/latest?source=parallel&currency=EUR',
       ]);
-      expect(asked.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(asked.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
       expect(offOrigin(seen, origin)).toEqual([]);
 
       await expectAccessible(page);
@@ -380,6 +397,31 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       expect(await page.textContent('#converter-rows tr[data-source="parallel"] td')).toMatch(
         new RegExp(`^\\d{1,3}(${FR_SPACE}\\d{3})*,\\d{2}${FR_SPACE}DZD$`),
       );
+      // The figure shown is the API's: an answer changed on its way in is what the page shows.
+      await page.route('**/v1/convert?*', async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        body.data.result = 4242.42;
+        body.data.resultDecimal = '4242.42';
+        await route.fulfill({ response: res, json: body });
+      });
+      await page.fill('#convert-amount', '7');
+      await page.waitForSelector('#converter[data-state="ready"]', { state: 'attached' });
+      for (const source of ['parallel', 'official'])
+        expect(await page.textContent(`#converter-rows tr[data-source="${source}"] td`)).toMatch(
+          new RegExp(`^4${FR_SPACE}242,42${FR_SPACE}DZD$`),
+        );
+      await page.unroute('**/v1/convert?*');
+      // Back to 100: answered from memory, without a request, with the API's own figures.
+      const before = await page
+        .locator('#converter-rows tr[data-source="parallel"] td')
+        .first()
+        .textContent();
+      await page.fill('#convert-amount', '100');
+      await page.waitForSelector('#converter[data-state="ready"]', { state: 'attached' });
+      const after = await page.locator('#converter-rows tr[data-source="parallel"] td').first().textContent();
+      expect(after).not.toBe(before);
+      expect(after).toMatch(new RegExp(`^\\d{1,3}(${FR_SPACE}\\d{3})*,\\d{2}${FR_SPACE}DZD$`));
       expect(await page.textContent('#latest-note')).toBe(
         'Pas de variation depuis la veille : elle se calcule sur l’historique des cours, que cette clé ne peut pas lire.',
       );

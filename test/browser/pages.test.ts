@@ -356,8 +356,21 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
           expect(await change.textContent()).toMatch(/^[+-]?[\d,]+\.\d{2,4} \([+-]?\d+\.\d{2}%\)$/);
         }
       }
-      // The converter: 100 EUR at each family's buy rate.
+      // The converter: 100 EUR at each family's buy rate, as /v1/convert answers it.
       expect(await page.locator('#converter-rows tr').count()).toBe(3);
+      for (const source of ['parallel', 'official', 'transfer']) {
+        const res = await getJson(
+          `${origin}/v1/convert?from=EUR&to=DZD&amount=100&source=${source}`,
+          keys.full,
+        );
+        expect(res.status).toBe(200);
+        expect(
+          await page
+            .locator(`#converter-rows tr[data-source="${source}"] td`)
+            .first()
+            .getAttribute('data-value'),
+        ).toBe(String(res.body.data.result));
+      }
 
       // All three series, drawn from every record of the window.
       const from = utcDay(-89);
@@ -512,13 +525,14 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       expect(await page.locator('#gold-chart path.series').count()).toBe(3);
 
       // Plan and quota from /v1/me; every call allowed: /v1/me, the currencies, the latest gold, then for
-      // each family its latest, the history of its change and the window's history; the premium twice, the gold history.
+      // each family its latest, the history of its change, the window's history and the converter's
+      // /v1/convert; the premium twice, the gold history.
       expect(await page.locator('#me-plan').textContent()).toBe('pro');
       expect(await page.locator('#me-remaining').textContent()).toMatch(/^[\d,]+ of 100,000 requests$/);
       const statuses = await page
         .locator('#access-list li')
         .evaluateAll((lis: ListItem[]) => lis.map((li) => li.dataset.status));
-      expect(statuses).toHaveLength(15);
+      expect(statuses).toHaveLength(18);
       expect(new Set(statuses)).toEqual(new Set(['allowed']));
 
       // Sell redraws from memory, without another request.
@@ -583,7 +597,7 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       const statuses = await page
         .locator('#access-list li')
         .evaluateAll((lis: ListItem[]) => lis.map((li) => li.dataset.status));
-      expect(statuses).toHaveLength(12);
+      expect(statuses).toHaveLength(15);
       expect(new Set(statuses)).toEqual(new Set(['allowed']));
       expect(offOrigin(seen, origin)).toEqual([]);
     } finally {

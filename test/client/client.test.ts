@@ -144,6 +144,20 @@ describe('MdsClient against the real server', () => {
     expect(history.meta).toMatchObject({ currency: 'EUR', source: 'parallel', limit: 5, count: 5 });
     expect(typeof history.meta.nextCursor).toBe('string');
 
+    // 1000 DZD at the official EUR sell rate: 1000 / sell, rounded once to the cent (docs/decisions.md 134).
+    const converted = await client.convertAmount({
+      from: 'DZD',
+      to: 'EUR',
+      amount: '1000',
+      source: 'official',
+    });
+    validate('/v1/convert', converted);
+    const sell = BigInt(Math.round(converted.data.rates[0]!.rate * 1e6));
+    const cents = (2n * 100_000_000_000n + sell) / (2n * sell);
+    expect(converted.data).toMatchObject({ from: 'DZD', to: 'EUR', source: 'official', amount: '1000' });
+    expect(converted.data.rates.map((r) => [r.currency, r.side])).toEqual([['EUR', 'sell']]);
+    expect(converted.data.resultDecimal).toBe(`${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`);
+
     const premium = await client.getMarketPremium();
     validate('/v1/market/premium', premium);
     expect(premium.data.map((p) => p.currency)).toEqual(['EUR', 'USD', 'GBP', 'CAD']);

@@ -105,6 +105,7 @@ describe('generated client types', () => {
     await client.listAssets({ type: 'metal' });
     await client.getLatestRates({ currency: 'EUR,USD', source: 'official' });
     await client.getRatesHistory({ currency: 'EUR', from: '2026-01-01', to: '2026-01-31', limit: 10 });
+    await client.convertAmount({ from: 'EUR', to: 'DZD', amount: '100.5' });
     await client.getMarketPremium({ currency: 'EUR' });
     await client.getPremiumHistory({ currency: 'EUR', limit: 7 });
     await client.getLatestGold();
@@ -116,6 +117,7 @@ describe('generated client types', () => {
       '?type=metal',
       '?currency=EUR%2CUSD&source=official',
       '?currency=EUR&from=2026-01-01&to=2026-01-31&limit=10',
+      '?from=EUR&to=DZD&amount=100.5',
       '?currency=EUR',
       '?currency=EUR&limit=7',
       '',
@@ -136,11 +138,10 @@ describe('generated client types', () => {
     await client.goldLatest();
     await client.goldHistory({ limit: 5 });
     await client.me();
-    // (The premium history and daily usage came after client 1.0: they have no old name.)
+    // (The premium history, daily usage and convert came after client 1.0: they have no old name.)
+    const since1 = new Set(['getPremiumHistory', 'getDailyUsage', 'convertAmount']);
     expect(calls.map((c) => c.url.pathname.replace('/prefix', ''))).toEqual(
-      exposed
-        .filter((o) => o.operationId !== 'getPremiumHistory' && o.operationId !== 'getDailyUsage')
-        .map((o) => o.path),
+      exposed.filter((o) => !since1.has(o.operationId)).map((o) => o.path),
     );
   });
 });

@@ -108,6 +108,7 @@ describe('the Python client (mds_client)', () => {
     const out = await py(`
 import json
 from datetime import date
+from decimal import Decimal
 from mds_client import MdsClient
 mds = MdsClient()
 print(json.dumps({
@@ -115,6 +116,7 @@ print(json.dumps({
   "assets": mds.list_assets(type="currency"),
   "latest": mds.get_latest_rates(currency=["USD", "EUR"], source="official"),
   "history": mds.get_rates_history("EUR", from_=date.fromisoformat("${YEAR_START}"), to="${END}", limit=5),
+  "convert": mds.convert_amount("EUR", "DZD", Decimal("100.50")),
   "premium": mds.get_market_premium(),
   "premiumHistory": mds.get_premium_history("EUR", from_="${MONTH_START}", to="${END}", limit=5),
   "gold": mds.get_latest_gold(),
@@ -135,6 +137,12 @@ print(json.dumps({
     expect(out.history.meta).toMatchObject({ currency: 'EUR', source: 'parallel', limit: 5, count: 5 });
     expect(out.history.meta.from.slice(0, 10)).toBe(YEAR_START);
     expect(typeof out.history.meta.nextCursor).toBe('string');
+    // 100.5 × the EUR buy rate, rounded once to the cent (docs/decisions.md 134).
+    const [eur] = out.convert.data.rates;
+    expect(out.convert.data).toMatchObject({ from: 'EUR', to: 'DZD', source: 'parallel', amount: '100.5' });
+    expect(eur).toMatchObject({ currency: 'EUR', side: 'buy' });
+    const cents = (BigInt(Math.round(eur.rate * 1e6)) * 1005n + 50_000n) / 100_000n;
+    expect(out.convert.data.resultDecimal).toBe(`${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`);
     expect(out.premium.data.map((p: Json) => p.currency)).toEqual(['EUR', 'USD', 'GBP', 'CAD']);
     expect(out.premiumHistory.meta).toMatchObject({ currency: 'EUR', limit: 5, count: 5 });
     expect(out.premiumHistory.meta.summary.days).toBe(30);

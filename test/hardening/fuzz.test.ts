@@ -111,6 +111,17 @@ const NUMBERS = [
   '١٠٠', // Arabic-Indic digits
   '１０', // full-width digits
 ];
+/** Amounts to convert: in range at both ends and to 8 decimals, and just past each bound. */
+const AMOUNTS = [
+  '100',
+  '0.01',
+  '250.5',
+  '0.00000001',
+  '1000000000',
+  '999999999.99999999',
+  '1000000000.01',
+  '0.000000001',
+];
 const CODES = ['EUR', 'USD', 'GBP', 'CAD', 'CHF', 'XAU', 'BTC', 'DZD', 'ZZZ', 'ZZZZZZZZZZ', 'A1', 'QQQ'];
 const BAD_CODES = ['eur', 'E', 'EURO12345678', 'EU R', 'É', 'ЕUR', '€', '', 'EUR;', '💶', 'EUR\u0000'];
 const SOURCES = ['parallel', 'official', 'transfer'];
@@ -322,6 +333,19 @@ function validParams(route: string, cursors: string[]): fc.Arbitrary<Array<[stri
     case '/v1/gold/history':
       parts = window;
       break;
+    case '/v1/convert':
+      parts = [
+        fc.constantFrom(...CODES).map((c) => ['from', c] as [string, string]),
+        fc.constantFrom(...CODES).map((c) => ['to', c] as [string, string]),
+        fc
+          .oneof(
+            { weight: 3, arbitrary: fc.constantFrom(...AMOUNTS) },
+            { weight: 1, arbitrary: fc.constantFrom(...NUMBERS) },
+          )
+          .map((a) => ['amount', a] as [string, string]),
+        opt('source', fc.constantFrom(...SOURCES)),
+      ];
+      break;
     default:
       parts = [];
   }
@@ -501,6 +525,7 @@ describe.each(backends())('fuzzing every /v1 route on $name', (backend) => {
   it('covers every /v1 route of the document', () => {
     expect(routes).toEqual([
       '/v1/assets',
+      '/v1/convert',
       '/v1/gold/history',
       '/v1/gold/latest',
       '/v1/market/premium',

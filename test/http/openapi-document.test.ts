@@ -15,6 +15,7 @@ const V1_PATHS = [
   '/v1/rates/latest',
   '/v1/rates/history',
   '/v1/rates/historical',
+  '/v1/convert',
   '/v1/market/premium',
   '/v1/market/premium/history',
   '/v1/gold/latest',
@@ -35,6 +36,7 @@ const OPERATION_IDS = {
   '/v1/rates/latest': 'getLatestRates',
   '/v1/rates/history': 'getRatesHistory',
   '/v1/rates/historical': 'getRatesHistoricalDeprecated',
+  '/v1/convert': 'convertAmount',
   '/v1/market/premium': 'getMarketPremium',
   '/v1/market/premium/history': 'getPremiumHistory',
   '/v1/gold/latest': 'getLatestGold',
@@ -184,7 +186,7 @@ describe.each(sqliteOnly())('OpenAPI document on $name', (backend) => {
     }
   });
 
-  it('documents 400 except on gold latest and /v1/me, and 404 on rate and premium history, the alias and gold latest', () => {
+  it('documents 400 except on gold latest and /v1/me, and 404 on rate and premium history, the alias, convert and gold latest', () => {
     const has = (p: string, s: string) => s in doc.paths[p]!.get!.responses;
     for (const p of V1_PATHS) {
       expect(has(p, '400'), `${p} 400`).toBe(!['/v1/gold/latest', '/v1/me'].includes(p));
@@ -192,6 +194,7 @@ describe.each(sqliteOnly())('OpenAPI document on $name', (backend) => {
         [
           '/v1/rates/history',
           '/v1/rates/historical',
+          '/v1/convert',
           '/v1/market/premium/history',
           '/v1/gold/latest',
         ].includes(p),

@@ -184,6 +184,7 @@ const QUERIES: Record<string, string> = {
   '/v1/rates/latest': '?currency=EUR',
   '/v1/rates/history': `?currency=EUR&source=official&from=${day(-9)}&to=${SAMPLE_END}`,
   '/v1/rates/historical': `?currency=EUR&source=official&from=${day(-9)}&to=${SAMPLE_END}`,
+  '/v1/convert': '?from=EUR&to=USD&amount=100',
   '/v1/market/premium': '?currency=EUR',
   '/v1/market/premium/history': `?currency=EUR&from=${day(-9)}&to=${SAMPLE_END}`,
   '/v1/gold/latest': '',

@@ -228,6 +228,31 @@ export interface RatesHistoryMeta {
   nextCursor: string | null;
 }
 
+export interface Conversion {
+  from: string;
+  to: string;
+  source: RateSource;
+  /** The amount given, as a plain decimal without trailing zeros */
+  amount: string;
+  /** The amount in `to`, rounded once to 2 decimals half away from zero; exact to the cent up to 10^13 */
+  result: number;
+  /** The same result as a decimal string with exactly 2 decimals, exact at any size */
+  resultDecimal: string;
+  /** The rates applied, in order: `from` at buy (unless DZD), then `to` at sell (unless DZD); one or two */
+  rates: ConversionRate[];
+}
+
+export interface ConversionRate {
+  currency: string;
+  quote: QuoteCurrency;
+  /** `buy` for the currency given into dinars, `sell` for dinars into the currency */
+  side: 'buy' | 'sell';
+  /** DZD per unit of `currency` on that side, as /v1/rates/latest serves it */
+  rate: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+}
+
 export interface PremiumItem {
   currency: string;
   quote: QuoteCurrency;
@@ -612,6 +637,35 @@ export interface RatesHistoricalResponse {
   meta: RatesHistoricalMeta;
 }
 
+// ---- GET /v1/convert -----------------------------------------------------------
+
+/** Query parameters of `GET /v1/convert`: Convert an amount */
+export interface ConvertQuery {
+  /** The code of the amount given; `DZD` for dinars */
+  from: string;
+  /** The code of the result; `DZD` for dinars. Must differ from `from` */
+  to: string;
+  /** A plain decimal: more than 0, at most 1000000000, at most 8 decimals (`100`, `0.01`, `250.5`) */
+  amount: string;
+  /**
+   * Rate source family
+   * @default "parallel"
+   */
+  source?: 'parallel' | 'official' | 'transfer';
+}
+
+/** `data` of `GET /v1/convert`: Convert an amount */
+export type ConvertData = Conversion;
+
+/** `meta` of `GET /v1/convert`: Convert an amount */
+export type ConvertMeta = RequestMeta;
+
+/** The conversion and the rates it applied (`GET /v1/convert`: Convert an amount) */
+export interface ConvertResponse {
+  data: ConvertData;
+  meta: ConvertMeta;
+}
+
 // ---- GET /v1/market/premium ----------------------------------------------------
 
 /** Query parameters of `GET /v1/market/premium`: Parallel-market premium */
@@ -831,6 +885,15 @@ export const OPERATIONS = [
     deprecated: true,
   },
   {
+    name: 'Convert',
+    operationId: 'convertAmount',
+    method: 'GET',
+    path: '/v1/convert',
+    query: ['from', 'to', 'amount', 'source'],
+    requiredQuery: ['from', 'to', 'amount'],
+    deprecated: false,
+  },
+  {
     name: 'MarketPremium',
     operationId: 'getMarketPremium',
     method: 'GET',
@@ -923,6 +986,11 @@ export interface Operations {
     query: RatesHistoricalQuery;
     response: RatesHistoricalResponse;
   };
+  '/v1/convert': {
+    method: 'GET';
+    query: ConvertQuery;
+    response: ConvertResponse;
+  };
   '/v1/market/premium': {
     method: 'GET';
     query: MarketPremiumQuery;
@@ -964,6 +1032,7 @@ export interface OperationIds {
   getLatestRates: '/v1/rates/latest';
   getRatesHistory: '/v1/rates/history';
   getRatesHistoricalDeprecated: '/v1/rates/historical';
+  convertAmount: '/v1/convert';
   getMarketPremium: '/v1/market/premium';
   getPremiumHistory: '/v1/market/premium/history';
   getLatestGold: '/v1/gold/latest';

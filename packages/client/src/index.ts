@@ -11,6 +11,8 @@
 import type {
   AssetsQuery,
   AssetsResponse,
+  ConvertQuery,
+  ConvertResponse,
   DeprecatedPath,
   ErrorResponse,
   GoldHistoryQuery,
@@ -139,6 +141,7 @@ const ENDPOINTS = {
   listAssets: '/v1/assets',
   getLatestRates: '/v1/rates/latest',
   getRatesHistory: '/v1/rates/history',
+  convertAmount: '/v1/convert',
   getMarketPremium: '/v1/market/premium',
   getPremiumHistory: '/v1/market/premium/history',
   getLatestGold: '/v1/gold/latest',
@@ -194,6 +197,16 @@ export class MdsClient implements OperationMethods {
     options?: HistoryOptions,
   ): Promise<RatesHistoryResponse | string> {
     return this.history(ENDPOINTS.getRatesHistory, query, options);
+  }
+
+  /**
+   * `GET /v1/convert` (`convertAmount`): `amount` of `from` in `to`, from the latest rates of
+   * `source`: a currency into dinars at buy, dinars into a currency at sell, two currencies through
+   * the dinar; rounded once to the cent. Pass `amount` as a decimal string (`'100'`, `'0.01'`).
+   * Requires `rates:<source>:latest:read`.
+   */
+  convertAmount(query: ConvertQuery, options?: RequestOptions): Promise<ConvertResponse> {
+    return this.get(ENDPOINTS.convertAmount, query, options);
   }
 
   /** `GET /v1/market/premium` (`getMarketPremium`): the premium of the parallel rate over the official one. Requires `market:premium:read`. */

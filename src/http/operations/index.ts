@@ -2,6 +2,7 @@
 import type { Services } from '../../runtime/services.js';
 import type { Operation } from '../pipeline/operation.js';
 import { assets } from './assets.js';
+import { convert } from './convert.js';
 import { goldHistory } from './gold-history.js';
 import { goldLatest } from './gold-latest.js';
 import { me } from './me.js';
@@ -16,6 +17,7 @@ export const operations = (services: Services): Operation[] =>
     assets(services),
     ratesLatest(services),
     ...ratesHistory(services),
+    convert(services),
     premium(services),
     premiumHistory(services),
     goldLatest(services),

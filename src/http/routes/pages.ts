@@ -30,6 +30,7 @@ const CHARTS_MODULES = [
   'api',
   'account',
   'latest',
+  'converter',
   'panels',
   'svg',
   'quality',

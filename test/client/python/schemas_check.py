@@ -19,6 +19,7 @@ OPERATIONS = {
     "/v1/assets": "AssetsResponse",
     "/v1/rates/latest": "RatesLatestResponse",
     "/v1/rates/history": "RatesHistoryResponse",
+    "/v1/convert": "ConvertResponse",
     "/v1/market/premium": "MarketPremiumResponse",
     "/v1/market/premium/history": "MarketPremiumHistoryResponse",
     "/v1/gold/latest": "GoldLatestResponse",

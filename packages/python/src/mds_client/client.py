@@ -16,6 +16,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from datetime import date, datetime, timezone
+from decimal import Decimal
 from email.message import Message
 from email.utils import parsedate_to_datetime
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union, cast
@@ -24,6 +25,7 @@ from .errors import MdsApiError
 from .schemas import (
     AssetsResponse,
     AssetType,
+    ConvertResponse,
     CsvRow,
     GoldHistoryResponse,
     GoldLatestResponse,
@@ -219,6 +221,17 @@ class MdsClient:
         """The page of `get_rates_history` as CSV text (`Accept: text/csv`)."""
         query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor)
         return self._csv("/v1/rates/history", query)
+
+    def convert_amount(
+        self, from_: str, to: str, amount: Union[str, int, Decimal], *, source: Optional[Source] = None
+    ) -> ConvertResponse:
+        """`GET /v1/convert` (`convertAmount`): `amount` of `from_` in `to` (`DZD` for dinars), from
+        the latest rates of `source` (`parallel` unless told): a currency into dinars at buy, dinars
+        into a currency at sell, two currencies through the dinar, rounded once to the cent. Give
+        `amount` as a string or a `Decimal` to keep it exact. Requires `rates:<source>:latest:read`."""
+        text = format(amount, "f") if isinstance(amount, Decimal) else str(amount)
+        query = {"from": from_, "to": to, "amount": text, "source": source}
+        return cast(ConvertResponse, self._json("/v1/convert", query))
 
     def get_market_premium(self, *, currency: Optional[Currencies] = None) -> MarketPremiumResponse:
         """`GET /v1/market/premium` (`getMarketPremium`): the premium of the parallel rate over

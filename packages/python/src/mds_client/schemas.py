@@ -287,6 +287,32 @@ class MeMeta(TypedDict):
     requestId: str
 
 
+class ConversionRate(TypedDict):
+    """A rate a conversion applied: `buy` into dinars, `sell` out of dinars."""
+
+    currency: str
+    quote: Quote
+    side: Literal["buy", "sell"]
+    rate: float
+    updatedAt: str
+
+
+#: `GET /v1/convert`'s data (`from` is a keyword, hence this form); `amount` and
+#: `resultDecimal` are exact decimal strings, `result` the same as a float.
+Conversion = TypedDict(
+    "Conversion",
+    {
+        "from": str,
+        "to": str,
+        "source": Source,
+        "amount": str,
+        "result": float,
+        "resultDecimal": str,
+        "rates": List[ConversionRate],
+    },
+)
+
+
 # The responses: `{ data, meta }` of each operation.
 
 
@@ -323,6 +349,11 @@ class GoldLatestResponse(TypedDict):
 class GoldHistoryResponse(TypedDict):
     data: List[GoldRecord]
     meta: GoldHistoryMeta
+
+
+class ConvertResponse(TypedDict):
+    data: Conversion
+    meta: MeMeta
 
 
 class MeResponse(TypedDict):
