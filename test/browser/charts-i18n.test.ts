@@ -337,13 +337,6 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       await expectAccessible(page);
       await page.screenshot({ path: join(SCREENSHOTS, 'charts-free-en.png'), fullPage: true });
 
-      // USD's parallel rate is the sample's, an import: no badge, no note, nothing describing the table.
-      await page.selectOption('#currency', 'USD');
-      await expect.poll(() => page.textContent('#latest-caption')).toBe('DZD per 1 USD');
-      await page.waitForSelector('#latest-rows tr[data-source="parallel"]', { state: 'attached' });
-      expect(await cellText(page, 'parallel', 'th')).toBe('Parallel market');
-      expect(await page.isHidden('#quality-note')).toBe(true);
-      expect(await page.getAttribute('#latest-table', 'aria-describedby')).toBeNull();
       expect(problems.filter((p) => !/Content Security Policy/.test(p))).toEqual([]);
     } finally {
       await context.close();

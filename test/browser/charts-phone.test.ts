@@ -240,6 +240,23 @@ describe.skipIf(chromiumPath === null)('the charts page on a phone', () => {
           expect(box.x + box.width).toBeLessThanOrEqual(390);
           expect(await page.isVisible('#quality-note')).toBe(true);
 
+          if (plan === 'pro' && lang === 'en') {
+            // USD's parallel rate is the sample's, an import: no badge, no note, nothing describing the table
+            // (the pro plan's minute holds the switch; the free one's is spent by the first currency).
+            await page.selectOption('#currency', 'USD');
+            await page.waitForSelector('#latest-caption:has-text("USD")', { state: 'attached' });
+            await page.waitForSelector('#latest-rows tr[data-source="parallel"]', { state: 'attached' });
+            expect(await page.locator('#latest-rows tr[data-source="parallel"] th').textContent()).toBe(
+              'Parallel market',
+            );
+            expect(await page.isHidden('#quality-note')).toBe(true);
+            expect(await page.getAttribute('#latest-table', 'aria-describedby')).toBeNull();
+            await page.selectOption('#currency', 'EUR');
+            await page.waitForSelector('#latest-rows tr[data-source="parallel"] [data-testid="quality"]', {
+              state: 'attached',
+            });
+          }
+
           if (lang === 'ar') {
             expect(await page.locator('#convert-direction option').allTextContents()).toEqual([
               'من EUR إلى الدينار (DZD)',
