@@ -6,12 +6,13 @@ import { CliError, retractedLines, revisionDoc, revisionLine, summaryLine } from
 import { applyPriority, parsePriority } from '../priority.js';
 import { terminalProgress } from '../progress.js';
 
-const KINDS: readonly ImportKind[] = ['assets', 'rates', 'gold'];
+/** `official-boa`: the Bank of Algeria's workbook, official rates (docs/decisions.md 140). */
+const KINDS: readonly string[] = ['assets', 'rates', 'gold', 'official-boa'];
 
 export const importCommand: Command = {
   name: ['import'],
   usage:
-    'import assets|rates|gold <file|-> [--format ndjson|csv|json] [--dry-run] [--max-change <percent>] [--accept-outliers] [--reinstate] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--date-order dmy|mdy] [--priority low|normal]',
+    'import assets|rates|gold|official-boa <file|-> [--format ndjson|csv|json|xlsx] [--dry-run] [--max-change <percent>] [--accept-outliers] [--reinstate] [--delimiter ,|;|tab] [--timezone <IANA zone>] [--date-order dmy|mdy] [--priority low|normal]',
   options: {
     format: { type: 'string' },
     'dry-run': { type: 'boolean' },
@@ -25,12 +26,16 @@ export const importCommand: Command = {
   },
   positionals: { min: 2, max: 2 },
   async run({ values, positionals, out, databaseUrl }) {
-    const [kind, file] = positionals as [string, string];
-    if (!KINDS.includes(kind as ImportKind))
-      throw new CliError(`import: kind must be one of ${KINDS.join(', ')}`, 2);
-    const format = values.format as string | undefined;
+    const [named, file] = positionals as [string, string];
+    if (!KINDS.includes(named)) throw new CliError(`import: kind must be one of ${KINDS.join(', ')}`, 2);
+    const workbook = named === 'official-boa';
+    const kind: ImportKind = workbook ? 'rates' : (named as ImportKind);
+    const format = workbook ? 'xlsx' : (values.format as string | undefined);
     if (format !== undefined && !FORMATS.includes(format as ImportFormat)) {
       throw new CliError(`--format: must be one of ${FORMATS.join(', ')}`, 2);
+    }
+    if (workbook && values.format !== undefined && values.format !== 'xlsx') {
+      throw new CliError('--format: official-boa reads a workbook (xlsx); leave --format out', 2);
     }
     const maxChange = values['max-change'] as string | undefined;
     const maxChangePercent = maxChange === undefined ? undefined : Number(maxChange);
@@ -79,7 +84,7 @@ export const importCommand: Command = {
     const { ImportError, runImport } = await import('../../import/run.js');
     const { notesLines, refusalLines } = await import('../../import/report.js');
     const summary = await runImport({
-      kind: kind as ImportKind,
+      kind,
       file,
       format: format as ImportFormat | undefined,
       databaseUrl,
@@ -105,6 +110,7 @@ export const importCommand: Command = {
       duplicateRows,
       emptyRows,
       emptyColumns,
+      skippedSheets,
       ...counts
     } = summary;
     // What a file held besides its records, when it held any (docs/decisions.md 94).
@@ -112,6 +118,7 @@ export const importCommand: Command = {
       ...(duplicateRows.count > 0 ? { duplicateRows } : {}),
       ...(emptyRows > 0 ? { emptyRows } : {}),
       ...(emptyColumns > 0 ? { emptyColumns } : {}),
+      ...(skippedSheets ? { skippedSheets } : {}),
     };
     const more = summary.updated - revisions.length;
     out.result(
@@ -137,6 +144,7 @@ export const importCommand: Command = {
             ]
           : []),
         ...notesLines(summary).map((line) => `  ${line}`),
+        ...(skippedSheets ?? []).map((s) => `  skipped sheet "${s.sheet}": ${s.reason}`),
       ],
     );
   },
