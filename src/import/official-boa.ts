@@ -51,12 +51,14 @@ const blank = (v: unknown) => v === null || v === undefined || (typeof v === 'st
 /** The UTC midnight of a date cell (a serial number or a Date), or the problem. */
 function dayOf(v: unknown, epoch: number): number | string {
   if (typeof v === 'number') {
-    if (!Number.isInteger(v) || v < 1) return `column A: ${v} is not a whole Excel date (a serial day number)`;
+    if (!Number.isInteger(v) || v < 1)
+      return `column A: ${v} is not a whole Excel date (a serial day number)`;
     return epoch + v * DAY_MS;
   }
   if (v instanceof Date) {
     const t = v.getTime();
-    if (Number.isNaN(t) || t % DAY_MS !== 0) return 'column A: the date holds a time of day; write the date alone';
+    if (Number.isNaN(t) || t % DAY_MS !== 0)
+      return 'column A: the date holds a time of day; write the date alone';
     return t;
   }
   return `column A: ${JSON.stringify(String(v).slice(0, 40))} is not a date; write it as an Excel date`;
@@ -109,7 +111,11 @@ async function load(bytes: Buffer): Promise<Workbook> {
 }
 
 /** The workbook's records (bytes already within the caps, workbook.ts), as every format's parse gives them. */
-export async function readOfficialWorkbook(kind: ImportKind, bytes: Buffer, store: Store): Promise<ParseResult> {
+export async function readOfficialWorkbook(
+  kind: ImportKind,
+  bytes: Buffer,
+  store: Store,
+): Promise<ParseResult> {
   if (kind !== 'rates') {
     throw new ImportError(
       `a workbook holds official rates: import it with \`mds import official-boa\` (or as rates), not as ${kind}`,

@@ -72,7 +72,10 @@ function collector(kind: ImportKind, format: ImportFormat, options: ParseOptions
 }
 
 /** What a collector gathered, as a parse's result (the workbook reader's too). */
-export function result({ kind, c }: ReturnType<typeof collector> | { kind: 'rates'; c: Collector<RateObservation> }): ParseResult {
+export function result({
+  kind,
+  c,
+}: ReturnType<typeof collector> | { kind: 'rates'; c: Collector<RateObservation> }): ParseResult {
   const { records, lines, partials, duplicates } = c;
   return {
     kind,

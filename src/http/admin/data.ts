@@ -16,8 +16,8 @@ import { microsToNumber } from '../../domain/decimal.js';
 import type { ImportFormat } from '../../import/detect.js';
 import { DEFAULT_MAX_CHANGE_PERCENT } from '../../import/guards.js';
 import { ImportError } from '../../import/run.js';
-import { workbookMaxBytes } from '../../import/workbook.js';
 import { ImportStopped } from '../../import/threads.js';
+import { workbookMaxBytes } from '../../import/workbook.js';
 import {
   ADMIN_MAX_IMPORT_BYTES,
   adminResponses,
@@ -78,7 +78,9 @@ export const dataRoutes: AdminRoute[] = [
         }
         // A workbook's own cap (docs/decisions.md 141), checked as the body arrives.
         const workbook = formatOf(request.headers['content-type']) === 'xlsx';
-        const limit = workbook ? Math.min(workbookMaxBytes(), ADMIN_MAX_IMPORT_BYTES) : ADMIN_MAX_IMPORT_BYTES;
+        const limit = workbook
+          ? Math.min(workbookMaxBytes(), ADMIN_MAX_IMPORT_BYTES)
+          : ADMIN_MAX_IMPORT_BYTES;
         return receiveToFile(payload, request.headers['content-length'], limit, place.release);
       },
     },
