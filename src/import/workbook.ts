@@ -1,7 +1,7 @@
 /**
  * A workbook's bytes, read within its caps (docs/decisions.md 141): the file
- * at most MDS_IMPORT_WORKBOOK_MAX_MB, checked before it is read, and its
- * parts at most MDS_IMPORT_WORKBOOK_UNPACKED_MAX_MB unpacked, checked before
+ * at most MDS_WORKBOOK_MAX_MB, checked before it is read, and its
+ * parts at most MDS_WORKBOOK_UNPACKED_MB unpacked, checked before
  * the spreadsheet library unpacks any of it (zip-guard.ts).
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
@@ -12,11 +12,11 @@ import { checkUnpackedSize, WorkbookRefused } from './zip-guard.js';
 const MB = 1024 * 1024;
 
 /** The largest workbook file, in bytes (the admin API's body cap for a workbook too). */
-export const workbookMaxBytes = (): number => Number(setting('MDS_IMPORT_WORKBOOK_MAX_MB')) * MB;
+export const workbookMaxBytes = (): number => Number(setting('MDS_WORKBOOK_MAX_MB')) * MB;
 
 const tooLarge = (bytes: number, max: number) =>
   new ImportError(
-    `the workbook is ${(bytes / MB).toFixed(1)} MB, more than the ${max / MB} MB a workbook may be (MDS_IMPORT_WORKBOOK_MAX_MB)`,
+    `the workbook is ${(bytes / MB).toFixed(1)} MB, more than the ${max / MB} MB a workbook may be (MDS_WORKBOOK_MAX_MB)`,
   );
 
 /** The file's bytes, or an ImportError naming the cap it exceeds; `-` is standard input. */
@@ -37,7 +37,7 @@ export function workbookBytes(file: string): Buffer {
   }
   if (bytes.length > max) throw tooLarge(bytes.length, max);
   try {
-    checkUnpackedSize(bytes, Number(setting('MDS_IMPORT_WORKBOOK_UNPACKED_MAX_MB')) * MB);
+    checkUnpackedSize(bytes, Number(setting('MDS_WORKBOOK_UNPACKED_MB')) * MB);
   } catch (err) {
     if (err instanceof WorkbookRefused) throw new ImportError(`the workbook is refused: ${err.message}`);
     throw err;

@@ -92,7 +92,7 @@ export function checkUnpackedSize(zip: Buffer, maxUnpacked: number): void {
   const declared = list.reduce((sum, e) => sum + e.size, 0);
   if (declared > maxUnpacked) {
     throw new WorkbookRefused(
-      `it unpacks to ${mb(declared)}, more than the ${mb(maxUnpacked)} a workbook may (MDS_IMPORT_WORKBOOK_UNPACKED_MAX_MB)`,
+      `it unpacks to ${mb(declared)}, more than the ${mb(maxUnpacked)} a workbook may (MDS_WORKBOOK_UNPACKED_MB)`,
     );
   }
   for (const e of list) {

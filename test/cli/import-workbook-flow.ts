@@ -189,21 +189,21 @@ export function workbookFlow(backend: Backend): void {
 
     it('refuses a workbook over the size cap, and zip bombs, before unpacking them; nothing is written', async () => {
       const big = save('big.xlsx', Buffer.alloc(1024 * 1024 + 1));
-      const over = await run(['import', 'official-boa', big], { MDS_IMPORT_WORKBOOK_MAX_MB: '1' });
+      const over = await run(['import', 'official-boa', big], { MDS_WORKBOOK_MAX_MB: '1' });
       expect(over.status).toBe(1);
       expect(over.stderr).toContain(
-        'the workbook is 1.0 MB, more than the 1 MB a workbook may be (MDS_IMPORT_WORKBOOK_MAX_MB)',
+        'the workbook is 1.0 MB, more than the 1 MB a workbook may be (MDS_WORKBOOK_MAX_MB)',
       );
 
       // 2 MB of zeros packs into a few KB: over a 1 MB cap by its declared size, never inflated.
       const zeros = Buffer.alloc(2 * 1024 * 1024);
       const declared = save('declared.xlsx', zipOf([{ name: 'xl/workbook.xml', data: zeros }]));
       const bomb = await run(['import', 'official-boa', declared], {
-        MDS_IMPORT_WORKBOOK_UNPACKED_MAX_MB: '1',
+        MDS_WORKBOOK_UNPACKED_MB: '1',
       });
       expect(bomb.status).toBe(1);
       expect(bomb.stderr).toContain(
-        'the workbook is refused: it unpacks to 2.0 MB, more than the 1.0 MB a workbook may (MDS_IMPORT_WORKBOOK_UNPACKED_MAX_MB)',
+        'the workbook is refused: it unpacks to 2.0 MB, more than the 1.0 MB a workbook may (MDS_WORKBOOK_UNPACKED_MB)',
       );
 
       // A part that says 100 bytes and inflates to 2 MB: stopped at its declared size.

@@ -46,7 +46,7 @@ describe.each(backends())('the workbook of official rates over the admin API on 
   });
   afterAll(async () => h?.close());
   afterEach(() => {
-    delete process.env.MDS_IMPORT_WORKBOOK_MAX_MB;
+    delete process.env.MDS_WORKBOOK_MAX_MB;
   });
 
   const send = (body: string | Buffer, type: string, query = '', kind = 'rates') =>
@@ -113,9 +113,9 @@ describe.each(backends())('the workbook of official rates over the admin API on 
 
   it('refuses a workbook over its cap (413), a zip bomb and a workbook sent as gold (400); nothing is written', async () => {
     const before = (await h.store.imports.listImports(100)).length;
-    process.env.MDS_IMPORT_WORKBOOK_MAX_MB = '1';
+    process.env.MDS_WORKBOOK_MAX_MB = '1';
     expectErrorBody(await send(Buffer.alloc(1024 * 1024 + 1), XLSX_MEDIA_TYPE), 413, 'payload_too_large');
-    delete process.env.MDS_IMPORT_WORKBOOK_MAX_MB;
+    delete process.env.MDS_WORKBOOK_MAX_MB;
 
     const liar = zipOf([{ name: 'xl/workbook.xml', data: Buffer.alloc(2 * 1024 * 1024), declared: 100 }]);
     const bomb = expectErrorBody(
