@@ -5,7 +5,8 @@
  */
 
 export type ImportFormat = 'ndjson' | 'csv' | 'json' | 'xlsx';
-export const FORMATS: readonly ImportFormat[] = ['ndjson', 'csv', 'json', 'xlsx'];
+/** The formats `--format` names; a workbook is read by `mds import official-boa` or its extension. */
+export const FORMATS: readonly ImportFormat[] = ['ndjson', 'csv', 'json'];
 
 const BOM = 0xfeff;
 
