@@ -187,6 +187,34 @@ export function workbookFlow(backend: Backend): void {
       expect(await official('JPY')).toEqual([[at, 895_321, 895_321]]);
     });
 
+    it('refuses unreadable cells whole, each problem naming its sheet and row', async () => {
+      const bad = await boaWorkbook([
+        {
+          name: 'USD - DZD',
+          rows: [
+            [serial('2020-04-01'), 'n/a'],
+            ['fin', 135],
+          ],
+        },
+        // 89.12345 per 100 yen is 0.8912345 per yen: more decimals than a rate holds.
+        { name: 'JPY - DZD', rows: [[serial('2020-04-01'), 89.12345]] },
+      ]);
+      const r = await run(['import', 'official-boa', save('bad.xlsx', bad)]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(
+        [
+          'mds: import refused: 3 problem(s), nothing was written',
+          '  line 2: sheet "USD - DZD": column B: "n/a" is not a rate; write the dinars per unit as a positive number',
+          '  line 2: sheet "JPY - DZD": column B: 0.8912345 DZD per JPY (89.12345 per 100) has more than 6 decimal places',
+          '  line 3: sheet "USD - DZD": column A: "fin" is not a date; write it as an Excel date',
+          '',
+        ].join('\n'),
+      );
+      const usage = await run(['import', 'official-boa']);
+      expect(usage.status).toBe(2);
+      expect(usage.stderr).toContain('usage: mds import official-boa <file.xlsx|-> [--dry-run]');
+    });
+
     it('refuses a workbook over the size cap, and zip bombs, before unpacking them; nothing is written', async () => {
       const big = save('big.xlsx', Buffer.alloc(1024 * 1024 + 1));
       const over = await run(['import', 'official-boa', big], { MDS_WORKBOOK_MAX_MB: '1' });
