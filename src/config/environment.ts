@@ -263,7 +263,7 @@ export const CommandEnvironment = Type.Object({
     errorMessage: 'must be 1 to 999 (MB)',
   }),
   MDS_WORKBOOK_UNPACKED_MB: text({
-    default: '200',
+    default: '100',
     description:
       'the most a workbook may unpack to, in MB (a zip bomb is refused before it is unpacked, docs/decisions.md 141)',
     pattern: '^[1-9]\\d{0,3}$',

@@ -93,7 +93,7 @@ export const dataRoutes: AdminRoute[] = [
         '(`application/x-ndjson`), a JSON array (`application/json`) or CSV (`text/csv`), at most ' +
         `${ADMIN_MAX_IMPORT_BYTES / 1024 / 1024} MB; or, for \`rates\`, the Bank of Algeria’s workbook of official ` +
         `rates (\`${XLSX_MEDIA_TYPE}\`, as \`mds import official-boa\`), at most MDS_WORKBOOK_MAX_MB ` +
-        '(20 MB unless set) and MDS_WORKBOOK_UNPACKED_MB unpacked (200 MB unless set). ' +
+        '(20 MB unless set) and MDS_WORKBOOK_UNPACKED_MB unpacked (100 MB unless set). ' +
         'Every record is checked, against the asset directory and the ' +
         'plausibility guards too, before anything is written; then all of it is written in one transaction with ' +
         'the import’s record and the revisions of the observations it changes. A refused import writes nothing ' +
