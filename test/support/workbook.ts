@@ -6,8 +6,8 @@
 import { deflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 
-/** A cell of column A: an Excel serial day number, or a Date (a cell with a date format). */
-export type DateCell = number | Date;
+/** A cell of column A: an Excel serial day number, a Date (a cell with a date format), or text (refused). */
+export type DateCell = number | Date | string;
 
 /** Excel's serial day number of a UTC date: days since 1899-12-30 (45658 is 2025-01-01). */
 export const serial = (iso: string) => (Date.parse(`${iso}T00:00:00Z`) - Date.UTC(1899, 11, 30)) / 86_400_000;
