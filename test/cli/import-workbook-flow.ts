@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, type Database, freshDatabase } from '../support/backends.js';
 import { type CliResult, mds } from '../support/cli.js';
-import { boaWorkbook, type Sheet, serial, zipOf } from '../support/workbook.js';
+import { boaWorkbook, layoutSheets, serial, zipOf } from '../support/workbook.js';
 
 const asset = (code: string) =>
   JSON.stringify({ code, symbol: code, names: { en: code, fr: code, ar: code }, type: 'currency' });
@@ -21,27 +21,7 @@ const ASSETS = ['EUR', 'USD', 'JPY'].map(asset).join('\n');
 const STORED =
   '{"currency":"EUR","source":"official","buy":150,"sell":150,"updatedAt":"2020-03-02T11:00:00Z"}';
 
-/** The publisher's layout: EUR's sheet is `EURO` with date cells, the others serial numbers. */
-const sheets = (usd3: number): Sheet[] => [
-  {
-    name: 'EURO',
-    rows: [
-      [new Date(Date.UTC(2020, 2, 2)), 150.25],
-      [new Date(Date.UTC(2020, 2, 3)), 150.5],
-    ],
-  },
-  {
-    name: 'USD - DZD',
-    rows: [
-      [serial('2020-03-02'), 134.1],
-      [serial('2020-03-03'), usd3],
-    ],
-    emptyTrailingRows: 2,
-  },
-  // Per 100 yen: 89.5321 is 0.895321 dinars per yen.
-  { name: 'JPY - DZD', rows: [[serial('2020-03-02'), 89.5321]] },
-  { name: 'XAF - DZD', rows: [[serial('2020-03-02'), 0.2234]] },
-];
+const sheets = (usd3: number) => layoutSheets('2020-03', usd3);
 
 const ok = (r: CliResult) => {
   expect(r.stderr).toBe('');
@@ -152,6 +132,8 @@ export function workbookFlow(backend: Backend): void {
           new: { buy: 134.3, sell: 134.3 },
         },
       ]);
+      // `mds import rates` reads a .xlsx file as the same workbook.
+      expect(ok(await run(['import', 'rates', file, '--json']))).toMatchObject({ received: 5, unchanged: 5 });
       const text = await run(['import', 'official-boa', file]);
       expect(text.status).toBe(0);
       expect(text.stdout).toContain('5 received, 0 inserted, 0 updated, 5 unchanged');

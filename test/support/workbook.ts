@@ -19,6 +19,35 @@ export interface Sheet {
   emptyTrailingRows?: number;
 }
 
+/**
+ * The publisher's layout over two days of `month` (`2020-03`: the 2nd and
+ * 3rd): EUR's sheet is `EURO` with date cells, the others serial numbers;
+ * JPY per 100 (89.5321: 0.895321 per yen); USD's sheet ends with two empty
+ * rows; XAF is a currency the test directories do not hold.
+ */
+export function layoutSheets(month: string, usdOnThe3rd: number): Sheet[] {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return [
+    {
+      name: 'EURO',
+      rows: [
+        [new Date(Date.UTC(y, m - 1, 2)), 150.25],
+        [new Date(Date.UTC(y, m - 1, 3)), 150.5],
+      ],
+    },
+    {
+      name: 'USD - DZD',
+      rows: [
+        [serial(`${month}-02`), 134.1],
+        [serial(`${month}-03`), usdOnThe3rd],
+      ],
+      emptyTrailingRows: 2,
+    },
+    { name: 'JPY - DZD', rows: [[serial(`${month}-02`), 89.5321]] },
+    { name: 'XAF - DZD', rows: [[serial(`${month}-02`), 0.2234]] },
+  ];
+}
+
 /** One sheet each, a heading row of text first. */
 export async function boaWorkbook(sheets: Sheet[]): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();

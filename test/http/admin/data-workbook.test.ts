@@ -10,27 +10,9 @@ import { XLSX_MEDIA_TYPE } from '../../../src/schemas/admin.js';
 import { type AdminHarness, startAdminHarness } from '../../support/admin.js';
 import { backends } from '../../support/backends.js';
 import { expectErrorBody } from '../../support/openapi.js';
-import { boaWorkbook, type Sheet, serial, zipOf } from '../../support/workbook.js';
+import { boaWorkbook, layoutSheets, zipOf } from '../../support/workbook.js';
 
-const sheets = (usd3: number): Sheet[] => [
-  {
-    name: 'EURO',
-    rows: [
-      [new Date(Date.UTC(2020, 5, 1)), 151.25],
-      [new Date(Date.UTC(2020, 5, 2)), 151.5],
-    ],
-  },
-  {
-    name: 'USD - DZD',
-    rows: [
-      [serial('2020-06-01'), 134.1],
-      [serial('2020-06-02'), usd3],
-    ],
-    emptyTrailingRows: 1,
-  },
-  { name: 'JPY - DZD', rows: [[serial('2020-06-01'), 125.5]] },
-  { name: 'XAF - DZD', rows: [[serial('2020-06-01'), 0.2234]] },
-];
+const sheets = (usd3: number) => layoutSheets('2020-06', usd3);
 
 describe.each(backends())('the workbook of official rates over the admin API on $name', (backend) => {
   let h: AdminHarness;
@@ -40,7 +22,7 @@ describe.each(backends())('the workbook of official rates over the admin API on 
     ({ token } = await h.token(['data:write']));
     // Stored before with another value: the workbook revises it.
     const stored =
-      '{"currency":"EUR","source":"official","buy":150,"sell":150,"updatedAt":"2020-06-01T11:00:00Z"}';
+      '{"currency":"EUR","source":"official","buy":150,"sell":150,"updatedAt":"2020-06-02T11:00:00Z"}';
     const res = await send(stored, 'application/x-ndjson');
     expect(res.statusCode, res.body).toBe(200);
   });
@@ -77,25 +59,25 @@ describe.each(backends())('the workbook of official rates over the admin API on 
       received: 5,
       inserted: 4,
       updated: 1,
-      emptyRows: 1,
+      emptyRows: 2,
       revisions: [
         {
           code: 'EUR',
           source: 'official',
-          updatedAt: '2020-06-01T11:00:00.000Z',
+          updatedAt: '2020-06-02T11:00:00.000Z',
           old: { buy: 150, sell: 150 },
-          new: { buy: 151.25, sell: 151.25 },
+          new: { buy: 150.25, sell: 150.25 },
         },
       ],
       skippedSheets: [{ sheet: 'XAF - DZD', reason: 'XAF is not in the asset directory' }],
     });
     const [record] = await h.store.imports.listImports(1);
     expect(record).toMatchObject({ id: real.json().data.importId, format: 'xlsx' });
-    // 125.5 dinars per 100 yen.
-    expect(await official('JPY')).toEqual([['2020-06-01T11:00:00.000Z', 1_255_000, 1_255_000]]);
+    // 89.5321 dinars per 100 yen.
+    expect(await official('JPY')).toEqual([['2020-06-02T11:00:00.000Z', 895_321, 895_321]]);
     expect(await official('EUR')).toEqual([
-      ['2020-06-02T11:00:00.000Z', 151_500_000, 151_500_000],
-      ['2020-06-01T11:00:00.000Z', 151_250_000, 151_250_000],
+      ['2020-06-03T11:00:00.000Z', 150_500_000, 150_500_000],
+      ['2020-06-02T11:00:00.000Z', 150_250_000, 150_250_000],
     ]);
 
     const again = await send(await boaWorkbook(sheets(134.3)), XLSX_MEDIA_TYPE);
@@ -104,7 +86,7 @@ describe.each(backends())('the workbook of official rates over the admin API on 
       {
         code: 'USD',
         source: 'official',
-        updatedAt: '2020-06-02T11:00:00.000Z',
+        updatedAt: '2020-06-03T11:00:00.000Z',
         old: { buy: 134.25, sell: 134.25 },
         new: { buy: 134.3, sell: 134.3 },
       },
