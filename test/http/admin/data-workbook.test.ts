@@ -73,6 +73,15 @@ describe.each(backends())('the workbook of official rates over the admin API on 
     });
     const [record] = await h.store.imports.listImports(1);
     expect(record).toMatchObject({ id: real.json().data.importId, format: 'xlsx' });
+    // Its data.imported event, as every import's: official rates, up to the newest date's noon.
+    const written = await h.store.webhooks.importsAfter(null, 1000);
+    expect(written.find((i) => i.id === record!.id)).toMatchObject({
+      sources: ['official'],
+      received: 5,
+      inserted: 4,
+      updated: 1,
+      newestUpdatedAt: Date.parse('2020-06-03T11:00:00Z'),
+    });
     // 89.5321 dinars per 100 yen.
     expect(await official('JPY')).toEqual([['2020-06-02T11:00:00.000Z', 895_321, 895_321]]);
     expect(await official('EUR')).toEqual([
