@@ -25,7 +25,8 @@
  * - pg and ioredis: the scale-out backends, loaded only when configured;
  * - pino: its transports start worker threads from their own files;
  * - @scalar/fastify-api-reference: reads its browser bundle from its package,
- *   loaded on the first request for /docs.
+ *   loaded on the first request for /docs;
+ * - exceljs: a large library only a workbook's import loads (src/import/official-boa.ts).
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,6 +62,7 @@ await build({
     'ioredis',
     'pino',
     '@scalar/fastify-api-reference',
+    'exceljs',
     'esbuild',
   ],
   // Bundled CommonJS code calls require(); an ES module has none of its own. Every chunk gets it.

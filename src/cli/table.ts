@@ -8,7 +8,7 @@ import { adminTokenCommands } from './commands/admin-tokens.js';
 import { auditCommand } from './commands/audit.js';
 import { backupCommand } from './commands/backup.js';
 import { consensusCommands } from './commands/consensus.js';
-import { importCommand } from './commands/import.js';
+import { importCommand, officialBoaCommand } from './commands/import.js';
 import { importsCommands } from './commands/imports.js';
 import { initCommand } from './commands/init.js';
 import { keyCommands } from './commands/keys.js';
@@ -25,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   migrateCommand,
   initCommand,
   importCommand,
+  officialBoaCommand,
   ...importsCommands,
   ...observationCommands,
   seedCommand,

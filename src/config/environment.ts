@@ -255,6 +255,20 @@ export const CommandEnvironment = Type.Object({
     description:
       'the plan catalogue for `mds grants create --plan` and the admin API; unset: the one of the installation',
   }),
+  MDS_WORKBOOK_MAX_MB: text({
+    default: '20',
+    description:
+      'the largest workbook `mds import official-boa` and the admin API read, in MB; larger is refused before it is read (docs/decisions.md 141)',
+    pattern: '^[1-9]\\d{0,2}$',
+    errorMessage: 'must be 1 to 999 (MB)',
+  }),
+  MDS_WORKBOOK_UNPACKED_MB: text({
+    default: '100',
+    description:
+      'the most a workbook may unpack to, in MB (a zip bomb is refused before it is unpacked, docs/decisions.md 141)',
+    pattern: '^[1-9]\\d{0,3}$',
+    errorMessage: 'must be 1 to 9999 (MB)',
+  }),
 });
 
 /** Read where the store is opened, by whichever process opens it (config/setting.ts). */

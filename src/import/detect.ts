@@ -1,6 +1,11 @@
-/** The format of an import: from the file's extension, else from its first non-blank character. */
+/**
+ * The format of an import: from the file's extension, else from its first
+ * non-blank character. `xlsx` is the Bank of Algeria's workbook of official
+ * rates, the one workbook layout read (official-boa.ts, docs/decisions.md 140).
+ */
 
-export type ImportFormat = 'ndjson' | 'csv' | 'json';
+export type ImportFormat = 'ndjson' | 'csv' | 'json' | 'xlsx';
+/** The formats `--format` names; a workbook is read by `mds import official-boa` or its extension. */
 export const FORMATS: readonly ImportFormat[] = ['ndjson', 'csv', 'json'];
 
 const BOM = 0xfeff;
@@ -16,6 +21,7 @@ export function detectFormat(text: string, fileName?: string): ImportFormat {
     if (lower.endsWith('.ndjson') || lower.endsWith('.jsonl')) return 'ndjson';
     if (lower.endsWith('.csv')) return 'csv';
     if (lower.endsWith('.json')) return 'json';
+    if (lower.endsWith('.xlsx')) return 'xlsx';
   }
   const n = text.length;
   for (let i = textStart(text); i < n; i++) {

@@ -29,7 +29,15 @@ export type ParseResult = ParsedRecords & {
   emptyRows: number;
   /** CSV columns with an empty header after the named ones, ignored. */
   emptyColumns: number;
+  /** A workbook's sheets not read, and why (official-boa.ts). */
+  skippedSheets?: SkippedSheet[];
 };
+
+/** A sheet of a workbook that was not read: its name and why. */
+export interface SkippedSheet {
+  sheet: string;
+  reason: string;
+}
 
 /** How to read a file written by a spreadsheet (docs/decisions.md 52 and 94). */
 export interface ParseOptions {
@@ -63,7 +71,11 @@ function collector(kind: ImportKind, format: ImportFormat, options: ParseOptions
   }
 }
 
-function result({ kind, c }: ReturnType<typeof collector>): ParseResult {
+/** What a collector gathered, as a parse's result (the workbook reader's too). */
+export function result({
+  kind,
+  c,
+}: ReturnType<typeof collector> | { kind: 'rates'; c: Collector<RateObservation> }): ParseResult {
   const { records, lines, partials, duplicates } = c;
   return {
     kind,

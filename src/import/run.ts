@@ -2,128 +2,29 @@
  * `mds import`: reads the input (a file or standard input), parses and checks
  * all of it, then writes it in one transaction. All or nothing: a problem in
  * any record, or a store that refuses the write, leaves the store as it was.
- *
- * Longer than 300 lines because it is one import's whole path in the order it
- * runs (reading, checking, writing, the store's failures as sentences).
  */
-import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { basename } from 'node:path';
-import type { ImportRefusal } from '../schemas/import-report.js';
 import type { ImportMeta, ImportOutcome } from '../storage/import-records.js';
 import { newImportId } from '../storage/import-records.js';
 import { DEFAULT_DATABASE, describeStore, openStore } from '../storage/open.js';
 import type { ImportBatch, Store } from '../storage/store.js';
-import { detectFormat, type ImportFormat } from './detect.js';
+import type { ImportFormat } from './detect.js';
 import { checkChanges, checkDirectory, checkSpreads, DEFAULT_MAX_CHANGE_PERCENT } from './guards.js';
-import { type ParseOptions, type ParseResult, parseImport, parseNdjsonPieces } from './parse.js';
+import { ImportError } from './import-error.js';
+import { type ImportInput, openInput } from './input.js';
+import type { ParseOptions, SkippedSheet } from './parse.js';
 import type { ImportKind, ImportProblem } from './records.js';
 import { importNotes, refusal } from './report.js';
 import { toBeWritten } from './retracted.js';
 
-/** An import that did not happen: nothing was written. `report` lists a refused input's problems (report.ts). */
-export class ImportError extends Error {
-  constructor(
-    message: string,
-    readonly report?: ImportRefusal,
-  ) {
-    super(message);
-  }
-}
+export { ImportError } from './import-error.js';
 
 /** How an import reports its progress (the CLI draws it on a terminal). */
 export interface Progress {
   step(text: string): void;
   count(done: number, total: number): void;
   done(): void;
-}
-
-/**
- * The input as text. An all-ASCII file (the usual export) is copied byte for
- * byte, which is the same string as decoding it as UTF-8 at a third of the
- * cost (100 MB: 0.3 s); anything else is decoded as UTF-8.
- */
-function decode(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-}
-
-/** Bytes read at a time from an NDJSON file: small enough to stay in memory already touched. */
-const PIECE_BYTES = 64 * 1024;
-const LF = 0x0a;
-
-/**
- * An import's input: its format, its size, and how to parse it. NDJSON from a
- * file is read in pieces that end at line ends (a line end is never inside a
- * UTF-8 sequence), so the file is never whole in memory, as bytes or as text
- * (parse.ts, parseNdjsonPieces: why). Standard input, JSON arrays and CSV
- * (whose quoted fields may span lines) are read whole.
- */
-interface ImportInput {
-  format: ImportFormat;
-  bytes: number;
-  parse(kind: ImportKind): ParseResult;
-  /** Releases the file. */
-  close(): void;
-}
-
-function openInput(file: string, given: ImportFormat | undefined, options: ParseOptions): ImportInput {
-  const whole = (bytes: Buffer): ImportInput => {
-    const text = decode(bytes);
-    const format = given ?? detectFormat(text, file === '-' ? undefined : file);
-    return {
-      format,
-      bytes: bytes.length,
-      parse: (kind) => parseImport(kind, text, format, options),
-      close() {},
-    };
-  };
-  if (file === '-') return whole(readFileSync(0));
-  const fd = openSync(file, 'r');
-  try {
-    let buf = Buffer.allocUnsafe(PIECE_BYTES);
-    let have = readSync(fd, buf, 0, buf.length, null);
-    const format = given ?? detectFormat(buf.toString('utf8', 0, have), file);
-    if (format !== 'ndjson') {
-      closeSync(fd);
-      return whole(readFileSync(file));
-    }
-    const size = fstatSync(fd).size;
-    function* pieces(): Generator<string> {
-      for (;;) {
-        const cut = buf.lastIndexOf(LF, have - 1);
-        if (have > 0 && cut !== -1) {
-          yield decode(buf.subarray(0, cut + 1));
-          buf.copy(buf, 0, cut + 1, have);
-          have -= cut + 1;
-        }
-        // A line longer than the buffer: room for more of it.
-        if (have === buf.length) {
-          const bigger = Buffer.allocUnsafe(buf.length * 2);
-          buf.copy(bigger, 0, 0, have);
-          buf = bigger;
-        }
-        let n: number;
-        try {
-          n = readSync(fd, buf, have, buf.length - have, null);
-        } catch (err) {
-          throw new ImportError(`cannot read ${file}: ${(err as Error).message}`);
-        }
-        if (n === 0) break;
-        have += n;
-      }
-      if (have > 0) yield decode(buf.subarray(0, have));
-    }
-    return {
-      format,
-      bytes: size,
-      parse: (kind) => parseNdjsonPieces(kind, pieces(), options),
-      close: () => closeSync(fd),
-    };
-  } catch (err) {
-    closeSync(fd);
-    throw err;
-  }
 }
 
 /** How an import is checked and recorded (decisions 51). */
@@ -144,6 +45,8 @@ export interface ImportChecks {
 /** What the guards found and, with --accept-outliers, let through; the rows repeated, and what was ignored. */
 export interface ImportReport extends ImportOutcome, ReturnType<typeof importNotes> {
   outliers: ImportProblem[];
+  /** A workbook's sheets not read, and why (official-boa.ts). */
+  skippedSheets?: SkippedSheet[];
 }
 
 /**
@@ -160,7 +63,7 @@ async function importInput(
   progress?: Progress,
 ): Promise<ImportReport> {
   progress?.step(`checking ${input.format} input (${(input.bytes / 1e6).toFixed(1)} MB)`);
-  const parsed = input.parse(kind);
+  const parsed = await input.parse(kind, store);
   progress?.step(
     `${parsed.records.length.toLocaleString('en')} valid records, ${parsed.problems.length} problems`,
   );
@@ -205,7 +108,8 @@ async function importInput(
     reinstate: checks.reinstate,
   });
   progress?.done();
-  return { ...outcome, outliers, ...importNotes(parsed) };
+  const skipped = parsed.skippedSheets;
+  return { ...outcome, outliers, ...importNotes(parsed), ...(skipped ? { skippedSheets: skipped } : {}) };
 }
 
 /** `runImport` of a file into an open store: the admin API's body, on its thread (import/thread.ts). */

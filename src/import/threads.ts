@@ -11,7 +11,8 @@
  * Memory: the body reaches the thread as a file (http/admin/received-file.ts),
  * so the serving thread holds at most a stream's buffers of it; each thread
  * holds what `mds import` holds for the same file (NDJSON read in 64 KB
- * pieces, a JSON array or CSV whole, at most the route's 50 MB) and its
+ * pieces, a JSON array or CSV whole, at most the route's 50 MB; a workbook
+ * whole, within its caps, decisions 141) and its
  * records, and gives all of it back when it ends.
  */
 import { existsSync, mkdirSync, renameSync } from 'node:fs';

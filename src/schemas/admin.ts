@@ -604,6 +604,9 @@ export type AuditListQuery = Static<typeof AuditListQuery>;
 
 // ---- Data imports ---------------------------------------------------------------
 
+/** The media type of an .xlsx workbook. */
+export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
 /** The largest body a data import takes (docs/decisions.md 58): larger files go through `mds import`. */
 export const ADMIN_MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 
@@ -612,6 +615,8 @@ export const IMPORT_MEDIA_TYPES = {
   'application/x-ndjson': 'ndjson',
   'application/json': 'json',
   'text/csv': 'csv',
+  // The Bank of Algeria's workbook of official rates, as `mds import official-boa` (docs/decisions.md 140).
+  [XLSX_MEDIA_TYPE]: 'xlsx',
 } as const;
 
 export const DataKindParams = Type.Object({
@@ -713,6 +718,21 @@ export const DataImportAnswer = ok(
         description: 'What the guards found and `acceptOutliers=true` let through',
       }),
       ...ImportNotes,
+      skippedSheets: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {
+              sheet: Type.String({ examples: ['XAF - DZD'] }),
+              reason: Type.String({ examples: ['XAF is not in the asset directory'] }),
+            },
+            { component: 'SkippedSheet' },
+          ),
+          {
+            description:
+              'A workbook’s sheets not read: named otherwise than `<currency> - DZD`, or of a currency not in the asset directory. Only for a workbook',
+          },
+        ),
+      ),
     },
     { component: 'ImportReport' },
   ),

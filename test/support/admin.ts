@@ -86,7 +86,7 @@ export async function startAdminHarness(
         ...(o.remoteAddress ? { remoteAddress: o.remoteAddress } : {}),
       };
       if (o.body !== undefined) {
-        if (typeof o.body === 'string') request.payload = o.body;
+        if (typeof o.body === 'string' || Buffer.isBuffer(o.body)) request.payload = o.body;
         else {
           request.payload = JSON.stringify(o.body);
           headers['content-type'] ??= 'application/json';

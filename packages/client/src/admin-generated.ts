@@ -883,6 +883,10 @@ export interface ImportReport {
   emptyRows: number;
   /** Columns with an empty header after the named ones, ignored (their cells must be empty) */
   emptyColumns: number;
+  /**
+   * A workbook’s sheets not read: named otherwise than `<currency> - DZD`, or of a currency not in the asset directory. Only for a workbook
+   */
+  skippedSheets?: SkippedSheet[];
 }
 
 export interface BuySell {
@@ -893,6 +897,11 @@ export interface BuySell {
 export interface ImportProblem {
   line: number;
   message: string;
+}
+
+export interface SkippedSheet {
+  sheet: string;
+  reason: string;
 }
 
 // ---- createAccount -------------------------------------------------------------

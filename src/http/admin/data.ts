@@ -2,7 +2,8 @@
  * POST /admin/v1/data/{assets|rates|gold}: a market data import over HTTP,
  * with the rules, guards, report, record and revisions of `mds import`
  * (import/run.ts, `importFile`; docs/decisions.md 51 and 58). The body is
- * NDJSON, a JSON array or CSV, named by its Content-Type; all or nothing;
+ * NDJSON, a JSON array, CSV or the Bank of Algeria's workbook (rates), named
+ * by its Content-Type; all or nothing;
  * larger than ADMIN_MAX_IMPORT_BYTES is a 413. The import's record names the
  * admin token as its actor.
  *
@@ -16,6 +17,7 @@ import type { ImportFormat } from '../../import/detect.js';
 import { DEFAULT_MAX_CHANGE_PERCENT } from '../../import/guards.js';
 import { ImportError } from '../../import/run.js';
 import { ImportStopped } from '../../import/threads.js';
+import { workbookMaxBytes } from '../../import/workbook.js';
 import {
   ADMIN_MAX_IMPORT_BYTES,
   adminResponses,
@@ -23,6 +25,7 @@ import {
   DataImportQuery,
   DataKindParams,
   IMPORT_MEDIA_TYPES,
+  XLSX_MEDIA_TYPE,
 } from '../../schemas/admin.js';
 import { ApiError, invalidParameters, stopping } from '../errors.js';
 import { importRefused, parseOptionsOf } from './data-import.js';
@@ -73,12 +76,12 @@ export const dataRoutes: AdminRoute[] = [
               `send it again in ${BUSY_RETRY_AFTER} s`,
           );
         }
-        return receiveToFile(
-          payload,
-          request.headers['content-length'],
-          ADMIN_MAX_IMPORT_BYTES,
-          place.release,
-        );
+        // A workbook's own cap (docs/decisions.md 141), checked as the body arrives.
+        const workbook = formatOf(request.headers['content-type']) === 'xlsx';
+        const limit = workbook
+          ? Math.min(workbookMaxBytes(), ADMIN_MAX_IMPORT_BYTES)
+          : ADMIN_MAX_IMPORT_BYTES;
+        return receiveToFile(payload, request.headers['content-length'], limit, place.release);
       },
     },
     schema: {
@@ -88,7 +91,10 @@ export const dataRoutes: AdminRoute[] = [
       description:
         'Imports the asset directory, rates or gold references, as `mds import` does: the body is NDJSON ' +
         '(`application/x-ndjson`), a JSON array (`application/json`) or CSV (`text/csv`), at most ' +
-        `${ADMIN_MAX_IMPORT_BYTES / 1024 / 1024} MB. Every record is checked, against the asset directory and the ` +
+        `${ADMIN_MAX_IMPORT_BYTES / 1024 / 1024} MB; or, for \`rates\`, the Bank of Algeria’s workbook of official ` +
+        `rates (\`${XLSX_MEDIA_TYPE}\`, as \`mds import official-boa\`), at most MDS_WORKBOOK_MAX_MB ` +
+        '(20 MB unless set) and MDS_WORKBOOK_UNPACKED_MB unpacked (100 MB unless set). ' +
+        'Every record is checked, against the asset directory and the ' +
         'plausibility guards too, before anything is written; then all of it is written in one transaction with ' +
         'the import’s record and the revisions of the observations it changes. A refused import writes nothing ' +
         'and answers 400 with every problem grouped by kind over consecutive lines (`error.report`; at most 100 ' +
@@ -141,6 +147,7 @@ export const dataRoutes: AdminRoute[] = [
           duplicateRows: report.duplicateRows,
           emptyRows: report.emptyRows,
           emptyColumns: report.emptyColumns,
+          ...(report.skippedSheets ? { skippedSheets: report.skippedSheets } : {}),
         });
       } catch (err) {
         if (err instanceof ImportError) throw importRefused(err);
