@@ -4,7 +4,6 @@
  * organisations, reporters and tokens append their audit record in their own
  * transaction, as kysely/access.ts does; tokens are audited without digests.
  */
-import { sql } from 'kysely';
 import { type AuditActor, DuplicateError, type KeysetPage } from '../admin-records.js';
 import type {
   MarketId,
@@ -19,6 +18,7 @@ import type {
 import type { ReporterRepository } from '../repositories/reporters.js';
 import { appendAudit, changesOf, isUniqueViolation } from './audit.js';
 import { createdAfter, type Db, type Runner } from './database.js';
+import { latestQuotes } from './quote-reads.js';
 import { reporterFields, toOrganisation, toQuote, toReporter, toToken } from './reporter-rows.js';
 
 async function appendState(trx: Runner, r: ReporterRecord, at: number): Promise<void> {
@@ -220,29 +220,8 @@ export class KyselyReporters implements ReporterRepository {
     });
   }
 
-  async latestQuotes(market: MarketId, from: number, to: number): Promise<QuoteRecord[]> {
-    // Received by `to`, min(observed, received) in (from, to] ⇔ both above `from`.
-    const effective = sql`case when observed_at < received_at then observed_at else received_at end`;
-    const ranked = this.db
-      .selectFrom('quotes')
-      .selectAll()
-      .select(
-        sql<number>`row_number() over (partition by reporter_id order by ${effective} desc, received_at desc, observed_at desc, id desc)`.as(
-          'rank',
-        ),
-      )
-      .where('market', '=', market)
-      .where('received_at', '>', from)
-      .where('received_at', '<=', to)
-      .where('observed_at', '>', from);
-    const rows = await this.db
-      .selectFrom(ranked.as('q'))
-      .selectAll()
-      .where('rank', '=', 1)
-      .orderBy('observed_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toQuote);
+  latestQuotes(market: MarketId, from: number, to: number): Promise<QuoteRecord[]> {
+    return latestQuotes(this.db, market, from, to);
   }
 
   async quotesByIds(ids: readonly string[]): Promise<QuoteRecord[]> {
