@@ -53,6 +53,7 @@ export function goldLatest({ market, store, now }: Services) {
         '`gold:latest:read`. With `at`, the newest reference at or before that instant and its change, which ' +
         'requires `gold:history:read` instead. Any other parameter is ignored.',
       tags: ['Gold'],
+      'x-entitlement-at': 'gold:history:read',
       querystring: GoldLatestQuery,
       response: responses(GoldLatestResponse, 'Latest gold records', [400, 401, 403, 404, 429, 503]),
     },

@@ -79,6 +79,7 @@ export function ratesLatest({ market, store, now }: Services) {
         'the newest observation at or before that instant and its change, which requires ' +
         '`rates:<source>:history:read` instead.',
       tags: ['Rates'],
+      'x-entitlement-at': 'rates:<source>:history:read',
       querystring: RatesLatestQuery,
       response: responses(
         RatesLatestResponse,
