@@ -7,7 +7,7 @@
 See the package README for the quick-start, paging, CSV, retries and errors.
 """
 
-from .client import Currencies, DateLike, MdsClient, __version__, parse_csv
+from .client import Currencies, DateLike, InstantLike, MdsClient, __version__, parse_csv
 from .errors import MdsApiError
 from .schemas import (
     Account,
@@ -15,6 +15,8 @@ from .schemas import (
     AssetsMeta,
     AssetsResponse,
     AssetType,
+    Change,
+    ChangeSide,
     CsvRow,
     ErrorDetail,
     ErrorInfo,
@@ -29,6 +31,7 @@ from .schemas import (
     RateHistoryRecord,
     Identity,
     KeyInfo,
+    LatestGoldRecord,
     MarketPremiumMeta,
     MarketPremiumHistoryResponse,
     MarketPremiumResponse,
@@ -41,6 +44,8 @@ from .schemas import (
     Observation,
     PercentOnDay,
     Premium,
+    PremiumChange,
+    PremiumChangeSide,
     PremiumFigure,
     PremiumHistoryItem,
     PremiumHistoryMeta,
@@ -65,6 +70,8 @@ __all__ = [
     "AssetsMeta",
     "AssetsResponse",
     "AssetType",
+    "Change",
+    "ChangeSide",
     "Currencies",
     "CsvRow",
     "DateLike",
@@ -80,7 +87,9 @@ __all__ = [
     "HistoryRate",
     "RateHistoryRecord",
     "Identity",
+    "InstantLike",
     "KeyInfo",
+    "LatestGoldRecord",
     "MarketPremiumHistoryResponse",
     "MarketPremiumMeta",
     "MarketPremiumResponse",
@@ -95,6 +104,8 @@ __all__ = [
     "Observation",
     "PercentOnDay",
     "Premium",
+    "PremiumChange",
+    "PremiumChangeSide",
     "PremiumFigure",
     "PremiumHistoryItem",
     "PremiumHistoryMeta",
