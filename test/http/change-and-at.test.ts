@@ -217,6 +217,27 @@ describe.each(backends())('change since the previous day and at= on $name', (bac
     ]);
   });
 
+  it('documents change and at as named components and parameters', () => {
+    const schemas = h.doc.components!.schemas as Record<
+      string,
+      { properties?: Record<string, { $ref?: string }> }
+    >;
+    for (const name of ['Change', 'ChangeSide', 'PremiumChange', 'PremiumChangeSide', 'LatestGoldRecord'])
+      expect(schemas[name], name).toBeDefined();
+    expect(schemas.LatestRate!.properties!.change).toEqual({ $ref: '#/components/schemas/Change' });
+    expect(schemas.LatestGoldRecord!.properties!.change).toEqual({ $ref: '#/components/schemas/Change' });
+    expect(schemas.PremiumItem!.properties!.change).toEqual({ $ref: '#/components/schemas/PremiumChange' });
+    expect(schemas.GoldRecord!.properties!.change).toBeUndefined();
+    for (const path of ['/v1/rates/latest', '/v1/gold/latest']) {
+      const get = h.doc.paths[path]!.get as { parameters: { name: string }[]; 'x-entitlement-at'?: string };
+      expect(
+        get.parameters.map((p) => p.name),
+        path,
+      ).toContain('at');
+      expect(get['x-entitlement-at'], path).toMatch(/history:read$/);
+    }
+  });
+
   it('keeps ignoring the other parameters of /v1/gold/latest', async () => {
     const res = await call('/v1/gold/latest?foo=bar&x=', key);
     expect(res.statusCode).toBe(200);
