@@ -145,6 +145,9 @@ describe.each(backends())('change since the previous day and at= on $name', (bac
     // An offset is read as an import reads it: 09:00+01:00 is 08:00Z.
     const offset = (await call('/v1/rates/latest?currency=EUR&at=2026-11-23T09:00:00%2B01:00', key)).json();
     expect(offset.data[0].updatedAt).toBe(iso(nov(23, 8)));
+    // The same `+` left unescaped, which a query string reads as a space.
+    const unescaped = (await call('/v1/rates/latest?currency=EUR&at=2026-11-23T09:00:00+01:00', key)).json();
+    expect(unescaped.data[0].updatedAt).toBe(iso(nov(23, 8)));
     // Before any observation: no record.
     const none = (await call('/v1/rates/latest?at=2026-01-01T00:00:00Z', key)).json();
     expect(none.data).toEqual([]);

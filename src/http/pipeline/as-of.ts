@@ -19,7 +19,8 @@ export interface AsOf {
 /** Reads `at` into `asOf`, or pushes a problem naming the value: unparseable, or after `now()`. */
 export function checkAt(q: { at?: string } & AsOf, now: number, problems: ErrorDetail[]): void {
   if (q.at === undefined) return;
-  const ms = parseTimestamp(q.at, Number.MAX_SAFE_INTEGER);
+  // A `+` left unescaped in a query string arrives as a space: `…T09:00:00 01:00` means +01:00.
+  const ms = parseTimestamp(q.at.replace(/ (\d{2}:\d{2})$/, '+$1'), Number.MAX_SAFE_INTEGER);
   if (typeof ms === 'string') problems.push({ parameter: 'at', message: `${ms}; got \`${q.at}\`` });
   else if (ms > now)
     problems.push({
