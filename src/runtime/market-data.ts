@@ -6,7 +6,7 @@
 
 import type { Store } from '../storage/store.js';
 import { loadQualities } from './quality.js';
-import { MarketSnapshot } from './snapshot.js';
+import { MarketSnapshot, premiumPoints } from './snapshot.js';
 
 export class MarketData {
   private current = MarketSnapshot.empty();
@@ -29,14 +29,23 @@ export class MarketData {
     }
     this.loading = (async () => {
       const v = version ?? (await this.store.versions()).data;
-      const [assets, latest, gold] = await Promise.all([
+      // Each series' latest observation with the one its change compares it with (decisions 122).
+      const [assets, series, gold] = await Promise.all([
         this.store.market.listAssets(),
-        this.store.market.latestRates(),
-        this.store.market.latestGold(),
+        this.store.market.ratesAsOf(),
+        this.store.market.goldAsOf(),
       ]);
-      // The quality of the latest records, read here once per data version so no request queries it.
-      const points = await loadQualities(this.store, latest, gold);
-      this.current = new MarketSnapshot(v, assets, latest, gold, points);
+      // The quality of the latest records and the previous day's premiums, read here once per data
+      // version so no request queries them (decisions 114, 124).
+      const [points, officials] = await Promise.all([
+        loadQualities(
+          this.store,
+          series.map((s) => s.current),
+          gold.map((g) => g.current),
+        ),
+        this.store.market.ratesAt(premiumPoints(series)),
+      ]);
+      this.current = new MarketSnapshot(v, assets, series, gold, points, officials);
     })().finally(() => {
       this.loading = null;
     });

@@ -6,18 +6,26 @@
  * published consensus points that give records their quality (quality.ts).
  */
 import type { Static } from '@sinclair/typebox';
+import { changeOf } from '../domain/change.js';
 import { microsToNumber } from '../domain/decimal.js';
 import { type Asset, GOLD_UNIT, type GoldObservation, QUOTE, type RateObservation } from '../domain/types.js';
-import type { GoldRecord, HistoryRate, LatestRate } from '../schemas/market.js';
+import type { GoldRecord, HistoryRate, LatestGoldRecord, LatestRate } from '../schemas/market.js';
 import { type Qualities, qualityOf, rateQuality } from './quality.js';
 
 export type LatestRateValue = Static<typeof LatestRate>;
 export type HistoryRateValue = Static<typeof HistoryRate>;
 export type GoldRecordValue = Static<typeof GoldRecord>;
+export type LatestGoldValue = Static<typeof LatestGoldRecord>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function latestRate(r: RateObservation, asset: Asset, points: Qualities): LatestRateValue {
+/** A latest record; `previous` is the observation its change is computed against (decisions 122). */
+export function latestRate(
+  r: RateObservation,
+  asset: Asset,
+  points: Qualities,
+  previous: RateObservation | null,
+): LatestRateValue {
   return {
     currency: r.currency,
     names: asset.names,
@@ -28,6 +36,7 @@ export function latestRate(r: RateObservation, asset: Asset, points: Qualities):
     sell: microsToNumber(r.sell),
     updatedAt: iso(r.updatedAt),
     quality: rateQuality(points, r),
+    change: changeOf(r, previous),
   };
 }
 
@@ -53,4 +62,12 @@ export function goldRecord(g: GoldObservation, points: Qualities): GoldRecordVal
     updatedAt: iso(g.updatedAt),
     quality: qualityOf(points, g.purity, g),
   };
+}
+
+export function latestGold(
+  g: GoldObservation,
+  points: Qualities,
+  previous: GoldObservation | null,
+): LatestGoldValue {
+  return { ...goldRecord(g, points), change: changeOf(g, previous) };
 }

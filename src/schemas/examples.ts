@@ -39,6 +39,11 @@ export const examples = {
         sell: 261.79,
         updatedAt: '2026-11-21T09:00:00.000Z',
         quality: consensusQuality,
+        change: {
+          since: '2026-11-20T15:00:00.000Z',
+          buy: { amount: 0.55, percent: 0.2133 },
+          sell: { amount: 0.59, percent: 0.2259 },
+        },
       },
     ],
     meta: { requestId: RID, count: 1, source: 'parallel', quote: 'DZD', currencies: ['EUR'] },
@@ -75,6 +80,11 @@ export const examples = {
         parallel: { buy: 258.45, sell: 261.79, updatedAt: '2026-11-21T09:00:00.000Z' },
         official: { buy: 153.32, sell: 153.55, updatedAt: '2026-11-21T10:00:00.000Z' },
         premium: { buy: { amount: 105.13, percent: 68.569 }, sell: { amount: 108.24, percent: 70.4917 } },
+        change: {
+          since: '2026-11-20T15:00:00.000Z',
+          buy: { percentPoints: 0.3587 },
+          sell: { percentPoints: 0.3842 },
+        },
       },
     ],
     meta: { requestId: RID, count: 1, quote: 'DZD', currencies: ['EUR', 'XYZ'], missingCurrencies: ['XYZ'] },
@@ -124,6 +134,11 @@ export const examples = {
         sell: 30767,
         updatedAt: '2026-11-21T09:30:00.000Z',
         quality: importQuality,
+        change: {
+          since: '2026-11-20T09:30:00.000Z',
+          buy: { amount: 112, percent: 0.3799 },
+          sell: { amount: 117, percent: 0.3817 },
+        },
       },
       {
         purity: '21K',
@@ -133,6 +148,7 @@ export const examples = {
         sell: 35947,
         updatedAt: '2026-11-21T09:30:00.000Z',
         quality: importQuality,
+        change: null,
       },
       {
         purity: '24K',
@@ -142,6 +158,7 @@ export const examples = {
         sell: 41333,
         updatedAt: '2026-11-21T09:30:00.000Z',
         quality: importQuality,
+        change: null,
       },
     ],
     meta: { requestId: RID, count: 3, quote: 'DZD', unit: 'gram' },

@@ -114,10 +114,63 @@ export const Quality = Type.Object(
   },
 );
 
+// ---- change since the previous day (decisions 122) ----------------------------
+
+const ChangeSide = Type.Object(
+  {
+    amount: Type.Number({ description: 'current − previous, exact decimal' }),
+    percent: Type.Number({
+      description: '(current − previous) / previous × 100, 4 decimals, half away from zero',
+    }),
+  },
+  { component: 'ChangeSide' },
+);
+
+/**
+ * The change of a latest record since the previous day: against the newest
+ * observation of the same series before the start of the record's UTC day,
+ * at most 7 days before that start; null without one (decisions 122).
+ */
+export const Change = Type.Union(
+  [
+    Type.Object({
+      since: Type.String({
+        format: 'date-time',
+        description: '`updatedAt` of the observation compared with',
+        examples: ['2026-11-20T15:00:00.000Z'],
+      }),
+      buy: ChangeSide,
+      sell: ChangeSide,
+    }),
+    Type.Null(),
+  ],
+  {
+    component: 'Change',
+    description:
+      'Since the newest observation of the same series before the start of this one’s UTC day, at most 7 days ' +
+      'before that start; null when there is none (decisions 122)',
+  },
+);
+
+/** `at`: the latest records as of an instant (decisions 123). */
+const AtParam = Type.String({
+  // No `format`: the refinement reads it (http/pipeline/as-of.ts) and names the value in its problem.
+  maxLength: 40,
+  description:
+    'An ISO 8601 timestamp with a time zone, not in the future: the latest observation at or before it, and its ' +
+    'change. Requires the history scope of the data instead of the latest one.',
+  examples: ['2026-11-20T18:00:00Z'],
+  errorMessage: 'must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-21T09:00:00.000Z',
+});
+
 // ---- /v1/rates/latest --------------------------------------------------------
 
 export const RatesLatestQuery = Type.Object(
-  { currency: Type.Optional(CurrencyListParam), source: Defaulted(SourceParam, 'parallel') },
+  {
+    currency: Type.Optional(CurrencyListParam),
+    source: Defaulted(SourceParam, 'parallel'),
+    at: Type.Optional(AtParam),
+  },
   { additionalProperties: false },
 );
 
@@ -132,6 +185,7 @@ export const LatestRate = Type.Object(
     sell: Type.Number(),
     updatedAt: Timestamp,
     quality: Quality,
+    change: Change,
   },
   { component: 'LatestRate' },
 );
@@ -222,6 +276,38 @@ const Difference = Type.Object(
 );
 const Premium = Type.Object({ buy: Difference, sell: Difference }, { component: 'Premium' });
 
+const PointsChange = Type.Object(
+  {
+    percentPoints: Type.Number({
+      description: 'This percent − the previous day’s, in percentage points, 4 decimals (exact)',
+    }),
+  },
+  { component: 'PremiumChangeSide' },
+);
+
+/** The premium's change since the previous day, in percentage points (decisions 124). */
+export const PremiumChange = Type.Union(
+  [
+    Type.Object({
+      since: Type.String({
+        format: 'date-time',
+        description: '`updatedAt` of the parallel observation of the previous day’s premium',
+        examples: ['2026-11-20T15:00:00.000Z'],
+      }),
+      buy: PointsChange,
+      sell: PointsChange,
+    }),
+    Type.Null(),
+  ],
+  {
+    component: 'PremiumChange',
+    description:
+      'Since the premium of the previous day: its parallel side the one `change` of the parallel rate compares ' +
+      'with, its official side the latest at or before the end of that day and at most 7 days older (as in the ' +
+      'premium history); null without either (decisions 124)',
+  },
+);
+
 export const PremiumItem = Type.Object(
   {
     currency: Type.String(),
@@ -229,6 +315,7 @@ export const PremiumItem = Type.Object(
     parallel: SidePoint,
     official: SidePoint,
     premium: Premium,
+    change: PremiumChange,
   },
   { component: 'PremiumItem' },
 );
@@ -332,8 +419,16 @@ export const GoldRecord = Type.Object(
   { component: 'GoldRecord' },
 );
 
+export const LatestGoldRecord = Type.Object(
+  { ...GoldRecord.properties, change: Change },
+  { component: 'LatestGoldRecord' },
+);
+
+/** Open: the operation took no parameter before `at` and still ignores any other (§6, decisions 123). */
+export const GoldLatestQuery = Type.Object({ at: Type.Optional(AtParam) }, { additionalProperties: true });
+
 export const GoldLatestResponse = Envelope(
-  Type.Array(GoldRecord),
+  Type.Array(LatestGoldRecord),
   Type.Object(
     { requestId: RequestId, count: Type.Integer(), quote: Quote, unit: GoldUnit },
     { component: 'GoldLatestMeta' },

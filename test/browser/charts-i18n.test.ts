@@ -4,7 +4,7 @@
  *
  * - a key of the free plan (config/plans.json: the latest parallel and official
  *   rates, the asset directory, usage) sees a latest-rates panel with the API's
- *   values, without the change column (one line says why), a converter both
+ *   values and the API's change since the previous day, a converter both
  *   ways, and one line naming what the plan lacks instead of a panel each; the
  *   page asks only for what the key may read, within the plan's 10 a minute;
  * - the language follows navigator.languages, or the switch on the page
@@ -49,6 +49,11 @@ interface Rate {
   currency: string;
   buy: number;
   sell: number;
+  change: {
+    since: string;
+    buy: { amount: number; percent: number };
+    sell: { amount: number; percent: number };
+  } | null;
   updatedAt: string;
 }
 interface Violation {
@@ -218,7 +223,9 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       const rates = { parallel: await latest('parallel'), official: await latest('official') };
       for (const [source, rate] of Object.entries(rates)) {
         for (const side of ['buy', 'sell'] as const) {
-          const cell = page.locator(`#latest-rows tr[data-source="${source}"] td[data-side="${side}"]`);
+          const cell = page.locator(
+            `#latest-rows tr[data-source="${source}"] td:not(.change)[data-side="${side}"]`,
+          );
           expect(await cell.getAttribute('data-value')).toBe(String(rate[side]));
           expect(await cell.textContent()).toMatch(/^\d{1,3}(,\d{3})*\.\d{2,4}$/);
         }
@@ -240,16 +247,24 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
         imports: 0,
       });
 
-      // Without the history, no change column, and one line saying why.
-      expect(await page.locator('#latest-table td.change').count()).toBe(0);
+      // The change since the previous day is the API's `change` (decisions 122, 125): no history needed.
+      for (const [source, rate] of Object.entries(rates)) {
+        expect(rate.change, source).not.toBeNull();
+        for (const side of ['buy', 'sell'] as const) {
+          const change = page.locator(
+            `#latest-rows tr[data-source="${source}"] td.change[data-side="${side}"]`,
+          );
+          expect(await change.getAttribute('data-value')).toBe(String(rate.change![side].amount));
+          expect(await change.getAttribute('data-percent')).toBe(String(rate.change![side].percent));
+          expect(await change.getAttribute('data-since')).toBe(rate.change!.since);
+        }
+      }
       expect(
         await page
           .locator('#latest-table th.change')
           .evaluateAll((ths: Element[]) => ths.map((th) => th.hidden)),
-      ).toEqual([true, true]);
-      expect(await page.textContent('#latest-note')).toBe(
-        'No change since the previous day: it is computed from the rate history, which this key may not read.',
-      );
+      ).toEqual([false, false]);
+      expect(await page.textContent('#latest-note')).toBe('');
 
       // The converter shows what /v1/convert answers: 100 EUR into dinars in each family, then 100 DZD
       // into euros; each question asked once (going back to the first is answered from memory).
@@ -302,7 +317,7 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       }
       expect(await page.textContent('#lacks')).toBe(
         'Not shown, as this key (plan free) may not read them: the latest money-transfer rates ' +
-          '(rates:transfer:latest:read), the rate history and the change since the previous day ' +
+          '(rates:transfer:latest:read), the rate history ' +
           '(rates:parallel:history:read, rates:official:history:read, rates:transfer:history:read), ' +
           'the market premium (market:premium:read), the premium history (market:premium:history:read), ' +
           'the latest gold references (gold:latest:read), and the gold history (gold:history:read).',
@@ -373,7 +388,7 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       expect(options).toContain('USD – Dollar américain');
 
       // French figures: a decimal comma, thousands apart; dates as a French reader writes them.
-      const buy = cellText(page, 'parallel', 'td[data-side="buy"]');
+      const buy = cellText(page, 'parallel', 'td:not(.change)[data-side="buy"]');
       expect(await buy).toMatch(new RegExp(`^\\d{1,3}(${FR_SPACE}\\d{3})*,\\d{2,4}$`));
       expect(await page.textContent('#me-remaining')).toMatch(
         new RegExp(`^[\\d${FR_SPACE.slice(1, -1)}]+ requêtes sur 10${FR_SPACE}000$`),
@@ -415,9 +430,7 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       const after = await page.locator('#converter-rows tr[data-source="parallel"] td').first().textContent();
       expect(after).not.toBe(before);
       expect(after).toMatch(new RegExp(`^\\d{1,3}(${FR_SPACE}\\d{3})*,\\d{2}${FR_SPACE}DZD$`));
-      expect(await page.textContent('#latest-note')).toBe(
-        'Pas de variation depuis la veille : elle se calcule sur l’historique des cours, que cette clé ne peut pas lire.',
-      );
+      expect(await page.textContent('#latest-note')).toBe('');
       expect(await page.textContent('#lacks')).toMatch(
         /^Non affiché, car cette clé \(formule free\) ne peut pas les lire : les derniers cours du transfert d’argent \(rates:transfer:latest:read\), /,
       );
@@ -460,13 +473,14 @@ describe.skipIf(chromiumPath === null)('the charts page in English, French and A
       expect(await page.textContent('#lacks')).toMatch(
         /^غير معروض، لأن هذا المفتاح \(الباقة free\) لا يحق له قراءة: /,
       );
-      expect(await page.textContent('#latest-note')).toBe(
-        'لا يُعرض التغير منذ اليوم السابق: يُحسب من سجل الأسعار، ولا يحق لهذا المفتاح قراءته.',
-      );
+      expect(await page.textContent('#latest-note')).toBe('');
       // The values are the same; only their text changed.
       const rate = await latest('parallel');
       expect(
-        await page.getAttribute('#latest-rows tr[data-source="parallel"] td[data-side="buy"]', 'data-value'),
+        await page.getAttribute(
+          '#latest-rows tr[data-source="parallel"] td:not(.change)[data-side="buy"]',
+          'data-value',
+        ),
       ).toBe(String(rate.buy));
       expect(
         await page.evaluate(() =>

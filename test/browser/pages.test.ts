@@ -10,8 +10,8 @@
  *   Scalar), no visible link leads off the origin, and the in-page API client
  *   sends a request with a key to this origin and shows its answer.
  * - `/charts`: with a key holding every entitlement, the latest rates of the
- *   three source families show the change since the previous day computed
- *   from the history, the rates chart draws the three series; the premium
+ *   three source families show the API's change since the previous day
+ *   (its `change` member), the rates chart draws the three series; the premium
  *   chart draws /v1/market/premium/history, and its summary, the latest
  *   premium and the gold references equal the API's, percentages to 2
  *   decimals; a narrower key's panels it may not read fold into one line and
@@ -89,7 +89,6 @@ const day = (isoDay: string) =>
   new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' }).format(
     new Date(`${isoDay}T00:00:00Z`),
   );
-const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 const utcDay = (offsetDays: number) =>
   new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
@@ -322,37 +321,32 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       }
       expect(await page.locator('#lacks').isHidden()).toBe(true);
 
-      // The latest rate of every family, and its change since the newest observation of an earlier UTC day
-      // within the 7 days before (docs/decisions.md, 66), as the page computes it from the history.
+      // The latest rate of every family, and its change since the previous day: the API's `change` member
+      // (docs/decisions.md, 122 and 125), which the page shows as it is, computing nothing.
       const rows = page.locator('#latest-rows tr');
       expect(await rows.evaluateAll((trs: ListItem[]) => trs.map((tr) => tr.dataset.source))).toEqual([
         ...SOURCES,
       ]);
       expect(await page.locator('#latest-note').getAttribute('data-change')).toBe('shown');
+      type ChangeSide = { amount: number; percent: number };
       for (const source of SOURCES) {
         const latest = await getJson(`${origin}/v1/rates/latest?source=${source}&currency=EUR`, keys.full);
-        const record = latest.body.data[0] as { buy: number; sell: number; updatedAt: string };
-        const today = record.updatedAt.slice(0, 10);
-        const weekBefore = new Date(Date.parse(today) - 7 * 86_400_000).toISOString().slice(0, 10);
-        const history = await getJson(
-          `${origin}/v1/rates/history?currency=EUR&source=${source}&from=${weekBefore}&to=${today}&limit=1000`,
-          keys.full,
-        );
-        const previous = (history.body.data as { buy: number; sell: number; updatedAt: string }[])
-          .filter((r) => r.updatedAt.slice(0, 10) < today)
-          .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0]!;
-        expect(previous, source).toBeDefined();
+        const record = latest.body.data[0] as {
+          buy: number;
+          sell: number;
+          updatedAt: string;
+          change: { since: string; buy: ChangeSide; sell: ChangeSide } | null;
+        };
+        expect(record.change, source).not.toBeNull();
         const row = page.locator(`#latest-rows tr[data-source="${source}"]`);
         for (const side of ['buy', 'sell'] as const) {
           const value = row.locator(`td:not(.change)[data-side="${side}"]`);
           expect(await value.getAttribute('data-value')).toBe(String(record[side]));
           expect(await value.textContent()).toBe(shown(record[side]));
           const change = row.locator(`td.change[data-side="${side}"]`);
-          const amount = round4(record[side] - previous[side]);
-          const percent = round4((amount / previous[side]) * 100);
-          expect(await change.getAttribute('data-value')).toBe(String(amount));
-          expect(await change.getAttribute('data-percent')).toBe(String(percent));
-          expect(await change.getAttribute('data-since')).toBe(previous.updatedAt);
+          expect(await change.getAttribute('data-value')).toBe(String(record.change![side].amount));
+          expect(await change.getAttribute('data-percent')).toBe(String(record.change![side].percent));
+          expect(await change.getAttribute('data-since')).toBe(record.change!.since);
           expect(await change.textContent()).toMatch(/^[+-]?[\d,]+\.\d{2,4} \([+-]?\d+\.\d{2}%\)$/);
         }
       }
@@ -525,14 +519,14 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       expect(await page.locator('#gold-chart path.series').count()).toBe(3);
 
       // Plan and quota from /v1/me; every call allowed: /v1/me, the currencies, the latest gold, then for
-      // each family its latest, the history of its change, the window's history and the converter's
-      // /v1/convert; the premium twice, the gold history.
+      // each family its latest (with its change), the window's history and the converter's /v1/convert;
+      // the premium twice, the gold history.
       expect(await page.locator('#me-plan').textContent()).toBe('pro');
       expect(await page.locator('#me-remaining').textContent()).toMatch(/^[\d,]+ of 100,000 requests$/);
       const statuses = await page
         .locator('#access-list li')
         .evaluateAll((lis: ListItem[]) => lis.map((li) => li.dataset.status));
-      expect(statuses).toHaveLength(18);
+      expect(statuses).toHaveLength(15);
       expect(new Set(statuses)).toEqual(new Set(['allowed']));
 
       // Sell redraws from memory, without another request.
@@ -549,7 +543,7 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       // The key went only to this origin's /v1 API, and nowhere in a URL; it was not stored (not asked to).
       expect(offOrigin(seen, origin)).toEqual([]);
       const withKey = seen.filter((r) => r.authorization !== undefined);
-      expect(withKey.length).toBeGreaterThanOrEqual(15);
+      expect(withKey.length).toBeGreaterThanOrEqual(12);
       for (const r of withKey) {
         expect(new URL(r.url).pathname).toMatch(/^\/v1\//);
         expect(r.authorization).toBe(`Bearer ${keys.full}`);
@@ -597,7 +591,7 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
       const statuses = await page
         .locator('#access-list li')
         .evaluateAll((lis: ListItem[]) => lis.map((li) => li.dataset.status));
-      expect(statuses).toHaveLength(15);
+      expect(statuses).toHaveLength(12);
       expect(new Set(statuses)).toEqual(new Set(['allowed']));
       expect(offOrigin(seen, origin)).toEqual([]);
     } finally {

@@ -169,6 +169,15 @@ describe('MdsClient against the real server', () => {
     validate('/v1/gold/latest', gold);
     expect(gold.data.map((g) => g.purity)).toEqual(['18K', '21K', '24K']);
     expect(gold.meta).toMatchObject({ count: 3, unit: 'gram', quote: 'DZD' });
+    // `at` (decisions 123): the records as of an instant, each with its `change` (decisions 122).
+    const goldAt = await client.getLatestGold({ at: `${END}T09:30:00Z` });
+    validate('/v1/gold/latest', goldAt);
+    expect(goldAt.data.map((g) => g.updatedAt)).toEqual(Array(3).fill(`${END}T09:30:00.000Z`));
+    expect(goldAt.data[0]!.change?.since.slice(0, 10)).not.toBe(END);
+    const ratesAt = await client.getLatestRates({ currency: 'EUR', at: `${END}T09:00:00Z` });
+    validate('/v1/rates/latest', ratesAt);
+    expect(ratesAt.data[0]!.updatedAt).toBe(`${END}T09:00:00.000Z`);
+    expect(Object.keys(ratesAt.data[0]!.change ?? {})).toEqual(['since', 'buy', 'sell']);
 
     const goldHistory = await client.getGoldHistory({ from: END, to: END });
     validate('/v1/gold/history', goldHistory);

@@ -155,6 +155,36 @@ print(json.dumps({
     expect(out.daily.data.days).toHaveLength(1);
   });
 
+  it('get_latest_rates and get_latest_gold take `at` (a string, or an aware datetime sent in UTC) and carry `change`', async () => {
+    const out = await py(`
+import json
+from datetime import datetime, timedelta, timezone
+from mds_client import MdsClient
+mds = MdsClient()
+algiers = timezone(timedelta(hours=1))
+at = datetime.fromisoformat("${END}T10:30:00").replace(tzinfo=algiers)
+try:
+    mds.get_latest_gold(at=datetime(2026, 1, 1))
+    naive = "sent"
+except ValueError as e:
+    naive = str(e)
+print(json.dumps({
+  "latest": mds.get_latest_rates(currency="EUR"),
+  "at": mds.get_latest_rates(currency="EUR", at=at),
+  "gold": mds.get_latest_gold(at="${END}T09:30:00Z"),
+  "naive": naive,
+}))`);
+    // The sample's parallel rates are at 09:00Z each day: 10:30+01:00 is 09:30Z, after the END one.
+    expect(out.at.data[0].updatedAt).toBe(`${END}T09:00:00.000Z`);
+    expect(out.at.data[0].change.since.slice(0, 10)).toBe(
+      new Date(Date.parse(END) - DAY).toISOString().slice(0, 10),
+    );
+    expect(Object.keys(out.latest.data[0].change)).toEqual(['since', 'buy', 'sell']);
+    expect(out.gold.data.map((g: Json) => g.updatedAt)).toEqual(Array(3).fill(`${END}T09:30:00.000Z`));
+    expect(Object.keys(out.gold.data[0])).toContain('change');
+    expect(out.naive).toContain('time zone');
+  });
+
   it('the paginate_* iterators yield every record of a window once, page after page, following meta.nextCursor', async () => {
     const out = await py(`
 import json

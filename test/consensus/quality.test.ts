@@ -97,6 +97,11 @@ describe.each(backends())('quality of published and imported records on $name', 
       updatedAt: new Date(published!.at).toISOString(),
     });
     expect(latest.quality).toEqual(quality);
+    // As of its instant (decisions 123), the record keeps its quality.
+    const at = new Date(published!.at).toISOString();
+    const asOf = await h.get(`/v1/rates/latest?currency=EUR&at=${at}`, key);
+    expect(asOf.statusCode, asOf.body).toBe(200);
+    expect(asOf.json().data[0]).toMatchObject({ buy: 259.8, updatedAt: at, quality });
 
     const url = '/v1/rates/history?currency=EUR&source=parallel&limit=3';
     const history = await h.get(url, key);
@@ -156,6 +161,10 @@ describe.each(backends())('quality of published and imported records on $name', 
     );
     expect(byPurity['21K']).toMatchObject({ buy: k21.buy + 1, quality });
     expect(byPurity['18K'].quality).toEqual(IMPORTED);
+    const asOf = await h.get(`/v1/gold/latest?at=${new Date(published!.at).toISOString()}`, key);
+    expect(asOf.statusCode, asOf.body).toBe(200);
+    const k21AsOf = asOf.json().data.find((g: { purity: string }) => g.purity === '21K');
+    expect(k21AsOf).toMatchObject({ buy: k21.buy + 1, quality });
 
     const history = await h.get('/v1/gold/history?limit=2', key);
     expect(history.statusCode, history.body).toBe(200);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteOnly } from '../support/backends.js';
 import { type Harness, SAMPLE_END, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody, keyedHarness } from '../support/openapi.js';
-import { expectedGold, IMPORTED } from '../support/sample-records.js';
+import { expectedLatestGold, IMPORTED } from '../support/sample-records.js';
 
 describe.each(sqliteOnly())('/v1/gold/latest on $name', (backend) => {
   let h: Harness;
@@ -17,11 +17,12 @@ describe.each(sqliteOnly())('/v1/gold/latest on $name', (backend) => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(Object.keys(body)).toEqual(['data', 'meta']);
-    expect(body.data).toEqual(expectedGold(SAMPLE_END, SAMPLE_END));
+    expect(body.data).toEqual(expectedLatestGold());
     expect(body.data.map((g: { purity: string }) => g.purity)).toEqual(['18K', '21K', '24K']);
     for (const g of body.data) {
       expect(Object.keys(g).sort()).toEqual([
         'buy',
+        'change',
         'purity',
         'quality',
         'quote',
@@ -91,6 +92,7 @@ describe.each(sqliteOnly())('/v1/gold/latest with an empty store on $name', (bac
         sell: 16600,
         updatedAt: '2026-05-01T09:30:00.000Z',
         quality: IMPORTED,
+        change: null,
       },
       {
         purity: '24K',
@@ -100,6 +102,12 @@ describe.each(sqliteOnly())('/v1/gold/latest with an empty store on $name', (bac
         sell: 22150.25,
         updatedAt: '2026-05-02T09:30:00.000Z',
         quality: IMPORTED,
+        // 21500.5 − 21450 = 50.5 (0.23543… %); 22150.25 − 22100 = 50.25 (0.22737… %).
+        change: {
+          since: '2026-05-01T09:30:00.000Z',
+          buy: { amount: 50.5, percent: 0.2354 },
+          sell: { amount: 50.25, percent: 0.2274 },
+        },
       },
     ]);
     expect(res.json().meta.count).toBe(2);

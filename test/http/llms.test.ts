@@ -88,8 +88,9 @@ describe.each(sqliteOnly())('/llms.txt on $name', (backend) => {
       if (op.summary) expect(matching[0]).toContain(op.summary);
     }
     expect(text).toContain(
-      '- `GET /v1/rates/latest` (query: `currency`, `source`): Latest rates. Entitlement: ' +
-        '`rates:<source>:latest:read`; `source`: parallel (default), official, transfer.',
+      '- `GET /v1/rates/latest` (query: `currency`, `source`, `at`): Latest rates. Entitlement: ' +
+        '`rates:<source>:latest:read`; `source`: parallel (default), official, transfer. ' +
+        'With `at`: `rates:<source>:history:read`.',
     );
     expect(text).toMatch(
       /- `GET \/v1\/rates\/historical` .* Deprecated\. Entitlement: `rates:<source>:history:read`/,

@@ -374,9 +374,18 @@ describe.each(backends())('/v1/market/premium/history on $name', (backend) => {
     expect(body.data).toEqual(oracle(sample, 'EUR', from, today));
     expect(body.meta.summary).toEqual(summaryOf(body.data));
     // The latest item is the /v1/market/premium item of that day.
-    const now = (await call('/v1/market/premium?currency=EUR', key)).json().data[0];
+    const { change, ...now } = (await call('/v1/market/premium?currency=EUR', key)).json().data[0];
     const { date: _day, ...latestItem } = body.data[0];
     expect(latestItem).toEqual(now);
+    // Its change is against the item of the day before (decisions 124), in percentage points.
+    const [today_, before] = body.data as Item[];
+    const points = (side: 'buy' | 'sell') =>
+      Math.round((today_!.premium[side].percent - before!.premium[side].percent) * 10_000) / 10_000;
+    expect(change).toEqual({
+      since: before!.parallel.updatedAt,
+      buy: { percentPoints: points('buy') },
+      sell: { percentPoints: points('sell') },
+    });
   });
 
   it('a record imported while paging causes no duplicate and no gap among older days', async () => {

@@ -39,7 +39,14 @@ describe.each(sqliteOnly())('/v1/market/premium with the sample data on $name', 
     for (const item of body.data) {
       const p = latest(item.currency, 'parallel');
       const o = latest(item.currency, 'official');
-      expect(Object.keys(item).sort()).toEqual(['currency', 'official', 'parallel', 'premium', 'quote']);
+      expect(Object.keys(item).sort()).toEqual([
+        'change',
+        'currency',
+        'official',
+        'parallel',
+        'premium',
+        'quote',
+      ]);
       expect(item.quote).toBe('DZD');
       expect(item.parallel).toEqual({
         buy: p.buy / 1e6,
@@ -196,6 +203,8 @@ describe.each(sqliteOnly())('/v1/market/premium arithmetic on $name', (backend) 
         parallel: side(264, 264.19, T2),
         official: side(151.2, 151.2, T3),
         premium: { buy: { amount: 112.8, percent: 74.6032 }, sell: { amount: 112.99, percent: 74.7288 } },
+        // T1's premium: (250 − 150) / 150 = 66.6667 %, (252 − 150.5) / 150.5 = 67.4419 %.
+        change: { since: T1, buy: { percentPoints: 7.9365 }, sell: { percentPoints: 7.2869 } },
       },
       {
         currency: 'USD',
@@ -203,6 +212,7 @@ describe.each(sqliteOnly())('/v1/market/premium arithmetic on $name', (backend) 
         parallel: side(100.00125, 80.03604, T2),
         official: side(100, 80, T3),
         premium: { buy: { amount: 0.00125, percent: 0.0013 }, sell: { amount: 0.03604, percent: 0.0451 } },
+        change: null,
       },
       {
         currency: 'GBP',
@@ -210,6 +220,7 @@ describe.each(sqliteOnly())('/v1/market/premium arithmetic on $name', (backend) 
         parallel: side(140, 79.96396, T2),
         official: side(151.2, 80, T3),
         premium: { buy: { amount: -11.2, percent: -7.4074 }, sell: { amount: -0.03604, percent: -0.0451 } },
+        change: null,
       },
       {
         currency: 'AUD',
@@ -217,6 +228,7 @@ describe.each(sqliteOnly())('/v1/market/premium arithmetic on $name', (backend) 
         parallel: side(99.99875, 145.5, T2),
         official: side(100, 152.3, T3),
         premium: { buy: { amount: -0.00125, percent: -0.0013 }, sell: { amount: -6.8, percent: -4.4649 } },
+        change: null,
       },
     ]);
     // The JSON text itself carries the short decimals.
@@ -267,6 +279,7 @@ describe.each(sqliteOnly())('/v1/market/premium arithmetic on $name', (backend) 
         parallel: side(160, 162, T2),
         official: side(100, 100, T3),
         premium: { buy: { amount: 60, percent: 60 }, sell: { amount: 62, percent: 62 } },
+        change: null,
       },
     ]);
     expect(res.json().meta.missingCurrencies).toEqual([]);

@@ -4,7 +4,7 @@ import { generateSample } from '../../src/sample/generate.js';
 import { backends } from '../support/backends.js';
 import { type Harness, SAMPLE_END } from '../support/harness.js';
 import { type Call, expectErrorBody, keyedHarness, problemParameters } from '../support/openapi.js';
-import { IMPORTED } from '../support/sample-records.js';
+import { expectedChange, IMPORTED } from '../support/sample-records.js';
 
 const sample = generateSample({ endDate: SAMPLE_END });
 const assetsByCode = new Map(sample.assets.map((a) => [a.code, a]));
@@ -29,6 +29,10 @@ function latestFor(source: Source) {
       sell: r.sell / 1e6,
       updatedAt: new Date(r.updatedAt).toISOString(),
       quality: IMPORTED,
+      change: expectedChange(
+        sample.rates.filter((o) => o.currency === r.currency && o.source === source),
+        r,
+      ),
     }));
 }
 
@@ -51,7 +55,18 @@ describe.each(backends())('/v1/rates/latest on $name', (backend) => {
     expect(body.data.map((r: { currency: string }) => r.currency)).toEqual(ALL_CODES);
     for (const r of body.data) {
       expect(Object.keys(r).sort()).toEqual(
-        ['buy', 'currency', 'names', 'quality', 'quote', 'sell', 'source', 'type', 'updatedAt'].sort(),
+        [
+          'buy',
+          'change',
+          'currency',
+          'names',
+          'quality',
+          'quote',
+          'sell',
+          'source',
+          'type',
+          'updatedAt',
+        ].sort(),
       );
       expect(r.updatedAt).toBe(`${SAMPLE_END}T09:00:00.000Z`);
     }

@@ -194,6 +194,10 @@ describe('MCP server over stdio against the real service', () => {
       expect(tool!.outputSchema?.type).toBe('object');
       expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     }
+    // The latest tools take `at` (decisions 123).
+    for (const id of ['getLatestRates', 'getLatestGold']) {
+      expect(Object.keys(byName.get(id)?.inputSchema.properties ?? {}), id).toContain('at');
+    }
     // The deprecated alias is no tool: its successor answers the same (docs/decisions.md 63).
     const alias = doc.paths['/v1/rates/historical']?.get;
     expect(alias?.deprecated).toBe(true);

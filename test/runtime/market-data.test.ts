@@ -21,13 +21,14 @@ describe('MarketData.refresh', () => {
       versions: async () => ({ data: version, access: 1 }),
       market: {
         listAssets: async () => [],
-        latestGold: async () => [],
-        latestRates: async () => {
+        goldAsOf: async () => [],
+        ratesAsOf: async () => {
           loads++;
           const seen = rates;
           if (loads === 1) await gate; // the first load read the store before the import
-          return seen;
+          return seen.map((current) => ({ current, previous: null }));
         },
+        ratesAt: async () => [],
       },
       // No street-rate consensus: every record's quality is an import's.
       consensus: { qualities: async () => [] },

@@ -1,4 +1,6 @@
 /** The harness's sample records as the API shows them, for the suites of the operations that serve them. */
+
+import { percentChange } from '../../src/domain/decimal.js';
 import { type GoldObservation, PURITIES, type RateObservation, type Source } from '../../src/domain/types.js';
 import { generateSample } from '../../src/sample/generate.js';
 import { DAY, SAMPLE_END } from './harness.js';
@@ -52,4 +54,36 @@ export function expectedRates(currency: string, source: Source, from: string, to
     .filter((r) => r.currency === currency && r.source === source && r.updatedAt >= lo && r.updatedAt <= hi)
     .sort((a, b) => b.updatedAt - a.updatedAt)
     .map(json);
+}
+
+type Observed = { buy: number; sell: number; updatedAt: number };
+
+/**
+ * The `change` of `current` within `series` (decisions 122): against the newest
+ * observation before the start of its UTC day, at most 7 days before that start.
+ */
+export function expectedChange(series: readonly Observed[], current: Observed) {
+  const start = current.updatedAt - (current.updatedAt % DAY);
+  const previous = series
+    .filter((o) => o.updatedAt < start && o.updatedAt >= start - 7 * DAY)
+    .sort((a, b) => b.updatedAt - a.updatedAt)[0];
+  if (!previous) return null;
+  const side = (c: number, p: number) => ({ amount: (c - p) / 1e6, percent: percentChange(c, p) });
+  return {
+    since: new Date(previous.updatedAt).toISOString(),
+    buy: side(current.buy, previous.buy),
+    sell: side(current.sell, previous.sell),
+  };
+}
+
+/** The sample's latest gold records, with their change, in purity order. */
+export function expectedLatestGold() {
+  return PURITIES.flatMap((purity) => {
+    const series = sample.gold.filter((g) => g.purity === purity);
+    const latest = series.reduce<GoldObservation | undefined>(
+      (a, g) => (a === undefined || g.updatedAt > a.updatedAt ? g : a),
+      undefined,
+    );
+    return latest ? [{ ...record(latest), change: expectedChange(series, latest) }] : [];
+  });
 }

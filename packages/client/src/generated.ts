@@ -168,6 +168,7 @@ export interface LatestRate {
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
   quality: Quality;
+  change: Change;
 }
 
 /** Rate source family */
@@ -191,6 +192,26 @@ export interface Quality {
    * `high`: at least 5 organisations and dispersion ≤ 0.5 %; `medium`: the quorum and dispersion ≤ 2 %; otherwise `low`; null for an import
    */
   confidence: 'high' | 'medium' | 'low' | null;
+}
+
+/**
+ * Since the newest observation of the same series before the start of this one’s UTC day, at most 7 days before that start; null when there is none (decisions 122)
+ */
+export type Change = {
+  /**
+   * `updatedAt` of the observation compared with
+   * Format: ISO 8601 date-time (UTC).
+   */
+  since: string;
+  buy: ChangeSide;
+  sell: ChangeSide;
+} | null;
+
+export interface ChangeSide {
+  /** current − previous, exact decimal */
+  amount: number;
+  /** (current − previous) / previous × 100, 4 decimals, half away from zero */
+  percent: number;
 }
 
 export interface RatesLatestMeta {
@@ -259,6 +280,7 @@ export interface PremiumItem {
   parallel: PremiumRate;
   official: PremiumRate;
   premium: Premium;
+  change: PremiumChange;
 }
 
 export interface PremiumRate {
@@ -278,6 +300,24 @@ export interface PremiumDifference {
   amount: number;
   /** (parallel − official) / official × 100, 4 decimals, half away from zero */
   percent: number;
+}
+
+/**
+ * Since the premium of the previous day: its parallel side the one `change` of the parallel rate compares with, its official side the latest at or before the end of that day and at most 7 days older (as in the premium history); null without either (decisions 124)
+ */
+export type PremiumChange = {
+  /**
+   * `updatedAt` of the parallel observation of the previous day’s premium
+   * Format: ISO 8601 date-time (UTC).
+   */
+  since: string;
+  buy: PremiumChangeSide;
+  sell: PremiumChangeSide;
+} | null;
+
+export interface PremiumChangeSide {
+  /** This percent − the previous day’s, in percentage points, 4 decimals (exact) */
+  percentPoints: number;
 }
 
 export interface MarketPremiumMeta {
@@ -341,7 +381,7 @@ export interface PremiumExtreme {
   date: string;
 }
 
-export interface GoldRecord {
+export interface LatestGoldRecord {
   purity: GoldPurity;
   quote: QuoteCurrency;
   unit: GoldUnit;
@@ -352,6 +392,7 @@ export interface GoldRecord {
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
   quality: Quality;
+  change: Change;
 }
 
 export type GoldPurity = '18K' | '21K' | '24K';
@@ -364,6 +405,19 @@ export interface GoldLatestMeta {
   count: number;
   quote: QuoteCurrency;
   unit: GoldUnit;
+}
+
+export interface GoldRecord {
+  purity: GoldPurity;
+  quote: QuoteCurrency;
+  unit: GoldUnit;
+  /** What a dealer pays per gram */
+  buy: number;
+  /** What a dealer charges per gram */
+  sell: number;
+  /** Format: ISO 8601 date-time (UTC). */
+  updatedAt: string;
+  quality: Quality;
 }
 
 export interface GoldHistoryMeta {
@@ -540,6 +594,10 @@ export interface RatesLatestQuery {
    * @default "parallel"
    */
   source?: 'parallel' | 'official' | 'transfer';
+  /**
+   * An ISO 8601 timestamp with a time zone, not in the future: the latest observation at or before it, and its change. Requires the history scope of the data instead of the latest one.
+   */
+  at?: string;
 }
 
 /** `data` of `GET /v1/rates/latest`: Latest rates */
@@ -726,10 +784,15 @@ export interface MarketPremiumHistoryResponse {
 // ---- GET /v1/gold/latest -------------------------------------------------------
 
 /** Query parameters of `GET /v1/gold/latest`: Latest gold references */
-export type GoldLatestQuery = Record<string, never>;
+export interface GoldLatestQuery {
+  /**
+   * An ISO 8601 timestamp with a time zone, not in the future: the latest observation at or before it, and its change. Requires the history scope of the data instead of the latest one.
+   */
+  at?: string;
+}
 
 /** `data` of `GET /v1/gold/latest`: Latest gold references */
-export type GoldLatestData = GoldRecord[];
+export type GoldLatestData = LatestGoldRecord[];
 
 /** Latest gold records (`GET /v1/gold/latest`: Latest gold references) */
 export interface GoldLatestResponse {
@@ -862,7 +925,7 @@ export const OPERATIONS = [
     operationId: 'getLatestRates',
     method: 'GET',
     path: '/v1/rates/latest',
-    query: ['currency', 'source'],
+    query: ['currency', 'source', 'at'],
     requiredQuery: [],
     deprecated: false,
   },
@@ -916,7 +979,7 @@ export const OPERATIONS = [
     operationId: 'getLatestGold',
     method: 'GET',
     path: '/v1/gold/latest',
-    query: [],
+    query: ['at'],
     requiredQuery: [],
     deprecated: false,
   },

@@ -17,6 +17,7 @@ import type {
   ErrorResponse,
   GoldHistoryQuery,
   GoldHistoryResponse,
+  GoldLatestQuery,
   GoldLatestResponse,
   GoldRecord,
   MarketPremiumHistoryQuery,
@@ -180,7 +181,11 @@ export class MdsClient implements OperationMethods {
     return this.get(ENDPOINTS.listAssets, query, options);
   }
 
-  /** `GET /v1/rates/latest` (`getLatestRates`): the newest rate per asset for one source. Requires `rates:<source>:latest:read`. */
+  /**
+   * `GET /v1/rates/latest` (`getLatestRates`): the newest rate per asset for one source, with its
+   * `change` since the previous day. Requires `rates:<source>:latest:read`; with `at` (an ISO
+   * timestamp), the newest at or before it, which requires `rates:<source>:history:read` instead.
+   */
   getLatestRates(query: RatesLatestQuery = {}, options?: RequestOptions): Promise<RatesLatestResponse> {
     return this.get(ENDPOINTS.getLatestRates, query, options);
   }
@@ -235,9 +240,14 @@ export class MdsClient implements OperationMethods {
     return this.history(ENDPOINTS.getPremiumHistory, query, options);
   }
 
-  /** `GET /v1/gold/latest` (`getLatestGold`): the latest per-gram gold references. Requires `gold:latest:read`. */
-  getLatestGold(options?: RequestOptions): Promise<GoldLatestResponse> {
-    return this.get(ENDPOINTS.getLatestGold, {}, options);
+  /**
+   * `GET /v1/gold/latest` (`getLatestGold`): the latest per-gram gold references, with their
+   * `change` since the previous day. Requires `gold:latest:read`; with `{ at }` (an ISO timestamp),
+   * the newest at or before it, which requires `gold:history:read` instead.
+   */
+  getLatestGold(options: RequestOptions & GoldLatestQuery = {}): Promise<GoldLatestResponse> {
+    const { at, ...request } = options;
+    return this.get(ENDPOINTS.getLatestGold, at === undefined ? {} : { at }, request);
   }
 
   /**

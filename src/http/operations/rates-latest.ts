@@ -1,15 +1,20 @@
 import { ratesEntitlement } from '../../domain/scopes.js';
 import { QUOTE } from '../../domain/types.js';
+import { loadQualities } from '../../runtime/quality.js';
+import { latestRate } from '../../runtime/records.js';
 import type { Services } from '../../runtime/services.js';
 import type { SourceView } from '../../runtime/snapshot.js';
 import { RatesLatestQuery, RatesLatestResponse } from '../../schemas/market.js';
 import type { QueryOf } from '../../schemas/query.js';
 import { responses } from '../../schemas/responses.js';
+import { type AsOf, asOfAnswer, checkAt, keptAsOf } from '../pipeline/as-of.js';
 import { pagesOf, perVersion } from '../pipeline/bodies.js';
 import { checkCodeCount } from '../pipeline/history.js';
 import { operation } from '../pipeline/operation.js';
 import { dedupe, MAX_AGE, type PreparedAnswer } from '../respond.js';
 import { preparer } from '../serialize.js';
+
+type Query = QueryOf<typeof RatesLatestQuery> & AsOf;
 
 const body = preparer(RatesLatestResponse);
 
@@ -18,8 +23,10 @@ const wholeList = perVersion((view: SourceView) =>
   body(view.records, { count: view.codes.length, source: view.source, quote: QUOTE, currencies: view.codes }),
 );
 
-export function ratesLatest({ market }: Services) {
-  const latest = (q: QueryOf<typeof RatesLatestQuery>): PreparedAnswer => {
+const asOfKey = (q: Query) => `latest-at|${q.source}|${q.currency ?? ''}|${q.asOf}`;
+
+export function ratesLatest({ market, store, now }: Services) {
+  const latest = (q: Query): PreparedAnswer => {
     const snapshot = market.snapshot;
     const view = snapshot.bySource[q.source];
     const { currency } = q;
@@ -36,15 +43,43 @@ export function ratesLatest({ market }: Services) {
     return { body: page, maxAge: MAX_AGE.latest };
   };
 
-  return operation({
+  /** The list as of `at` (decisions 123): one read of the series and their previous day's, one of their points. */
+  const asOf = (q: Query, at: number): Promise<PreparedAnswer> => {
+    const snapshot = market.snapshot;
+    return asOfAnswer(snapshot, asOfKey(q), async () => {
+      const requested = q.currency === undefined ? null : dedupe(q.currency);
+      const series = (await store.market.ratesAsOf({ source: q.source, at })).filter(
+        (s) =>
+          snapshot.assetsByCode.has(s.current.currency) &&
+          (requested === null || requested.includes(s.current.currency)),
+      );
+      const currents = series.map((s) => s.current);
+      const points = await loadQualities(store, currents, []);
+      const records = series.map((s) =>
+        latestRate(s.current, snapshot.assetsByCode.get(s.current.currency)!, points, s.previous),
+      );
+      const codes = currents.map((r) => r.currency);
+      return body(records, {
+        count: records.length,
+        source: q.source,
+        quote: QUOTE,
+        currencies: requested ?? codes,
+      });
+    });
+  };
+
+  return operation<typeof RatesLatestQuery, AsOf>({
     url: '/rates/latest',
     schema: {
       operationId: 'getLatestRates',
       summary: 'Latest rates',
       description:
-        'The newest stored observation per asset for one source. Requires `rates:<source>:latest:read`. ' +
-        'An unknown but well-formed code yields no record and no error.',
+        'The newest stored observation per asset for one source, with its change since the previous day. Requires ' +
+        '`rates:<source>:latest:read`. An unknown but well-formed code yields no record and no error. With `at`, ' +
+        'the newest observation at or before that instant and its change, which requires ' +
+        '`rates:<source>:history:read` instead.',
       tags: ['Rates'],
+      'x-entitlement-at': 'rates:<source>:history:read',
       querystring: RatesLatestQuery,
       response: responses(
         RatesLatestResponse,
@@ -52,9 +87,12 @@ export function ratesLatest({ market }: Services) {
         [400, 401, 403, 429, 503],
       ),
     },
-    refine: (q, problems) => checkCodeCount(q.currency, problems),
-    entitlement: (q) => ratesEntitlement(q.source, 'latest'),
-    ready: latest,
-    answer: latest,
+    refine: (q, problems) => {
+      checkCodeCount(q.currency, problems);
+      checkAt(q, now(), problems);
+    },
+    entitlement: (q) => ratesEntitlement(q.source, q.asOf === undefined ? 'latest' : 'history'),
+    ready: (q) => (q.asOf === undefined ? latest(q) : keptAsOf(market.snapshot, asOfKey(q))),
+    answer: (q) => (q.asOf === undefined ? latest(q) : asOf(q, q.asOf)),
   });
 }

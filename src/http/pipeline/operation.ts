@@ -38,7 +38,13 @@ export interface OperationSpec<S extends TObject, Q> {
   /** The path under /v1. */
   url: string;
   /** The route schema (OpenAPI); `querystring` is the query the operation takes. */
-  schema: FastifySchema & { querystring: S; operationId: string; 'x-entitlement'?: string };
+  schema: FastifySchema & {
+    querystring: S;
+    operationId: string;
+    'x-entitlement'?: string;
+    /** The entitlement that replaces it when `at` is given (decisions 123), for /llms.txt and agents. */
+    'x-entitlement-at'?: string;
+  };
   /** Cross-field rules, run once each field passed its own (decisions §6). */
   refine?: Refinement<Q>;
   entitlement: (query: Q) => Entitlement;

@@ -47,8 +47,10 @@ export function compileQuery<T>(schema: TObject, refine?: Refinement<T>) {
     });
     if (prop.default !== undefined) defaults.push([name, prop.default]);
   }
-  // Routes that take no parameters ignore a query string (decisions §6).
+  // Routes that take no parameters ignore a query string (decisions §6); one that
+  // took none before keeps ignoring the others when it gains one (decisions 123).
   const ignoresQuery = rules.size === 0 && schema.additionalProperties !== false;
+  const ignoresOthers = schema.additionalProperties === true;
 
   const validate = (raw: Record<string, unknown> | null | undefined): QueryResult<T> => {
     if (ignoresQuery) return { value: {} as T };
@@ -59,7 +61,7 @@ export function compileQuery<T>(schema: TObject, refine?: Refinement<T>) {
         const given = raw[name];
         const rule = rules.get(name);
         if (!rule) {
-          problems.push({ parameter: name, message: 'is not a supported parameter' });
+          if (!ignoresOthers) problems.push({ parameter: name, message: 'is not a supported parameter' });
         } else if (Array.isArray(given)) {
           problems.push({ parameter: name, message: 'must not be repeated' });
         } else if (given === '' || given === undefined) {

@@ -28,6 +28,7 @@ export interface Operation {
   deprecated?: boolean;
   parameters?: Parameter[];
   'x-entitlement'?: unknown;
+  'x-entitlement-at'?: unknown;
 }
 
 export interface Document {
@@ -68,6 +69,9 @@ function endpointLine(path: string, method: string, op: Operation): string {
       .map(([name, values]) => `; \`${name}\`: ${values}`)
       .join('');
     needs = ` Entitlement: \`${entitlement}\`${filled}.`;
+    // `at=` reads the history instead (decisions 123).
+    const at = op['x-entitlement-at'];
+    if (typeof at === 'string') needs += ` With \`at\`: \`${at}\`.`;
   }
   const deprecated = op.deprecated ? ' Deprecated.' : '';
   return `- \`${method.toUpperCase()} ${path}\`${query}: ${summary}.${deprecated}${needs}`;
@@ -100,7 +104,10 @@ export function llmsText(doc: Document): string {
     '## Endpoints',
     '',
     'All are GET (HEAD works too) and answer JSON. Paginated ones return `meta.nextCursor`: send it back as ' +
-      '`cursor` with the same filters for the next page.',
+      '`cursor` with the same filters for the next page. The latest rates and gold records carry `change` since ' +
+      'the previous day (`since`, and `amount` and `percent` of buy and sell; null when the series has nothing ' +
+      'in the 7 days before the day of the record), the premium items the change of their percent in ' +
+      '`percentPoints`. `at=<ISO timestamp>` on the latest rates and gold gives the records as of that instant.',
     '',
     ...endpoints,
     '',

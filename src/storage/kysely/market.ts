@@ -6,42 +6,30 @@ import {
   type AssetType,
   type GoldObservation,
   PURITIES,
-  type Purity,
   type RateObservation,
   SOURCES,
-  type Source,
 } from '../../domain/types.js';
 import type {
   DailyRatesQuery,
+  GoldAsOf,
   GoldHistoryQuery,
   MarketRepository,
+  RateAsOf,
   RateHistoryQuery,
+  RatePoint,
+  RatesAsOfQuery,
 } from '../repositories/market.js';
 import type { Db } from './database.js';
-
-type RateRow = { currency: string; source: string; updated_at: number; buy: number; sell: number };
-type GoldRow = { purity: string; updated_at: number; buy: number; sell: number };
-
-const toRate = (r: RateRow): RateObservation => ({
-  currency: r.currency,
-  source: r.source as Source,
-  buy: Number(r.buy),
-  sell: Number(r.sell),
-  updatedAt: Number(r.updated_at),
-});
-const toGold = (r: GoldRow): GoldObservation => ({
-  purity: r.purity as Purity,
-  buy: Number(r.buy),
-  sell: Number(r.sell),
-  updatedAt: Number(r.updated_at),
-});
-
-/** A one-column table of constants, written as both dialects read it (SQLite has no VALUES aliases). */
-const oneColumn = (name: string, values: readonly string[]) =>
-  sql.join(
-    values.map((v) => sql`select ${sql.lit(v)} as ${sql.ref(name)}`),
-    sql` union all `,
-  );
+import {
+  type GoldRow,
+  goldAsOf,
+  oneColumn,
+  type RateRow,
+  ratesAsOf,
+  ratesAt,
+  toGold,
+  toRate,
+} from './market-as-of.js';
 
 /** The market repository as both backends run it; SQLite reads history pages its own way (sqlite-market.ts). */
 export class KyselyMarket implements MarketRepository {
@@ -91,6 +79,18 @@ export class KyselyMarket implements MarketRepository {
         and r.updated_at = (select max(m.updated_at) from rates m where m.currency = a.code and m.source = s.source)
       order by r.currency, r.source`.execute(this.db);
     return rows.map(toRate);
+  }
+
+  ratesAsOf(q: RatesAsOfQuery = {}): Promise<RateAsOf[]> {
+    return ratesAsOf(this.db, this.dialect, q);
+  }
+
+  goldAsOf(at?: number): Promise<GoldAsOf[]> {
+    return goldAsOf(this.db, this.dialect, at);
+  }
+
+  ratesAt(points: readonly RatePoint[]): Promise<RateObservation[]> {
+    return ratesAt(this.db, this.dialect, points);
   }
 
   /** PostgreSQL's history page; SQLite reads it with a raw prepared statement (sqlite-market.ts). */

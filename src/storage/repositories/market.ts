@@ -32,6 +32,35 @@ export interface GoldHistoryQuery {
   limit: number;
 }
 
+/** Which series `ratesAsOf` reads: one source or all, as of an instant or now. */
+export interface RatesAsOfQuery {
+  /** The newest observation at or before this instant; without it, the newest of all. */
+  at?: number;
+  source?: Source;
+}
+
+/**
+ * An observation and the one its `change` compares it with (decisions 122):
+ * the newest of the same series before the start of its UTC day, at most
+ * 7 days before that start; null without one.
+ */
+export interface RateAsOf {
+  current: RateObservation;
+  previous: RateObservation | null;
+}
+
+export interface GoldAsOf {
+  current: GoldObservation;
+  previous: GoldObservation | null;
+}
+
+/** A series and an instant: its newest observation at or before it. */
+export interface RatePoint {
+  currency: string;
+  source: Source;
+  at: number;
+}
+
 export interface MarketRepository {
   listAssets(): Promise<Asset[]>;
   /** Newest observation of every (currency, source) series. */
@@ -39,6 +68,12 @@ export interface MarketRepository {
   rateHistory(query: RateHistoryQuery): Promise<RateObservation[]>;
   /** The latest observation of each UTC day in the window on which the series has one, newest first. */
   dailyRates(query: DailyRatesQuery): Promise<RateObservation[]>;
+  /** Each series of the directory (of one source or all) as of an instant, with its previous day's observation. */
+  ratesAsOf(query?: RatesAsOfQuery): Promise<RateAsOf[]>;
+  /** Each purity as of an instant (or now), with its previous day's record. */
+  goldAsOf(at?: number): Promise<GoldAsOf[]>;
+  /** The newest observation of each series at or before its instant, one statement; none, none listed. */
+  ratesAt(points: readonly RatePoint[]): Promise<RateObservation[]>;
   /** Newest record of every purity. */
   latestGold(): Promise<GoldObservation[]>;
   goldHistory(query: GoldHistoryQuery): Promise<GoldObservation[]>;

@@ -7,7 +7,7 @@
 See the package README for the quick-start, paging, CSV, retries and errors.
 """
 
-from .client import Currencies, DateLike, MdsClient, __version__, parse_csv
+from .client import Currencies, DateLike, InstantLike, MdsClient, __version__, parse_csv
 from .errors import MdsApiError
 from .schemas import (
     Account,
@@ -15,6 +15,8 @@ from .schemas import (
     AssetsMeta,
     AssetsResponse,
     AssetType,
+    Change,
+    ChangeSide,
     Conversion,
     ConversionRate,
     ConvertResponse,
@@ -32,6 +34,7 @@ from .schemas import (
     RateHistoryRecord,
     Identity,
     KeyInfo,
+    LatestGoldRecord,
     MarketPremiumMeta,
     MarketPremiumHistoryResponse,
     MarketPremiumResponse,
@@ -44,6 +47,8 @@ from .schemas import (
     Observation,
     PercentOnDay,
     Premium,
+    PremiumChange,
+    PremiumChangeSide,
     PremiumFigure,
     PremiumHistoryItem,
     PremiumHistoryMeta,
@@ -68,6 +73,8 @@ __all__ = [
     "AssetsMeta",
     "AssetsResponse",
     "AssetType",
+    "Change",
+    "ChangeSide",
     "Conversion",
     "ConversionRate",
     "ConvertResponse",
@@ -86,7 +93,9 @@ __all__ = [
     "HistoryRate",
     "RateHistoryRecord",
     "Identity",
+    "InstantLike",
     "KeyInfo",
+    "LatestGoldRecord",
     "MarketPremiumHistoryResponse",
     "MarketPremiumMeta",
     "MarketPremiumResponse",
@@ -101,6 +110,8 @@ __all__ = [
     "Observation",
     "PercentOnDay",
     "Premium",
+    "PremiumChange",
+    "PremiumChangeSide",
     "PremiumFigure",
     "PremiumHistoryItem",
     "PremiumHistoryMeta",

@@ -45,6 +45,8 @@ __version__ = "1.0.0"
 
 DateLike = Union[str, date]
 """`YYYY-MM-DD`, or a `datetime.date`."""
+InstantLike = Union[str, datetime]
+"""An ISO 8601 timestamp with a zone (`2026-11-23T08:00:00Z`), or an aware `datetime.datetime`."""
 Currencies = Union[str, Sequence[str]]
 """`"EUR,USD"`, as on the wire, or `["EUR", "USD"]`."""
 QueryValue = Union[str, int, date, Sequence[str], None]
@@ -73,6 +75,15 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def _instant(value: Optional[InstantLike]) -> Optional[str]:
+    """`at` as the API reads it: UTC, milliseconds at most; a naive datetime names no instant."""
+    if value is None or isinstance(value, str):
+        return value
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("at: a datetime needs a time zone (datetime.now(timezone.utc), say)")
+    return value.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _query_string(query: Mapping[str, QueryValue]) -> str:
@@ -187,11 +198,18 @@ class MdsClient:
         return cast(AssetsResponse, self._json("/v1/assets", {"type": type}))
 
     def get_latest_rates(
-        self, *, currency: Optional[Currencies] = None, source: Optional[Source] = None
+        self,
+        *,
+        currency: Optional[Currencies] = None,
+        source: Optional[Source] = None,
+        at: Optional[InstantLike] = None,
     ) -> RatesLatestResponse:
         """`GET /v1/rates/latest` (`getLatestRates`): the newest rate per asset of one source
-        (`parallel` unless told). Requires `rates:<source>:latest:read`."""
-        return cast(RatesLatestResponse, self._json("/v1/rates/latest", {"currency": currency, "source": source}))
+        (`parallel` unless told), each with its `change` since the previous day. Requires
+        `rates:<source>:latest:read`; with `at`, the newest at or before that instant, which
+        requires `rates:<source>:history:read` instead."""
+        query = {"currency": currency, "source": source, "at": _instant(at)}
+        return cast(RatesLatestResponse, self._json("/v1/rates/latest", query))
 
     def get_rates_history(
         self,
@@ -266,9 +284,11 @@ class MdsClient:
         query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor)
         return self._csv("/v1/market/premium/history", query)
 
-    def get_latest_gold(self) -> GoldLatestResponse:
-        """`GET /v1/gold/latest` (`getLatestGold`): the gold prices per gram. Requires `gold:latest:read`."""
-        return cast(GoldLatestResponse, self._json("/v1/gold/latest", {}))
+    def get_latest_gold(self, *, at: Optional[InstantLike] = None) -> GoldLatestResponse:
+        """`GET /v1/gold/latest` (`getLatestGold`): the gold prices per gram, each with its `change`
+        since the previous day. Requires `gold:latest:read`; with `at`, the newest at or before that
+        instant, which requires `gold:history:read` instead."""
+        return cast(GoldLatestResponse, self._json("/v1/gold/latest", {"at": _instant(at)}))
 
     def get_gold_history(
         self,

@@ -50,8 +50,28 @@ class Quality(TypedDict):
     confidence: Optional[Literal["high", "medium", "low"]]
 
 
+class ChangeSide(TypedDict):
+    """current − previous on one side: the exact amount, and the percent of previous (4 decimals)."""
+
+    amount: float
+    percent: float
+
+
+class Change(TypedDict):
+    """The change of a latest record since the previous day (decisions 122).
+
+    Against the newest observation of the same series before the start of the
+    record's UTC day, at most 7 days before it; `since` is that one's
+    `updatedAt`. The record's `change` is None without one.
+    """
+
+    since: str
+    buy: ChangeSide
+    sell: ChangeSide
+
+
 class LatestRate(TypedDict):
-    """The newest rate of an asset for one source (`GET /v1/rates/latest`)."""
+    """The newest rate of an asset for one source (`GET /v1/rates/latest`), with its change."""
 
     currency: str
     names: Names
@@ -62,6 +82,7 @@ class LatestRate(TypedDict):
     sell: float
     updatedAt: str
     quality: Quality
+    change: Optional[Change]
 
 
 class RateHistoryRecord(TypedDict):
@@ -100,6 +121,21 @@ class Premium(TypedDict):
     sell: PremiumFigure
 
 
+class PremiumChangeSide(TypedDict):
+    """This percent − the previous day's, in percentage points (4 decimals, exact)."""
+
+    percentPoints: float
+
+
+class PremiumChange(TypedDict):
+    """The premium's change since the previous day's premium (decisions 124); `since` is the
+    `updatedAt` of that premium's parallel side."""
+
+    since: str
+    buy: PremiumChangeSide
+    sell: PremiumChangeSide
+
+
 class PremiumItem(TypedDict):
     """The premium of the parallel rate over the official one (`GET /v1/market/premium`)."""
 
@@ -108,6 +144,7 @@ class PremiumItem(TypedDict):
     parallel: Observation
     official: Observation
     premium: Premium
+    change: Optional[PremiumChange]
 
 
 class PremiumHistoryItem(TypedDict):
@@ -150,6 +187,12 @@ class GoldRecord(TypedDict):
     sell: float
     updatedAt: str
     quality: Quality
+
+
+class LatestGoldRecord(GoldRecord):
+    """A latest gold price per gram (`GET /v1/gold/latest`), with its change (None without one)."""
+
+    change: Optional[Change]
 
 
 class Account(TypedDict):
@@ -342,7 +385,7 @@ class MarketPremiumHistoryResponse(TypedDict):
 
 
 class GoldLatestResponse(TypedDict):
-    data: List[GoldRecord]
+    data: List[LatestGoldRecord]
     meta: GoldLatestMeta
 
 

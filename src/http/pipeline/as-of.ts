@@ -1,0 +1,42 @@
+/**
+ * What the latest operations share for `at=` (decisions 123): the instant read
+ * as an import reads `updatedAt` (import/timestamps.ts) and refused in the
+ * future, and the answer of an instant kept in the data version's page cache
+ * as a history page is, since it changes only with the data.
+ */
+import { parseTimestamp } from '../../import/timestamps.js';
+import type { MarketSnapshot } from '../../runtime/snapshot.js';
+import type { ErrorDetail } from '../errors.js';
+import type { Prepared, PreparedAnswer } from '../respond.js';
+import { pagesOf } from './bodies.js';
+import { cachedPage, historyPage } from './history.js';
+
+/** What the refinement adds to a validated query with `at`: the instant, epoch ms. */
+export interface AsOf {
+  asOf?: number;
+}
+
+/** Reads `at` into `asOf`, or pushes a problem naming the value: unparseable, or after `now()`. */
+export function checkAt(q: { at?: string } & AsOf, now: number, problems: ErrorDetail[]): void {
+  if (q.at === undefined) return;
+  // A `+` left unescaped in a query string arrives as a space: `…T09:00:00 01:00` means +01:00.
+  const ms = parseTimestamp(q.at.replace(/ (\d{2}:\d{2})$/, '+$1'), Number.MAX_SAFE_INTEGER);
+  if (typeof ms === 'string') problems.push({ parameter: 'at', message: `${ms}; got \`${q.at}\`` });
+  else if (ms > now)
+    problems.push({
+      parameter: 'at',
+      message: `must not be in the future: \`${q.at}\` is after ${new Date(now).toISOString()}`,
+    });
+  else q.asOf = ms;
+}
+
+/** The kept answer of an instant, if this data version made it (the operation's `ready`). */
+export const keptAsOf = (snapshot: MarketSnapshot, key: string): PreparedAnswer | undefined =>
+  cachedPage(pagesOf(snapshot), key, false);
+
+/** The answer of an instant: kept, or made by `build` (one read of the store) and kept. */
+export const asOfAnswer = (
+  snapshot: MarketSnapshot,
+  key: string,
+  build: () => Promise<Prepared>,
+): Promise<PreparedAnswer> => historyPage(pagesOf(snapshot), key, null, build);
