@@ -15,7 +15,9 @@ import {
   CurrencyCodeParam,
   CurrencyListParam,
   Envelope,
+  GoldUnit,
   HistoryWindowQuery,
+  IntervalParam,
   LocalizedNames,
   PurityName,
   Quote,
@@ -25,6 +27,7 @@ import {
   Timestamp,
 } from './common.js';
 import { examples } from './examples.js';
+import { documentedPage, GoldInterval, intervalPage, PremiumInterval, RateInterval } from './intervals.js';
 import { Defaulted } from './query.js';
 
 // ---- /v1/assets --------------------------------------------------------------
@@ -154,7 +157,12 @@ export const RatesLatestResponse = Envelope(
 // ---- /v1/rates/history -------------------------------------------------------
 
 export const RatesHistoryQuery = Type.Object(
-  { currency: CurrencyCodeParam, source: Defaulted(SourceParam, 'parallel'), ...HistoryWindowQuery },
+  {
+    currency: CurrencyCodeParam,
+    source: Defaulted(SourceParam, 'parallel'),
+    ...HistoryWindowQuery,
+    interval: Type.Optional(IntervalParam),
+  },
   { additionalProperties: false },
 );
 
@@ -179,7 +187,8 @@ const PageWindow = {
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 };
 
-export const RatesHistoryResponse = Envelope(
+/** The page without `interval`, as its serializer writes it. */
+export const RatesHistoryPage = Envelope(
   Type.Array(HistoryRate),
   Type.Object(
     {
@@ -194,6 +203,8 @@ export const RatesHistoryResponse = Envelope(
   ),
   examples.ratesHistory,
 );
+export const RatesIntervalsPage = intervalPage(RatesHistoryPage, RateInterval);
+export const RatesHistoryResponse = documentedPage(RatesHistoryPage, RateInterval);
 
 // ---- /v1/market/premium ------------------------------------------------------
 
@@ -251,7 +262,7 @@ export const PremiumResponse = Envelope(
 // ---- /v1/market/premium/history ----------------------------------------------
 
 export const PremiumHistoryQuery = Type.Object(
-  { currency: CurrencyCodeParam, ...HistoryWindowQuery },
+  { currency: CurrencyCodeParam, ...HistoryWindowQuery, interval: Type.Optional(IntervalParam) },
   { additionalProperties: false },
 );
 
@@ -299,7 +310,8 @@ export const PremiumSummary = Type.Union(
   },
 );
 
-export const PremiumHistoryResponse = Envelope(
+/** The page without `interval`, as its serializer writes it. */
+export const PremiumHistoryPage = Envelope(
   Type.Array(PremiumHistoryItem),
   Type.Object(
     {
@@ -314,10 +326,10 @@ export const PremiumHistoryResponse = Envelope(
   ),
   examples.premiumHistory,
 );
+export const PremiumIntervalsPage = intervalPage(PremiumHistoryPage, PremiumInterval);
+export const PremiumHistoryResponse = documentedPage(PremiumHistoryPage, PremiumInterval);
 
 // ---- /v1/gold ----------------------------------------------------------------
-
-const GoldUnit = Type.Literal('gram', { component: 'GoldUnit' });
 
 export const GoldRecord = Type.Object(
   {
@@ -341,9 +353,13 @@ export const GoldLatestResponse = Envelope(
   examples.goldLatest,
 );
 
-export const GoldHistoryQuery = Type.Object({ ...HistoryWindowQuery }, { additionalProperties: false });
+export const GoldHistoryQuery = Type.Object(
+  { ...HistoryWindowQuery, interval: Type.Optional(IntervalParam) },
+  { additionalProperties: false },
+);
 
-export const GoldHistoryResponse = Envelope(
+/** The page without `interval`, as its serializer writes it. */
+export const GoldHistoryPage = Envelope(
   Type.Array(GoldRecord),
   Type.Object(
     {
@@ -357,3 +373,5 @@ export const GoldHistoryResponse = Envelope(
   ),
   examples.goldHistory,
 );
+export const GoldIntervalsPage = intervalPage(GoldHistoryPage, GoldInterval);
+export const GoldHistoryResponse = documentedPage(GoldHistoryPage, GoldInterval);

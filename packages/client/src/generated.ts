@@ -213,6 +213,47 @@ export interface RateHistoryRecord {
   quality: Quality;
 }
 
+/** One interval of a rate series (`interval` given) */
+export interface RateInterval {
+  currency: string;
+  quote: QuoteCurrency;
+  source: RateSource;
+  interval: IntervalName;
+  /**
+   * The interval's first day (UTC): the day, the Monday or the 1st, whatever the window's `from`
+   * Format: `YYYY-MM-DD`.
+   */
+  start: string;
+  buy: Ohlc;
+  sell: Ohlc;
+  /**
+   * The first observation of the interval in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  firstUpdatedAt: string;
+  /**
+   * The last observation of the interval in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  lastUpdatedAt: string;
+  /** Observations of the interval in the window */
+  observations: number;
+}
+
+/** The interval asked for: `day`, `week` (from Monday, UTC) or `month` */
+export type IntervalName = 'day' | 'week' | 'month';
+
+export interface Ohlc {
+  /** The first price of the interval in the window */
+  open: number;
+  /** The highest price */
+  high: number;
+  /** The lowest price */
+  low: number;
+  /** The last price of the interval in the window */
+  close: number;
+}
+
 export interface RatesHistoryMeta {
   /** Same value as the X-Request-Id header */
   requestId: string;
@@ -277,6 +318,45 @@ export interface PremiumHistoryItem {
   premium: Premium;
 }
 
+/**
+ * One interval of the daily premium (`interval` given): open, high, low and close of the daily percents of buy and of sell, as the plain premium history lists them
+ */
+export interface PremiumInterval {
+  currency: string;
+  quote: QuoteCurrency;
+  interval: IntervalName;
+  /**
+   * The interval's first day (UTC): the day, the Monday or the 1st, whatever the window's `from`
+   * Format: `YYYY-MM-DD`.
+   */
+  start: string;
+  buy: PercentOhlc;
+  sell: PercentOhlc;
+  /**
+   * The first day of the interval with a daily premium in the window
+   * Format: `YYYY-MM-DD`.
+   */
+  firstDate: string;
+  /**
+   * The last day of the interval with a daily premium in the window
+   * Format: `YYYY-MM-DD`.
+   */
+  lastDate: string;
+  /** Daily premiums of the interval in the window */
+  days: number;
+}
+
+export interface PercentOhlc {
+  /** The first daily premium percent of the interval in the window */
+  open: number;
+  /** The highest daily premium percent */
+  high: number;
+  /** The lowest daily premium percent */
+  low: number;
+  /** The last daily premium percent of the interval in the window */
+  close: number;
+}
+
 export interface MarketPremiumHistoryMeta {
   /** Same value as the X-Request-Id header */
   requestId: string;
@@ -339,6 +419,33 @@ export interface GoldLatestMeta {
   count: number;
   quote: QuoteCurrency;
   unit: GoldUnit;
+}
+
+/** One interval of a purity (`interval` given) */
+export interface GoldInterval {
+  purity: GoldPurity;
+  quote: QuoteCurrency;
+  unit: GoldUnit;
+  interval: IntervalName;
+  /**
+   * The interval's first day (UTC): the day, the Monday or the 1st, whatever the window's `from`
+   * Format: `YYYY-MM-DD`.
+   */
+  start: string;
+  buy: Ohlc;
+  sell: Ohlc;
+  /**
+   * The first observation of the interval in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  firstUpdatedAt: string;
+  /**
+   * The last observation of the interval in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  lastUpdatedAt: string;
+  /** Observations of the interval in the window */
+  observations: number;
 }
 
 export interface GoldHistoryMeta {
@@ -555,10 +662,14 @@ export interface RatesHistoryQuery {
   limit?: number;
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
+  /**
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3660 days (decisions 128–133)
+   */
+  interval?: 'day' | 'week' | 'month';
 }
 
 /** `data` of `GET /v1/rates/history`: Rate history */
-export type RatesHistoryData = RateHistoryRecord[];
+export type RatesHistoryData = (RateHistoryRecord | RateInterval)[];
 
 /** One page of observations, newest first (`GET /v1/rates/history`: Rate history) */
 export interface RatesHistoryResponse {
@@ -598,10 +709,14 @@ export interface RatesHistoricalQuery {
   limit?: number;
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
+  /**
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3660 days (decisions 128–133)
+   */
+  interval?: 'day' | 'week' | 'month';
 }
 
 /** `data` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
-export type RatesHistoricalData = RateHistoryRecord[];
+export type RatesHistoricalData = (RateHistoryRecord | RateInterval)[];
 
 /** `meta` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
 export type RatesHistoricalMeta = RatesHistoryMeta;
@@ -656,10 +771,14 @@ export interface MarketPremiumHistoryQuery {
   limit?: number;
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
+  /**
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3660 days (decisions 128–133)
+   */
+  interval?: 'day' | 'week' | 'month';
 }
 
 /** `data` of `GET /v1/market/premium/history`: Premium history */
-export type MarketPremiumHistoryData = PremiumHistoryItem[];
+export type MarketPremiumHistoryData = (PremiumHistoryItem | PremiumInterval)[];
 
 /**
  * One page of daily premiums, newest first, with the summary of the whole window (`GET /v1/market/premium/history`: Premium history)
@@ -705,10 +824,14 @@ export interface GoldHistoryQuery {
   limit?: number;
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
+  /**
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3660 days (decisions 128–133)
+   */
+  interval?: 'day' | 'week' | 'month';
 }
 
 /** `data` of `GET /v1/gold/history`: Gold reference history */
-export type GoldHistoryData = GoldRecord[];
+export type GoldHistoryData = (GoldRecord | GoldInterval)[];
 
 /** One page of gold records (`GET /v1/gold/history`: Gold reference history) */
 export interface GoldHistoryResponse {
@@ -817,7 +940,7 @@ export const OPERATIONS = [
     operationId: 'getRatesHistory',
     method: 'GET',
     path: '/v1/rates/history',
-    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor'],
+    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor', 'interval'],
     requiredQuery: ['currency'],
     deprecated: false,
   },
@@ -826,7 +949,7 @@ export const OPERATIONS = [
     operationId: 'getRatesHistoricalDeprecated',
     method: 'GET',
     path: '/v1/rates/historical',
-    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor'],
+    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor', 'interval'],
     requiredQuery: ['currency'],
     deprecated: true,
   },
@@ -844,7 +967,7 @@ export const OPERATIONS = [
     operationId: 'getPremiumHistory',
     method: 'GET',
     path: '/v1/market/premium/history',
-    query: ['currency', 'from', 'to', 'limit', 'cursor'],
+    query: ['currency', 'from', 'to', 'limit', 'cursor', 'interval'],
     requiredQuery: ['currency'],
     deprecated: false,
   },
@@ -862,7 +985,7 @@ export const OPERATIONS = [
     operationId: 'getGoldHistory',
     method: 'GET',
     path: '/v1/gold/history',
-    query: ['from', 'to', 'limit', 'cursor'],
+    query: ['from', 'to', 'limit', 'cursor', 'interval'],
     requiredQuery: [],
     deprecated: false,
   },

@@ -13,10 +13,14 @@ import type {
   AssetsResponse,
   DeprecatedPath,
   ErrorResponse,
+  GoldHistoryMeta,
   GoldHistoryQuery,
   GoldHistoryResponse,
+  GoldInterval,
   GoldLatestResponse,
   GoldRecord,
+  IntervalName,
+  MarketPremiumHistoryMeta,
   MarketPremiumHistoryQuery,
   MarketPremiumHistoryResponse,
   MarketPremiumQuery,
@@ -25,7 +29,10 @@ import type {
   OperationIds,
   Operations,
   PremiumHistoryItem,
+  PremiumInterval,
   RateHistoryRecord,
+  RateInterval,
+  RatesHistoryMeta,
   RatesHistoryQuery,
   RatesHistoryResponse,
   RatesLatestQuery,
@@ -56,6 +63,20 @@ export type ErrorDetail = NonNullable<ErrorResponse['error']['details']>[number]
 
 /** @deprecated The document's name for it is `RateHistoryRecord` (docs/decisions.md 64). */
 export type HistoryRate = RateHistoryRecord;
+
+/**
+ * A history page whose records are all of one kind: the plain records, or with
+ * `interval` the intervals (docs/decisions.md 128).
+ */
+export interface PageOf<R, M> {
+  data: R[];
+  meta: M;
+}
+
+/** A history query with `interval`: its page lists intervals. */
+export type IntervalQuery<Q> = Q & { interval: IntervalName };
+/** A history query without `interval`: its page lists observations. */
+export type PlainQuery<Q> = Q & { interval?: undefined };
 
 export interface MdsClientOptions extends TransportOptions {
   /** Where the API is served, e.g. `https://api.example.com` (a path prefix is kept). */
@@ -187,6 +208,14 @@ export class MdsClient implements OperationMethods {
    * with `{ csv: true }`, that page as CSV text. Requires `rates:<source>:history:read`.
    */
   getRatesHistory(query: RatesHistoryQuery, options: CsvOptions): Promise<string>;
+  getRatesHistory(
+    query: IntervalQuery<RatesHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<RateInterval, RatesHistoryMeta>>;
+  getRatesHistory(
+    query: PlainQuery<RatesHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<RateHistoryRecord, RatesHistoryMeta>>;
   getRatesHistory(query: RatesHistoryQuery, options?: JsonOptions): Promise<RatesHistoryResponse>;
   getRatesHistory(query: RatesHistoryQuery, options?: HistoryOptions): Promise<RatesHistoryResponse | string>;
   getRatesHistory(
@@ -207,6 +236,14 @@ export class MdsClient implements OperationMethods {
    * mean); with `{ csv: true }`, that page as CSV text. Requires `market:premium:history:read`.
    */
   getPremiumHistory(query: MarketPremiumHistoryQuery, options: CsvOptions): Promise<string>;
+  getPremiumHistory(
+    query: IntervalQuery<MarketPremiumHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<PremiumInterval, MarketPremiumHistoryMeta>>;
+  getPremiumHistory(
+    query: PlainQuery<MarketPremiumHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<PremiumHistoryItem, MarketPremiumHistoryMeta>>;
   getPremiumHistory(
     query: MarketPremiumHistoryQuery,
     options?: JsonOptions,
@@ -232,6 +269,14 @@ export class MdsClient implements OperationMethods {
    * `{ csv: true }`, that page as CSV text. Requires `gold:history:read`.
    */
   getGoldHistory(query: GoldHistoryQuery | undefined, options: CsvOptions): Promise<string>;
+  getGoldHistory(
+    query: IntervalQuery<GoldHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<GoldInterval, GoldHistoryMeta>>;
+  getGoldHistory(
+    query?: PlainQuery<GoldHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<GoldRecord, GoldHistoryMeta>>;
   getGoldHistory(query?: GoldHistoryQuery, options?: JsonOptions): Promise<GoldHistoryResponse>;
   getGoldHistory(query?: GoldHistoryQuery, options?: HistoryOptions): Promise<GoldHistoryResponse | string>;
   getGoldHistory(
@@ -298,17 +343,36 @@ export class MdsClient implements OperationMethods {
    * with the same filters. Pass `cursor` to resume where a page left off.
    */
   async *paginateRateHistory(
-    query: RatesHistoryQuery,
+    query: PlainQuery<RatesHistoryQuery>,
     options?: RequestOptions,
   ): AsyncGenerator<RateHistoryRecord, void, undefined> {
     yield* this.paginate((cursor) => this.getRatesHistory({ ...query, cursor }, json(options)), query.cursor);
   }
 
+  /**
+   * Every interval of a rate series over a window (`interval`: `day`, `week`, `month`), newest
+   * first, one at a time, page after page (see paginateRateHistory). A window may span 3,660 days.
+   */
+  async *paginateRateIntervals(
+    query: IntervalQuery<RatesHistoryQuery>,
+    options?: RequestOptions,
+  ): AsyncGenerator<RateInterval, void, undefined> {
+    yield* this.paginate((cursor) => this.getRatesHistory({ ...query, cursor }, json(options)), query.cursor);
+  }
+
   /** Every gold record of a window, newest first, one record at a time (see paginateRateHistory). */
   async *paginateGoldHistory(
-    query: GoldHistoryQuery = {},
+    query: PlainQuery<GoldHistoryQuery> = {},
     options?: RequestOptions,
   ): AsyncGenerator<GoldRecord, void, undefined> {
+    yield* this.paginate((cursor) => this.getGoldHistory({ ...query, cursor }, json(options)), query.cursor);
+  }
+
+  /** Every interval of each purity over a window, newest first, purities in order (see paginateRateIntervals). */
+  async *paginateGoldIntervals(
+    query: IntervalQuery<GoldHistoryQuery>,
+    options?: RequestOptions,
+  ): AsyncGenerator<GoldInterval, void, undefined> {
     yield* this.paginate((cursor) => this.getGoldHistory({ ...query, cursor }, json(options)), query.cursor);
   }
 
@@ -317,9 +381,20 @@ export class MdsClient implements OperationMethods {
    * The window's summary is the same on every page: read it from `getPremiumHistory` (`meta.summary`).
    */
   async *paginatePremiumHistory(
-    query: MarketPremiumHistoryQuery,
+    query: PlainQuery<MarketPremiumHistoryQuery>,
     options?: RequestOptions,
   ): AsyncGenerator<PremiumHistoryItem, void, undefined> {
+    yield* this.paginate(
+      (cursor) => this.getPremiumHistory({ ...query, cursor }, json(options)),
+      query.cursor,
+    );
+  }
+
+  /** Every interval of the daily premium over a window, newest first (see paginateRateIntervals). */
+  async *paginatePremiumIntervals(
+    query: IntervalQuery<MarketPremiumHistoryQuery>,
+    options?: RequestOptions,
+  ): AsyncGenerator<PremiumInterval, void, undefined> {
     yield* this.paginate(
       (cursor) => this.getPremiumHistory({ ...query, cursor }, json(options)),
       query.cursor,

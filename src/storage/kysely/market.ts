@@ -1,6 +1,7 @@
 /** Market data queries, as Kysely writes them for either dialect. */
 import { sql } from 'kysely';
 import { DAY_MS } from '../../domain/dates.js';
+import type { IntervalSummary } from '../../domain/intervals.js';
 import {
   type Asset,
   type AssetType,
@@ -14,10 +15,14 @@ import {
 import type {
   DailyRatesQuery,
   GoldHistoryQuery,
+  GoldIntervalSummary,
+  GoldIntervalsQuery,
   MarketRepository,
   RateHistoryQuery,
+  RateIntervalsQuery,
 } from '../repositories/market.js';
 import type { Db } from './database.js';
+import { goldIntervals, rateIntervals } from './intervals.js';
 
 type RateRow = { currency: string; source: string; updated_at: number; buy: number; sell: number };
 type GoldRow = { purity: string; updated_at: number; buy: number; sell: number };
@@ -164,5 +169,13 @@ export class KyselyMarket implements MarketRepository {
     }
     const rows = await query.orderBy('updated_at', 'desc').orderBy('purity', 'asc').limit(q.limit).execute();
     return rows.map(toGold);
+  }
+
+  rateIntervals(q: RateIntervalsQuery): Promise<IntervalSummary[]> {
+    return rateIntervals(this.db, this.dialect, q);
+  }
+
+  goldIntervals(q: GoldIntervalsQuery): Promise<GoldIntervalSummary[]> {
+    return goldIntervals(this.db, this.dialect, q);
   }
 }
