@@ -157,12 +157,22 @@ export function intervalPage<M extends TObject, I extends TSchema>(
   );
 }
 
-/** `response` as the document shows it: each record is its plain record or, with `interval`, `item`. */
+/**
+ * `response` as the document shows it: each record is its plain record or,
+ * with `interval`, `item`; the union is the component `component`, typed as
+ * an object for the code generators (test/http/openapi-components.test.ts).
+ */
 export function documentedPage<D extends TSchema, M extends TObject, I extends TSchema>(
   response: TObject<{ data: TArray<D>; meta: M }>,
   item: I,
+  component: string,
 ) {
   const { data, meta } = response.properties;
   const { properties: _, ...options } = response;
-  return Type.Object({ data: Type.Array(Type.Union([data.items, item])), meta }, options);
+  const entry = Type.Union([data.items, item], {
+    component,
+    type: 'object',
+    description: 'A record of the page: an observation, or with `interval` an interval',
+  });
+  return Type.Object({ data: Type.Array(entry), meta }, options);
 }

@@ -204,7 +204,7 @@ export const RatesHistoryPage = Envelope(
   examples.ratesHistory,
 );
 export const RatesIntervalsPage = intervalPage(RatesHistoryPage, RateInterval);
-export const RatesHistoryResponse = documentedPage(RatesHistoryPage, RateInterval);
+export const RatesHistoryResponse = documentedPage(RatesHistoryPage, RateInterval, 'RateHistoryEntry');
 
 // ---- /v1/market/premium ------------------------------------------------------
 
@@ -327,7 +327,11 @@ export const PremiumHistoryPage = Envelope(
   examples.premiumHistory,
 );
 export const PremiumIntervalsPage = intervalPage(PremiumHistoryPage, PremiumInterval);
-export const PremiumHistoryResponse = documentedPage(PremiumHistoryPage, PremiumInterval);
+export const PremiumHistoryResponse = documentedPage(
+  PremiumHistoryPage,
+  PremiumInterval,
+  'PremiumHistoryEntry',
+);
 
 // ---- /v1/gold ----------------------------------------------------------------
 
@@ -374,4 +378,4 @@ export const GoldHistoryPage = Envelope(
   examples.goldHistory,
 );
 export const GoldIntervalsPage = intervalPage(GoldHistoryPage, GoldInterval);
-export const GoldHistoryResponse = documentedPage(GoldHistoryPage, GoldInterval);
+export const GoldHistoryResponse = documentedPage(GoldHistoryPage, GoldInterval, 'GoldHistoryEntry');

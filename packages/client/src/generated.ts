@@ -202,6 +202,9 @@ export interface RatesLatestMeta {
   currencies: string[];
 }
 
+/** A record of the page: an observation, or with `interval` an interval */
+export type RateHistoryEntry = RateHistoryRecord | RateInterval;
+
 export interface RateHistoryRecord {
   currency: string;
   source: RateSource;
@@ -304,6 +307,9 @@ export interface MarketPremiumMeta {
   currencies: string[];
   missingCurrencies: string[];
 }
+
+/** A record of the page: an observation, or with `interval` an interval */
+export type PremiumHistoryEntry = PremiumHistoryItem | PremiumInterval;
 
 export interface PremiumHistoryItem {
   /**
@@ -420,6 +426,9 @@ export interface GoldLatestMeta {
   quote: QuoteCurrency;
   unit: GoldUnit;
 }
+
+/** A record of the page: an observation, or with `interval` an interval */
+export type GoldHistoryEntry = GoldRecord | GoldInterval;
 
 /** One interval of a purity (`interval` given) */
 export interface GoldInterval {
@@ -669,7 +678,7 @@ export interface RatesHistoryQuery {
 }
 
 /** `data` of `GET /v1/rates/history`: Rate history */
-export type RatesHistoryData = (RateHistoryRecord | RateInterval)[];
+export type RatesHistoryData = RateHistoryEntry[];
 
 /** One page of observations, newest first (`GET /v1/rates/history`: Rate history) */
 export interface RatesHistoryResponse {
@@ -716,7 +725,7 @@ export interface RatesHistoricalQuery {
 }
 
 /** `data` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
-export type RatesHistoricalData = (RateHistoryRecord | RateInterval)[];
+export type RatesHistoricalData = RateHistoryEntry[];
 
 /** `meta` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
 export type RatesHistoricalMeta = RatesHistoryMeta;
@@ -778,7 +787,7 @@ export interface MarketPremiumHistoryQuery {
 }
 
 /** `data` of `GET /v1/market/premium/history`: Premium history */
-export type MarketPremiumHistoryData = (PremiumHistoryItem | PremiumInterval)[];
+export type MarketPremiumHistoryData = PremiumHistoryEntry[];
 
 /**
  * One page of daily premiums, newest first, with the summary of the whole window (`GET /v1/market/premium/history`: Premium history)
@@ -831,7 +840,7 @@ export interface GoldHistoryQuery {
 }
 
 /** `data` of `GET /v1/gold/history`: Gold reference history */
-export type GoldHistoryData = (GoldRecord | GoldInterval)[];
+export type GoldHistoryData = GoldHistoryEntry[];
 
 /** One page of gold records (`GET /v1/gold/history`: Gold reference history) */
 export interface GoldHistoryResponse {

@@ -102,6 +102,11 @@ export function llmsText(doc: Document): string {
     'All are GET (HEAD works too) and answer JSON. Paginated ones return `meta.nextCursor`: send it back as ' +
       '`cursor` with the same filters for the next page.',
     '',
+    'The three history endpoints take `interval=day|week|month` (UTC; weeks start on Monday): each item is then ' +
+      'one interval holding an observation of the window, with `open`, `high`, `low` and `close` of buy and ' +
+      'sell (of the daily premium percent for the premium), newest first, paged the same way; the window may ' +
+      'then span up to 3,660 days.',
+    '',
     ...endpoints,
     '',
     '## Documentation',
