@@ -12,6 +12,7 @@ const PARTS = [
   'webhooks',
   'admin-imports',
   'quotes',
+  'intervals',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

@@ -6,6 +6,7 @@
 import { type AdminImportsReport, adminImportsTargets } from './admin-imports.js';
 import type { ImportReport, ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport } from './import-beside-serving.js';
+import { type IntervalsReport, intervalsTargets } from './intervals.js';
 import { type Check, median, TARGETS, type TargetName, type TargetSummary } from './load.js';
 import { type QuotesReport, quotesTargets } from './quotes.js';
 import type { Timings } from './service.js';
@@ -46,6 +47,7 @@ export interface BenchReport {
   webhooks?: WebhooksReport;
   adminImports?: AdminImportsReport;
   quotes?: QuotesReport;
+  intervals?: IntervalsReport;
   checks: Check[];
   targets: TargetLine[];
 }
@@ -249,6 +251,7 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
   for (const [target, required, f] of adminImportsTargets(r.adminImports, notScaled))
     add(target, required, f);
   for (const [target, required, f] of quotesTargets(r.quotes, notScaled)) add(target, required, f);
+  for (const [target, required, f] of intervalsTargets(r.intervals, notScaled)) add(target, required, f);
   return lines;
 }
 

@@ -69,7 +69,18 @@ const summary = (r: Row): IntervalSummary => ({
 
 const AGGREGATES = sql`min(updated_at) as first_at, max(updated_at) as last_at, count(*) as n,
   max(buy) as buy_high, min(buy) as buy_low, max(sell) as sell_high, min(sell) as sell_low`;
-const ENDS = sql`o.buy as buy_open, o.sell as sell_open, c.buy as buy_close, c.sell as sell_close`;
+/**
+ * Each group's open and close: the row at its first and last instant, read by
+ * a scalar subquery on the primary key. A join on those instants was planned,
+ * on PostgreSQL before its statistics knew the rows, as a scan of the series
+ * per group (seconds); a scalar subquery is always one seek.
+ */
+function ends(table: 'rates' | 'gold', series: RawBuilder<unknown>) {
+  const at = (column: 'buy' | 'sell', instant: 'first_at' | 'last_at') =>
+    sql`(select e.${sql.ref(column)} from ${sql.table(table)} e where ${series} and e.updated_at = b.${sql.ref(instant)})`;
+  return sql`${at('buy', 'first_at')} as buy_open, ${at('sell', 'first_at')} as sell_open,
+    ${at('buy', 'last_at')} as buy_close, ${at('sell', 'last_at')} as sell_close`;
+}
 
 export async function rateIntervals(
   db: Db,
@@ -77,16 +88,15 @@ export async function rateIntervals(
   q: RateIntervalsQuery,
 ): Promise<IntervalSummary[]> {
   const upTo = q.before === undefined ? q.to : Math.min(q.to, q.before - 1);
+  const series = sql`e.currency = ${q.currency} and e.source = ${q.source}`;
   const { rows } = await sql<Row>`
-    select b.*, ${ENDS}
+    select b.*, ${ends('rates', series)}
     from (
       select ${keyOf(q.interval, dialect, 'updated_at')} as k, ${AGGREGATES}
       from rates
       where currency = ${q.currency} and source = ${q.source} and updated_at >= ${q.from} and updated_at <= ${upTo}
       group by 1 order by 1 desc limit ${q.limit}
     ) b
-    join rates o on o.currency = ${q.currency} and o.source = ${q.source} and o.updated_at = b.first_at
-    join rates c on c.currency = ${q.currency} and c.source = ${q.source} and c.updated_at = b.last_at
     order by b.k desc`.execute(db);
   return rows.map(summary);
 }
@@ -107,7 +117,7 @@ export async function goldIntervals(
     position = sql`where g.k < ${key} or (g.k = ${key} and g.purity > ${after.purity})`;
   }
   const { rows } = await sql<Row & { purity: string }>`
-    select b.*, ${ENDS}
+    select b.*, ${ends('gold', sql`e.purity = b.purity`)}
     from (
       select * from (
         select purity, ${keyOf(q.interval, dialect, 'updated_at')} as k, ${AGGREGATES}
@@ -118,8 +128,6 @@ export async function goldIntervals(
       ${position}
       order by g.k desc, g.purity asc limit ${q.limit}
     ) b
-    join gold o on o.purity = b.purity and o.updated_at = b.first_at
-    join gold c on c.purity = b.purity and c.updated_at = b.last_at
     order by b.k desc, b.purity asc`.execute(db);
   return rows.map((r) => ({ purity: r.purity as Purity, ...summary(r) }));
 }

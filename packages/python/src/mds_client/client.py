@@ -22,6 +22,13 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from .errors import MdsApiError
 from .schemas import (
+    GoldInterval,
+    GoldIntervalsResponse,
+    Interval,
+    PremiumInterval,
+    PremiumIntervalsResponse,
+    RateInterval,
+    RatesIntervalsResponse,
     AssetsResponse,
     AssetType,
     CsvRow,
@@ -200,11 +207,32 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> RatesHistoryResponse:
         """`GET /v1/rates/history` (`getRatesHistory`): one page of an asset's rates, newest
-        first; `meta.nextCursor` names the next page. Requires `rates:<source>:history:read`."""
-        query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor)
+        first; `meta.nextCursor` names the next page. Requires `rates:<source>:history:read`.
+        With `interval`, a page of intervals: use `get_rate_intervals` for its type."""
+        query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         return cast(RatesHistoryResponse, self._json("/v1/rates/history", query))
+
+    def get_rate_intervals(
+        self,
+        currency: str,
+        interval: Interval,
+        *,
+        source: Optional[Source] = None,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> RatesIntervalsResponse:
+        """`GET /v1/rates/history` with `interval` (`day`, `week` from Monday, `month`; UTC): one
+        page of intervals, newest first, each with open, high, low and close of buy and sell; the
+        window may span 3,660 days."""
+        query = _history(
+            currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval
+        )
+        return cast(RatesIntervalsResponse, self._json("/v1/rates/history", query))
 
     def get_rates_history_csv(
         self,
@@ -215,9 +243,10 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> str:
         """The page of `get_rates_history` as CSV text (`Accept: text/csv`)."""
-        query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor)
+        query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         return self._csv("/v1/rates/history", query)
 
     def get_market_premium(self, *, currency: Optional[Currencies] = None) -> MarketPremiumResponse:
@@ -233,12 +262,28 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> MarketPremiumHistoryResponse:
         """`GET /v1/market/premium/history` (`getPremiumHistory`): one page of daily premiums,
         newest first, with `meta.summary` over the whole window. Requires
         `market:premium:history:read`."""
-        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor)
+        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         return cast(MarketPremiumHistoryResponse, self._json("/v1/market/premium/history", query))
+
+    def get_premium_intervals(
+        self,
+        currency: str,
+        interval: Interval,
+        *,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> PremiumIntervalsResponse:
+        """`GET /v1/market/premium/history` with `interval`: one page of intervals of the daily
+        premium, each with open, high, low and close of the daily percents."""
+        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+        return cast(PremiumIntervalsResponse, self._json("/v1/market/premium/history", query))
 
     def get_premium_history_csv(
         self,
@@ -248,9 +293,10 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> str:
         """The page of `get_premium_history` as CSV text (`Accept: text/csv`)."""
-        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor)
+        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         return self._csv("/v1/market/premium/history", query)
 
     def get_latest_gold(self) -> GoldLatestResponse:
@@ -264,10 +310,25 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> GoldHistoryResponse:
         """`GET /v1/gold/history` (`getGoldHistory`): one page of gold records. Requires `gold:history:read`."""
-        query = _history(from_=from_, to=to, limit=limit, cursor=cursor)
+        query = _history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         return cast(GoldHistoryResponse, self._json("/v1/gold/history", query))
+
+    def get_gold_intervals(
+        self,
+        interval: Interval,
+        *,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> GoldIntervalsResponse:
+        """`GET /v1/gold/history` with `interval`: one page of each purity's intervals, newest
+        first, purities in order."""
+        query = _history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+        return cast(GoldIntervalsResponse, self._json("/v1/gold/history", query))
 
     def get_gold_history_csv(
         self,
@@ -276,9 +337,10 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> str:
         """The page of `get_gold_history` as CSV text (`Accept: text/csv`)."""
-        return self._csv("/v1/gold/history", _history(from_=from_, to=to, limit=limit, cursor=cursor))
+        return self._csv("/v1/gold/history", _history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval))
 
     def get_me(self) -> MeResponse:
         """`GET /v1/me` (`getMe`): the calling key, its grant and its usage. Requires `usage:read`."""
@@ -319,7 +381,7 @@ class MdsClient:
     ) -> Iterator[PremiumHistoryItem]:
         """Every day of `get_premium_history` for the window, newest first, following `meta.nextCursor`."""
         return _follow(
-            lambda cursor: self.get_premium_history(currency, from_=from_, to=to, limit=limit, cursor=cursor)
+            lambda cursor: self.get_premium_history(currency, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         )
 
     def paginate_gold_history(
@@ -330,7 +392,53 @@ class MdsClient:
         limit: Optional[int] = None,
     ) -> Iterator[GoldRecord]:
         """Every record of `get_gold_history` for the window, in the server's order, following `meta.nextCursor`."""
-        return _follow(lambda cursor: self.get_gold_history(from_=from_, to=to, limit=limit, cursor=cursor))
+        return _follow(lambda cursor: self.get_gold_history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval))
+
+    def paginate_rate_intervals(
+        self,
+        currency: str,
+        interval: Interval,
+        *,
+        source: Optional[Source] = None,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[RateInterval]:
+        """Every interval of `get_rate_intervals` for the window, newest first, following `meta.nextCursor`."""
+        return _follow(
+            lambda cursor: self.get_rate_intervals(
+                currency, interval, source=source, from_=from_, to=to, limit=limit, cursor=cursor
+            )
+        )
+
+    def paginate_premium_intervals(
+        self,
+        currency: str,
+        interval: Interval,
+        *,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[PremiumInterval]:
+        """Every interval of `get_premium_intervals` for the window, newest first."""
+        return _follow(
+            lambda cursor: self.get_premium_intervals(
+                currency, interval, from_=from_, to=to, limit=limit, cursor=cursor
+            )
+        )
+
+    def paginate_gold_intervals(
+        self,
+        interval: Interval,
+        *,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[GoldInterval]:
+        """Every interval of `get_gold_intervals` for the window, in the server's order."""
+        return _follow(
+            lambda cursor: self.get_gold_intervals(interval, from_=from_, to=to, limit=limit, cursor=cursor)
+        )
 
     # ---- transport -------------------------------------------------------------------------
 
@@ -401,6 +509,15 @@ def _history(
     to: Optional[DateLike] = None,
     limit: Optional[int] = None,
     cursor: Optional[str] = None,
+    interval: Optional[Interval] = None,
 ) -> Dict[str, QueryValue]:
     """The query of a history operation, in the document's parameter order."""
-    return {"currency": currency, "source": source, "from": from_, "to": to, "limit": limit, "cursor": cursor}
+    return {
+        "currency": currency,
+        "source": source,
+        "from": from_,
+        "to": to,
+        "limit": limit,
+        "cursor": cursor,
+        "interval": interval,
+    }

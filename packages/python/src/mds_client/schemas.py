@@ -15,6 +15,8 @@ Source = Literal["parallel", "official", "transfer"]
 AssetType = Literal["currency", "metal", "crypto"]
 Quote = Literal["DZD"]
 Purity = Literal["18K", "21K", "24K"]
+Interval = Literal["day", "week", "month"]
+"""A history's `interval`: UTC days, weeks from Monday, calendar months."""
 
 
 class Names(TypedDict):
@@ -150,6 +152,59 @@ class GoldRecord(TypedDict):
     sell: float
     updatedAt: str
     quality: Quality
+
+
+class Ohlc(TypedDict):
+    """Open, high, low and close of one side over an interval."""
+
+    open: float
+    high: float
+    low: float
+    close: float
+
+
+class RateInterval(TypedDict):
+    """One interval of a rate series (`GET /v1/rates/history` with `interval`)."""
+
+    currency: str
+    quote: Quote
+    source: Source
+    interval: Interval
+    start: str
+    buy: Ohlc
+    sell: Ohlc
+    firstUpdatedAt: str
+    lastUpdatedAt: str
+    observations: int
+
+
+class GoldInterval(TypedDict):
+    """One interval of a purity (`GET /v1/gold/history` with `interval`)."""
+
+    purity: Purity
+    quote: Quote
+    unit: Literal["gram"]
+    interval: Interval
+    start: str
+    buy: Ohlc
+    sell: Ohlc
+    firstUpdatedAt: str
+    lastUpdatedAt: str
+    observations: int
+
+
+class PremiumInterval(TypedDict):
+    """One interval of the daily premium percents (`GET /v1/market/premium/history` with `interval`)."""
+
+    currency: str
+    quote: Quote
+    interval: Interval
+    start: str
+    buy: Ohlc
+    sell: Ohlc
+    firstDate: str
+    lastDate: str
+    days: int
 
 
 class Account(TypedDict):
@@ -305,6 +360,13 @@ class RatesHistoryResponse(TypedDict):
     meta: RatesHistoryMeta
 
 
+class RatesIntervalsResponse(TypedDict):
+    """A page of `get_rates_history` with `interval`."""
+
+    data: List[RateInterval]
+    meta: RatesHistoryMeta
+
+
 class MarketPremiumResponse(TypedDict):
     data: List[PremiumItem]
     meta: MarketPremiumMeta
@@ -315,6 +377,13 @@ class MarketPremiumHistoryResponse(TypedDict):
     meta: PremiumHistoryMeta
 
 
+class PremiumIntervalsResponse(TypedDict):
+    """A page of `get_premium_history` with `interval`."""
+
+    data: List[PremiumInterval]
+    meta: PremiumHistoryMeta
+
+
 class GoldLatestResponse(TypedDict):
     data: List[GoldRecord]
     meta: GoldLatestMeta
@@ -322,6 +391,13 @@ class GoldLatestResponse(TypedDict):
 
 class GoldHistoryResponse(TypedDict):
     data: List[GoldRecord]
+    meta: GoldHistoryMeta
+
+
+class GoldIntervalsResponse(TypedDict):
+    """A page of `get_gold_history` with `interval`."""
+
+    data: List[GoldInterval]
     meta: GoldHistoryMeta
 
 
