@@ -152,15 +152,22 @@ async function loadData(force = false) {
   // The rates and gold series by interval, their closes drawn; the premium stays daily.
   const interval = $('interval').value;
   const by = interval ? { interval } : {};
-  const choice = `${currency}|${from}|${to}|${interval}`;
+  const span = `${currency}|${from}|${to}`;
+  const choice = `${span}|${interval}`;
   // Selecting the option already shown costs no quota.
   if (!force && choice === state.choice) return;
+  // Only the series' interval changed: the premium panels keep what they read.
+  const sameWindow = !force && state.choice?.startsWith(`${span}|`);
   const sameCurrency = !force && state.latest?.currency === currency;
   state.choice = choice;
   const run = ++state.dataRun;
   const shown = readable();
   for (const id of PANELS)
-    if (shown[id] && !(sameCurrency && (id === 'latest' || id === 'converter'))) {
+    if (
+      shown[id] &&
+      !(sameCurrency && (id === 'latest' || id === 'converter')) &&
+      !(sameWindow && (id === 'premium-history' || id === 'premium'))
+    ) {
       $(id).dataset.state = 'loading';
     }
   const work = [];
@@ -194,7 +201,7 @@ async function loadData(force = false) {
       }),
     );
   }
-  if (shown['premium-history']) {
+  if (shown['premium-history'] && !sameWindow) {
     // The API pairs each day's parallel and official rates and summarises the whole window itself.
     work.push(
       allPages('/v1/market/premium/history', { currency, from, to }).then((res) => {
@@ -206,7 +213,7 @@ async function loadData(force = false) {
       }),
     );
   }
-  if (shown.premium) {
+  if (shown.premium && !sameWindow) {
     work.push(
       api(`/v1/market/premium?currency=${encodeURIComponent(currency)}`).then((res) => {
         if (run !== state.dataRun) return;
