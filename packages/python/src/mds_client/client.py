@@ -212,7 +212,9 @@ class MdsClient:
         """`GET /v1/rates/history` (`getRatesHistory`): one page of an asset's rates, newest
         first; `meta.nextCursor` names the next page. Requires `rates:<source>:history:read`.
         With `interval`, a page of intervals: use `get_rate_intervals` for its type."""
-        query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+        query = _history(
+            currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval
+        )
         return cast(RatesHistoryResponse, self._json("/v1/rates/history", query))
 
     def get_rate_intervals(
@@ -246,7 +248,9 @@ class MdsClient:
         interval: Optional[Interval] = None,
     ) -> str:
         """The page of `get_rates_history` as CSV text (`Accept: text/csv`)."""
-        query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+        query = _history(
+            currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval
+        )
         return self._csv("/v1/rates/history", query)
 
     def get_market_premium(self, *, currency: Optional[Currencies] = None) -> MarketPremiumResponse:
@@ -340,7 +344,8 @@ class MdsClient:
         interval: Optional[Interval] = None,
     ) -> str:
         """The page of `get_gold_history` as CSV text (`Accept: text/csv`)."""
-        return self._csv("/v1/gold/history", _history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval))
+        query = _history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+        return self._csv("/v1/gold/history", query)
 
     def get_me(self) -> MeResponse:
         """`GET /v1/me` (`getMe`): the calling key, its grant and its usage. Requires `usage:read`."""
@@ -381,7 +386,7 @@ class MdsClient:
     ) -> Iterator[PremiumHistoryItem]:
         """Every day of `get_premium_history` for the window, newest first, following `meta.nextCursor`."""
         return _follow(
-            lambda cursor: self.get_premium_history(currency, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+            lambda cursor: self.get_premium_history(currency, from_=from_, to=to, limit=limit, cursor=cursor)
         )
 
     def paginate_gold_history(
@@ -392,7 +397,7 @@ class MdsClient:
         limit: Optional[int] = None,
     ) -> Iterator[GoldRecord]:
         """Every record of `get_gold_history` for the window, in the server's order, following `meta.nextCursor`."""
-        return _follow(lambda cursor: self.get_gold_history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval))
+        return _follow(lambda cursor: self.get_gold_history(from_=from_, to=to, limit=limit, cursor=cursor))
 
     def paginate_rate_intervals(
         self,
