@@ -300,6 +300,17 @@ describe.each(backends())('series by interval on $name', (backend) => {
     expect(problemParameters(bad)).toEqual(['interval']);
   });
 
+  it('the entitlements of the plain history: a key without them is refused', async () => {
+    const { key: narrow } = await h.newKey({ scopes: ['rates:parallel:history:read'] });
+    expect((await call(`${RATES}&interval=week`, narrow)).statusCode).toBe(200);
+    const official = await call(`${RATES}&interval=week&source=official`, narrow);
+    expectErrorBody(official, 403, 'insufficient_scope', [{ entitlement: 'rates:official:history:read' }]);
+    const gold = await call('/v1/gold/history?interval=month', narrow);
+    expectErrorBody(gold, 403, 'insufficient_scope', [{ entitlement: 'gold:history:read' }]);
+    const premium = await call('/v1/market/premium/history?currency=XIV&interval=month', narrow);
+    expectErrorBody(premium, 403, 'insufficient_scope', [{ entitlement: 'market:premium:history:read' }]);
+  });
+
   it('gold: each purity its intervals, newest first, ties in purity order, paged one by one', async () => {
     const base = '/v1/gold/history?from=2025-03-01&to=2025-04-30&interval=week';
     const item = (
