@@ -235,6 +235,10 @@ describe('MdsClient against the real server', () => {
     });
     expect(premium).toEqual(premiumWhole.data);
     expect(premium[0]!.days).toBeGreaterThan(0);
+    // The helpers of observations refuse `interval`, naming the one that pages intervals, before any request.
+    await expect(client.paginateRateHistory({ currency: 'EUR', interval: 'week' }).next()).rejects.toThrow(
+      /paginateRateIntervals/,
+    );
   });
 
   it('paginateGoldHistory yields every gold record of the window once, in the server order', async () => {

@@ -78,6 +78,17 @@ export type IntervalQuery<Q> = Q & { interval: IntervalName };
 /** A history query without `interval`: its page lists observations. */
 export type PlainQuery<Q> = Q & { interval?: undefined };
 
+/**
+ * `query` for a helper that yields observations: one with `interval` would
+ * yield intervals under the wrong type, so it is refused, naming the helper
+ * that pages them.
+ */
+function withoutInterval<Q extends { interval?: IntervalName }>(query: Q, helper: string): PlainQuery<Q> {
+  if (query.interval !== undefined)
+    throw new TypeError(`this helper yields observations; page \`interval\` with ${helper}`);
+  return query as PlainQuery<Q>;
+}
+
 export interface MdsClientOptions extends TransportOptions {
   /** Where the API is served, e.g. `https://api.example.com` (a path prefix is kept). */
   baseUrl: string;
@@ -343,10 +354,11 @@ export class MdsClient implements OperationMethods {
    * with the same filters. Pass `cursor` to resume where a page left off.
    */
   async *paginateRateHistory(
-    query: PlainQuery<RatesHistoryQuery>,
+    query: RatesHistoryQuery,
     options?: RequestOptions,
   ): AsyncGenerator<RateHistoryRecord, void, undefined> {
-    yield* this.paginate((cursor) => this.getRatesHistory({ ...query, cursor }, json(options)), query.cursor);
+    const plain = withoutInterval(query, 'paginateRateIntervals');
+    yield* this.paginate((cursor) => this.getRatesHistory({ ...plain, cursor }, json(options)), query.cursor);
   }
 
   /**
@@ -362,10 +374,11 @@ export class MdsClient implements OperationMethods {
 
   /** Every gold record of a window, newest first, one record at a time (see paginateRateHistory). */
   async *paginateGoldHistory(
-    query: PlainQuery<GoldHistoryQuery> = {},
+    query: GoldHistoryQuery = {},
     options?: RequestOptions,
   ): AsyncGenerator<GoldRecord, void, undefined> {
-    yield* this.paginate((cursor) => this.getGoldHistory({ ...query, cursor }, json(options)), query.cursor);
+    const plain = withoutInterval(query, 'paginateGoldIntervals');
+    yield* this.paginate((cursor) => this.getGoldHistory({ ...plain, cursor }, json(options)), query.cursor);
   }
 
   /** Every interval of each purity over a window, newest first, purities in order (see paginateRateIntervals). */
@@ -381,11 +394,12 @@ export class MdsClient implements OperationMethods {
    * The window's summary is the same on every page: read it from `getPremiumHistory` (`meta.summary`).
    */
   async *paginatePremiumHistory(
-    query: PlainQuery<MarketPremiumHistoryQuery>,
+    query: MarketPremiumHistoryQuery,
     options?: RequestOptions,
   ): AsyncGenerator<PremiumHistoryItem, void, undefined> {
+    const plain = withoutInterval(query, 'paginatePremiumIntervals');
     yield* this.paginate(
-      (cursor) => this.getPremiumHistory({ ...query, cursor }, json(options)),
+      (cursor) => this.getPremiumHistory({ ...plain, cursor }, json(options)),
       query.cursor,
     );
   }
