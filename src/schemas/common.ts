@@ -143,7 +143,7 @@ export const IntervalParam = Type.Union(
   {
     description:
       'One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, ' +
-      `high, low and close; the window may then span up to ${MAX_INTERVAL_WINDOW_DAYS} days (decisions 128–133)`,
+      `high, low and close; the window may then span up to ${MAX_INTERVAL_WINDOW_DAYS.toLocaleString('en')} days (decisions 128–133)`,
     errorMessage: `must be one of ${INTERVALS.join(', ')}`,
   },
 );

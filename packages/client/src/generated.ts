@@ -672,7 +672,7 @@ export interface RatesHistoryQuery {
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
   /**
-   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3660 days (decisions 128–133)
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3,660 days (decisions 128–133)
    */
   interval?: 'day' | 'week' | 'month';
 }
@@ -680,7 +680,9 @@ export interface RatesHistoryQuery {
 /** `data` of `GET /v1/rates/history`: Rate history */
 export type RatesHistoryData = RateHistoryEntry[];
 
-/** One page of observations, newest first (`GET /v1/rates/history`: Rate history) */
+/**
+ * One page of observations (with `interval`, of intervals), newest first (`GET /v1/rates/history`: Rate history)
+ */
 export interface RatesHistoryResponse {
   data: RatesHistoryData;
   meta: RatesHistoryMeta;
@@ -719,7 +721,7 @@ export interface RatesHistoricalQuery {
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
   /**
-   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3660 days (decisions 128–133)
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3,660 days (decisions 128–133)
    */
   interval?: 'day' | 'week' | 'month';
 }
@@ -730,7 +732,9 @@ export type RatesHistoricalData = RateHistoryEntry[];
 /** `meta` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
 export type RatesHistoricalMeta = RatesHistoryMeta;
 
-/** One page of observations, newest first (`GET /v1/rates/historical`: Rate history (deprecated alias)) */
+/**
+ * One page of observations (with `interval`, of intervals), newest first (`GET /v1/rates/historical`: Rate history (deprecated alias))
+ */
 export interface RatesHistoricalResponse {
   data: RatesHistoricalData;
   meta: RatesHistoricalMeta;
@@ -781,7 +785,7 @@ export interface MarketPremiumHistoryQuery {
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
   /**
-   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3660 days (decisions 128–133)
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3,660 days (decisions 128–133)
    */
   interval?: 'day' | 'week' | 'month';
 }
@@ -790,7 +794,7 @@ export interface MarketPremiumHistoryQuery {
 export type MarketPremiumHistoryData = PremiumHistoryEntry[];
 
 /**
- * One page of daily premiums, newest first, with the summary of the whole window (`GET /v1/market/premium/history`: Premium history)
+ * One page of daily premiums (with `interval`, of intervals), newest first, with the summary of the whole window (`GET /v1/market/premium/history`: Premium history)
  */
 export interface MarketPremiumHistoryResponse {
   data: MarketPremiumHistoryData;
@@ -834,7 +838,7 @@ export interface GoldHistoryQuery {
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
   /**
-   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3660 days (decisions 128–133)
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3,660 days (decisions 128–133)
    */
   interval?: 'day' | 'week' | 'month';
 }
@@ -842,7 +846,9 @@ export interface GoldHistoryQuery {
 /** `data` of `GET /v1/gold/history`: Gold reference history */
 export type GoldHistoryData = GoldHistoryEntry[];
 
-/** One page of gold records (`GET /v1/gold/history`: Gold reference history) */
+/**
+ * One page of gold records (with `interval`, of intervals) (`GET /v1/gold/history`: Gold reference history)
+ */
 export interface GoldHistoryResponse {
   data: GoldHistoryData;
   meta: GoldHistoryMeta;

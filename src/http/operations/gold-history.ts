@@ -28,7 +28,7 @@ export function goldHistory(services: Services) {
     record: GoldRecord,
     intervals: { response: GoldIntervalsPage, record: GoldInterval },
     documented: GoldHistoryResponse,
-    description: 'One page of gold records',
+    description: 'One page of gold records (with `interval`, of intervals)',
     statuses: [400, 401, 403, 429, 503],
     example: examples.goldHistory.data,
     scope: scopeOf,

@@ -31,7 +31,8 @@ export function premiumHistory(services: Services) {
     record: PremiumHistoryItem,
     intervals: { response: PremiumIntervalsPage, record: PremiumInterval },
     documented: PremiumHistoryResponse,
-    description: 'One page of daily premiums, newest first, with the summary of the whole window',
+    description:
+      'One page of daily premiums (with `interval`, of intervals), newest first, with the summary of the whole window',
     statuses: [400, 401, 403, 404, 429, 503],
     example: examples.premiumHistory.data,
     scope: scopeOf,

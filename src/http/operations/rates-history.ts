@@ -31,7 +31,7 @@ export function ratesHistory(services: Services) {
     record: HistoryRate,
     intervals: { response: RatesIntervalsPage, record: RateInterval },
     documented: RatesHistoryResponse,
-    description: 'One page of observations, newest first',
+    description: 'One page of observations (with `interval`, of intervals), newest first',
     statuses: [400, 401, 403, 404, 429, 503],
     example: examples.ratesHistory.data,
     scope: scopeOf,
