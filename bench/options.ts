@@ -13,6 +13,7 @@ const PARTS = [
   'admin-imports',
   'quotes',
   'convert',
+  'intervals',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

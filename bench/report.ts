@@ -7,6 +7,7 @@ import { type AdminImportsReport, adminImportsTargets } from './admin-imports.js
 import { type ConvertReport, convertTargets } from './convert.js';
 import type { ImportReport, ImportResult } from './import.js';
 import { BESIDE_TARGETS, type BesideReport } from './import-beside-serving.js';
+import { type IntervalsReport, intervalsTargets } from './intervals.js';
 import { type Check, median, TARGETS, type TargetName, type TargetSummary } from './load.js';
 import { type QuotesReport, quotesTargets } from './quotes.js';
 import type { Timings } from './service.js';
@@ -48,6 +49,7 @@ export interface BenchReport {
   adminImports?: AdminImportsReport;
   quotes?: QuotesReport;
   convert?: ConvertReport;
+  intervals?: IntervalsReport;
   checks: Check[];
   targets: TargetLine[];
 }
@@ -252,6 +254,7 @@ export function judge(r: Omit<BenchReport, 'targets'>): TargetLine[] {
     add(target, required, f);
   for (const [target, required, f] of quotesTargets(r.quotes, notScaled)) add(target, required, f);
   for (const [target, required, f] of convertTargets(r.convert)) add(target, required, f);
+  for (const [target, required, f] of intervalsTargets(r.intervals, notScaled)) add(target, required, f);
   return lines;
 }
 

@@ -14,6 +14,7 @@ import { measureAdminImports } from './admin-imports.js';
 import { measureConvert } from './convert.js';
 import { measureImports } from './import.js';
 import { measureImportBesideServing } from './import-beside-serving.js';
+import { measureIntervals } from './intervals.js';
 import { type Check, type LoadSettings, loadScenario, type Target } from './load.js';
 import { type Part, parseOptions, USAGE } from './options.js';
 import { type CpuPlan, cleanUp, cpuPlan, defer, stop } from './proc.js';
@@ -113,7 +114,9 @@ async function main(argv: string[]): Promise<number> {
   const sqlite = await prepare(join(dir, 'bench.sqlite'), sample);
   const so: ScaleOut | { reason: string } = !o.postgres
     ? { reason: 'left out (--skip-postgres)' }
-    : (['postgres', 'import', 'import-beside-serving', 'admin-imports', 'quotes'] as const).some(wants)
+    : (['postgres', 'import', 'import-beside-serving', 'admin-imports', 'quotes', 'intervals'] as const).some(
+          wants,
+        )
       ? await detectScaleOut()
       : { reason: 'left out (--only)' };
   const scaled = 'reason' in so ? undefined : so;
@@ -184,6 +187,9 @@ async function main(argv: string[]): Promise<number> {
       quick: o.quick,
       log,
     });
+
+  if (wants('intervals'))
+    r.intervals = await measureIntervals({ sample, endDate, dir, postgresUrl, cpus, quick: o.quick, log });
 
   r.wallSeconds = Math.round(performance.now()) / 1000;
   r.loadAverage.end = loadavg()[0]!;

@@ -151,15 +151,25 @@ async function loadData(force = false) {
   const currency = $('currency').value;
   if (!state.key || !currency || !connected()) return;
   const { from, to } = windowDates(Number($('window').value));
-  const choice = `${currency}|${from}|${to}`;
+  // The rates and gold series by interval, their closes drawn; the premium stays daily.
+  const interval = $('interval').value;
+  const by = interval ? { interval } : {};
+  const span = `${currency}|${from}|${to}`;
+  const choice = `${span}|${interval}`;
   // Selecting the option already shown costs no quota.
   if (!force && choice === state.choice) return;
+  // Only the series' interval changed: the premium panels keep what they read.
+  const sameWindow = !force && state.choice?.startsWith(`${span}|`);
   const sameCurrency = !force && state.latest?.currency === currency;
   state.choice = choice;
   const run = ++state.dataRun;
   const shown = readable();
   for (const id of PANELS)
-    if (shown[id] && !(sameCurrency && (id === 'latest' || id === 'converter'))) {
+    if (
+      shown[id] &&
+      !(sameCurrency && (id === 'latest' || id === 'converter')) &&
+      !(sameWindow && (id === 'premium-history' || id === 'premium'))
+    ) {
       $(id).dataset.state = 'loading';
     }
   const work = [];
@@ -176,7 +186,7 @@ async function loadData(force = false) {
     const sources = historySources();
     work.push(
       Promise.all(
-        sources.map((source) => allPages('/v1/rates/history', { currency, source, from, to })),
+        sources.map((source) => allPages('/v1/rates/history', { currency, source, from, to, ...by })),
       ).then((answers) => {
         if (run !== state.dataRun) return;
         answers.forEach((res, i) => {
@@ -198,7 +208,7 @@ async function loadData(force = false) {
       }),
     );
   }
-  if (shown['premium-history']) {
+  if (shown['premium-history'] && !sameWindow) {
     // The API pairs each day's parallel and official rates and summarises the whole window itself.
     work.push(
       allPages('/v1/market/premium/history', { currency, from, to }).then((res) => {
@@ -210,7 +220,7 @@ async function loadData(force = false) {
       }),
     );
   }
-  if (shown.premium) {
+  if (shown.premium && !sameWindow) {
     work.push(
       api(`/v1/market/premium?currency=${encodeURIComponent(currency)}`).then((res) => {
         if (run !== state.dataRun) return;
@@ -223,7 +233,7 @@ async function loadData(force = false) {
   }
   if (published('gold') && may('gold:history:read')) {
     work.push(
-      allPages('/v1/gold/history', { from, to }).then((res) => {
+      allPages('/v1/gold/history', { from, to, ...by }).then((res) => {
         if (run !== state.dataRun) return;
         noteAccess('/v1/gold/history', 'what.goldHistory', {}, res);
         state.goldHistory = { from, to, res };
@@ -288,6 +298,7 @@ $('controls').addEventListener('submit', (event) => event.preventDefault());
 $('converter-form').addEventListener('submit', (event) => event.preventDefault());
 $('currency').addEventListener('change', () => loadData());
 $('window').addEventListener('change', () => loadData());
+$('interval').addEventListener('change', () => loadData());
 $('convert-amount').addEventListener('input', scheduleConvert);
 $('convert-direction').addEventListener('change', scheduleConvert);
 for (const radio of document.querySelectorAll('input[name="side"]')) {

@@ -20,8 +20,15 @@ function setFigure(id, value, text) {
   cell.textContent = text;
 }
 
+/** A record's point; an interval's (`interval` asked, docs/decisions.md 128) is its close, at its last observation. */
 const toPoints = (records, s) =>
-  records.map((r) => ({ t: Date.parse(r.updatedAt), v: r[s] })).sort((a, b) => a.t - b.t);
+  records
+    .map((r) =>
+      r.interval
+        ? { t: Date.parse(r.lastUpdatedAt), v: r[s].close }
+        : { t: Date.parse(r.updatedAt), v: r[s] },
+    )
+    .sort((a, b) => a.t - b.t);
 
 export function renderRates() {
   const r = state.rates;

@@ -41,7 +41,8 @@ export interface WindowChecks {
 /**
  * Resolves the window; pushes problems for bad dates, an inverted or oversized
  * window, or a cursor that this endpoint did not issue for these filters.
- * `scope` names the endpoint and its filters; `positionLength` is the cursor's arity.
+ * `scope` names the endpoint and its filters; `positionLength` is the cursor's arity;
+ * `maxDays` the longest window (366, or 3,660 with `interval`: decisions 129).
  * Returns null whenever it pushed a problem or could not judge the cursor.
  */
 export function resolveWindow(
@@ -52,6 +53,7 @@ export function resolveWindow(
   now: number,
   problems: Problem[],
   checks: WindowChecks = { dates: true, filters: true },
+  maxDays: number = MAX_WINDOW_DAYS,
 ): HistoryWindow | null {
   if (!checks.dates) return null;
   const before = problems.length;
@@ -91,10 +93,10 @@ export function resolveWindow(
     problems.push({ parameter: 'from', message: 'must not be after `to`' });
     return null;
   }
-  if ((lastDay - firstDay) / DAY_MS + 1 > MAX_WINDOW_DAYS) {
+  if ((lastDay - firstDay) / DAY_MS + 1 > maxDays) {
     problems.push({
       parameter: 'from',
-      message: `the window from \`from\` to \`to\` must not exceed ${MAX_WINDOW_DAYS} days`,
+      message: `the window from \`from\` to \`to\` must not exceed ${maxDays} days`,
     });
     return null;
   }

@@ -7,6 +7,7 @@
  * `error.details[].message` when the parameter breaks its rule.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
+import { INTERVALS, MAX_INTERVAL_WINDOW_DAYS } from '../domain/intervals.js';
 import { ASSET_TYPES, PURITIES, SOURCES } from '../domain/types.js';
 import { Defaulted } from './query.js';
 
@@ -52,6 +53,7 @@ export const AssetTypeName = Type.Union(
   ASSET_TYPES.map((t) => Type.Literal(t)),
   { component: 'AssetType', errorMessage: `must be one of ${ASSET_TYPES.join(', ')}` },
 );
+export const GoldUnit = Type.Literal('gram', { component: 'GoldUnit' });
 export const PurityName = Type.Union(
   PURITIES.map((p) => Type.Literal(p)),
   { component: 'GoldPurity', errorMessage: `must be one of ${PURITIES.join(', ')}` },
@@ -135,6 +137,16 @@ export const CursorParam = Type.String({
   description: 'Opaque continuation value from meta.nextCursor; reuse it only with the same filters',
   errorMessage: 'must be a cursor returned in meta.nextCursor for the same filters',
 });
+
+export const IntervalParam = Type.Union(
+  INTERVALS.map((i) => Type.Literal(i)),
+  {
+    description:
+      'One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, ' +
+      `high, low and close; the window may then span up to ${MAX_INTERVAL_WINDOW_DAYS.toLocaleString('en')} days (decisions 128–133)`,
+    errorMessage: `must be one of ${INTERVALS.join(', ')}`,
+  },
+);
 
 export const HistoryWindowQuery = {
   from: Type.Optional(DateParam('Inclusive start date (UTC); default 30 days before `to`')),

@@ -15,7 +15,9 @@ import {
   CurrencyCodeParam,
   CurrencyListParam,
   Envelope,
+  GoldUnit,
   HistoryWindowQuery,
+  IntervalParam,
   LocalizedNames,
   PurityName,
   Quote,
@@ -25,6 +27,7 @@ import {
   Timestamp,
 } from './common.js';
 import { examples } from './examples.js';
+import { documentedPage, GoldInterval, intervalPage, PremiumInterval, RateInterval } from './intervals.js';
 import { Defaulted } from './query.js';
 
 // ---- /v1/assets --------------------------------------------------------------
@@ -208,7 +211,12 @@ export const RatesLatestResponse = Envelope(
 // ---- /v1/rates/history -------------------------------------------------------
 
 export const RatesHistoryQuery = Type.Object(
-  { currency: CurrencyCodeParam, source: Defaulted(SourceParam, 'parallel'), ...HistoryWindowQuery },
+  {
+    currency: CurrencyCodeParam,
+    source: Defaulted(SourceParam, 'parallel'),
+    ...HistoryWindowQuery,
+    interval: Type.Optional(IntervalParam),
+  },
   { additionalProperties: false },
 );
 
@@ -233,7 +241,8 @@ const PageWindow = {
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 };
 
-export const RatesHistoryResponse = Envelope(
+/** The page without `interval`, as its serializer writes it. */
+export const RatesHistoryPage = Envelope(
   Type.Array(HistoryRate),
   Type.Object(
     {
@@ -248,6 +257,8 @@ export const RatesHistoryResponse = Envelope(
   ),
   examples.ratesHistory,
 );
+export const RatesIntervalsPage = intervalPage(RatesHistoryPage, RateInterval);
+export const RatesHistoryResponse = documentedPage(RatesHistoryPage, RateInterval, 'RateHistoryEntry');
 
 // ---- /v1/market/premium ------------------------------------------------------
 
@@ -338,7 +349,7 @@ export const PremiumResponse = Envelope(
 // ---- /v1/market/premium/history ----------------------------------------------
 
 export const PremiumHistoryQuery = Type.Object(
-  { currency: CurrencyCodeParam, ...HistoryWindowQuery },
+  { currency: CurrencyCodeParam, ...HistoryWindowQuery, interval: Type.Optional(IntervalParam) },
   { additionalProperties: false },
 );
 
@@ -386,7 +397,8 @@ export const PremiumSummary = Type.Union(
   },
 );
 
-export const PremiumHistoryResponse = Envelope(
+/** The page without `interval`, as its serializer writes it. */
+export const PremiumHistoryPage = Envelope(
   Type.Array(PremiumHistoryItem),
   Type.Object(
     {
@@ -401,10 +413,14 @@ export const PremiumHistoryResponse = Envelope(
   ),
   examples.premiumHistory,
 );
+export const PremiumIntervalsPage = intervalPage(PremiumHistoryPage, PremiumInterval);
+export const PremiumHistoryResponse = documentedPage(
+  PremiumHistoryPage,
+  PremiumInterval,
+  'PremiumHistoryEntry',
+);
 
 // ---- /v1/gold ----------------------------------------------------------------
-
-const GoldUnit = Type.Literal('gram', { component: 'GoldUnit' });
 
 export const GoldRecord = Type.Object(
   {
@@ -436,9 +452,13 @@ export const GoldLatestResponse = Envelope(
   examples.goldLatest,
 );
 
-export const GoldHistoryQuery = Type.Object({ ...HistoryWindowQuery }, { additionalProperties: false });
+export const GoldHistoryQuery = Type.Object(
+  { ...HistoryWindowQuery, interval: Type.Optional(IntervalParam) },
+  { additionalProperties: false },
+);
 
-export const GoldHistoryResponse = Envelope(
+/** The page without `interval`, as its serializer writes it. */
+export const GoldHistoryPage = Envelope(
   Type.Array(GoldRecord),
   Type.Object(
     {
@@ -452,3 +472,5 @@ export const GoldHistoryResponse = Envelope(
   ),
   examples.goldHistory,
 );
+export const GoldIntervalsPage = intervalPage(GoldHistoryPage, GoldInterval);
+export const GoldHistoryResponse = documentedPage(GoldHistoryPage, GoldInterval, 'GoldHistoryEntry');

@@ -555,6 +555,71 @@ describe.skipIf(chromiumPath === null)('pages in a headless browser', () => {
     }
   });
 
+  it('draws the rates and gold series by week: the closes of the API’s intervals (docs/decisions.md 128)', async () => {
+    const { context, page, seen } = await newPage();
+    try {
+      await page.goto(`${origin}/charts`);
+      await page.fill('#api-key', keys.full);
+      await page.click('#connect');
+      await page.waitForSelector('#currency:not([disabled]) option[value="EUR"]', { state: 'attached' });
+      await page.selectOption('#window', '90');
+      await page.selectOption('#currency', 'EUR');
+      await page.waitForSelector('main[data-state="ready"]', { state: 'attached', timeout: 15_000 });
+      await page.waitForSelector('#rates[data-state="ready"]', { state: 'attached' });
+      const before = seen.length;
+      await page.selectOption('#interval', 'week');
+      await waitFor(
+        () =>
+          seen.slice(before).filter((r) => new URL(r.url).searchParams.get('interval') === 'week').length ===
+          4,
+        { what: 'the three rate families and the gold asked by week' },
+      );
+      await page.waitForSelector('#rates[data-state="ready"]', { state: 'attached' });
+      await page.waitForSelector('#gold[data-state="ready"]', { state: 'attached' });
+      const from = utcDay(-89);
+      const to = utcDay(0);
+      const asked = seen.slice(before).map((r) => new URL(r.url));
+      expect(asked.filter((u) => u.pathname === '/v1/rates/history').map((u) => u.search)).toEqual(
+        SOURCES.map(
+          (source) => `?currency=EUR&source=${source}&from=${from}&to=${to}&interval=week&limit=1000`,
+        ),
+      );
+      expect(asked.filter((u) => u.pathname === '/v1/gold/history').map((u) => u.search)).toEqual([
+        `?from=${from}&to=${to}&interval=week&limit=1000`,
+      ]);
+      // The premium stays a point a day: it is not asked again.
+      expect(asked.some((u) => u.pathname === '/v1/market/premium/history')).toBe(false);
+      const weeks = await getJson(
+        `${origin}/v1/rates/history?currency=EUR&source=parallel&from=${from}&to=${to}&interval=week&limit=1000`,
+        keys.full,
+      );
+      type Week = { start: string; buy: { close: number } };
+      const data = weeks.body.data as Week[];
+      // 90 days touch 13 or 14 weeks from Monday.
+      expect(data.length).toBeGreaterThanOrEqual(13);
+      const chart = page.locator('#rates-chart');
+      expect(await chart.locator('path.series-parallel').getAttribute('data-points')).toBe(
+        String(data.length),
+      );
+      const label = (await chart.getAttribute('aria-label'))!;
+      expect(label).toContain(
+        `Parallel market from ${shown(data.at(-1)!.buy.close)} to ${shown(data[0]!.buy.close)}`,
+      );
+      expect(Number(await page.locator('#gold-chart path.gold-24K').getAttribute('data-points'))).toBe(
+        data.length,
+      );
+      // Every observation again: the series as before, its page asked without `interval`.
+      await page.selectOption('#interval', '');
+      await waitFor(
+        async () =>
+          (await chart.locator('path.series-parallel').getAttribute('data-points')) !== String(data.length),
+        { what: 'the rates chart redrawn from every observation' },
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   it('folds what a narrower key may not read into one line, and never asks for it', async () => {
     const { context, page, seen } = await newPage();
     try {

@@ -15,10 +15,13 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
+  type GoldInterval,
   type HistoryRate,
   MdsApiError,
   MdsClient,
   type PremiumHistoryItem,
+  type PremiumInterval,
+  type RateInterval,
 } from '../../packages/client/src/index.js';
 import { generateKey } from '../../src/domain/keys.js';
 import { ENTITLEMENTS } from '../../src/domain/scopes.js';
@@ -214,6 +217,51 @@ describe('MdsClient against the real server', () => {
     const cursors = seen.slice(0, 10).map((s) => new URL(s.url).searchParams.get('cursor'));
     expect(cursors[0]).toBeNull();
     expect(new Set(cursors.slice(1)).size).toBe(9);
+  });
+
+  it('the paginate…Intervals helpers yield every interval of the window, typed by the query (docs/decisions.md 133)', async () => {
+    const client = new MdsClient({ baseUrl: server.url, apiKey: key });
+    const window = { from: YEAR_START, to: END };
+    const weeks: RateInterval[] = [];
+    for await (const w of client.paginateRateIntervals({
+      currency: 'EUR',
+      interval: 'week',
+      limit: 9,
+      ...window,
+    }))
+      weeks.push(w);
+    // `interval` in the query: the page's records are intervals, typed so, with no narrowing.
+    const whole = await client.getRatesHistory({ currency: 'EUR', interval: 'week', limit: 1000, ...window });
+    validate('/v1/rates/history', whole);
+    expect(weeks).toEqual(whole.data);
+    expect(weeks.length).toBeGreaterThanOrEqual(53);
+    const mondays = weeks.map((w) => new Date(`${w.start}T00:00:00Z`).getUTCDay());
+    expect(new Set(mondays)).toEqual(new Set([1]));
+    expect(whole.data[0]!.buy.close).toBeGreaterThan(0);
+    const months: GoldInterval[] = [];
+    for await (const m of client.paginateGoldIntervals({ interval: 'month', limit: 5, ...window }))
+      months.push(m);
+    expect(months).toEqual((await client.getGoldHistory({ interval: 'month', limit: 1000, ...window })).data);
+    const premium: PremiumInterval[] = [];
+    for await (const p of client.paginatePremiumIntervals({
+      currency: 'EUR',
+      interval: 'month',
+      limit: 4,
+      ...window,
+    }))
+      premium.push(p);
+    const premiumWhole = await client.getPremiumHistory({
+      currency: 'EUR',
+      interval: 'month',
+      limit: 1000,
+      ...window,
+    });
+    expect(premium).toEqual(premiumWhole.data);
+    expect(premium[0]!.days).toBeGreaterThan(0);
+    // The helpers of observations refuse `interval`, naming the one that pages intervals, before any request.
+    await expect(client.paginateRateHistory({ currency: 'EUR', interval: 'week' }).next()).rejects.toThrow(
+      /paginateRateIntervals/,
+    );
   });
 
   it('paginateGoldHistory yields every gold record of the window once, in the server order', async () => {

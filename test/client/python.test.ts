@@ -239,6 +239,42 @@ print(json.dumps({
     expect(out.gold).toEqual(out.wholeGold);
   });
 
+  it('interval pages: the get_*_intervals methods and their paginate_*_intervals iterators (docs/decisions.md 133)', async () => {
+    const out = await py(`
+import json
+from mds_client import MdsClient
+mds = MdsClient()
+w = dict(from_="${YEAR_START}", to="${END}")
+print(json.dumps({
+  "rates": list(mds.paginate_rate_intervals("EUR", "month", limit=5, **w)),
+  "wholeRates": mds.get_rate_intervals("EUR", "month", limit=1000, **w)["data"],
+  "viaHistory": mds.get_rates_history("EUR", interval="month", limit=1000, **w)["data"],
+  "premium": list(mds.paginate_premium_intervals("EUR", "week", limit=7, **w)),
+  "wholePremium": mds.get_premium_intervals("EUR", "week", limit=1000, **w)["data"],
+  "gold": list(mds.paginate_gold_intervals("week", limit=11, **w)),
+  "wholeGold": mds.get_gold_intervals("week", limit=1000, **w)["data"],
+  "csv": mds.get_gold_history_csv(interval="month", limit=3, **w).splitlines()[0],
+}))`);
+    // The sample has parallel EUR every day: each calendar month the window touches is listed.
+    const month = (d: string) => Number(d.slice(0, 4)) * 12 + Number(d.slice(5, 7));
+    expect(out.wholeRates).toHaveLength(month(END) - month(YEAR_START) + 1);
+    expect(out.rates).toEqual(out.wholeRates);
+    expect(out.viaHistory).toEqual(out.wholeRates);
+    expect(out.wholeRates[0]).toMatchObject({
+      currency: 'EUR',
+      interval: 'month',
+      start: `${END.slice(0, 8)}01`,
+    });
+    expect(out.premium).toEqual(out.wholePremium);
+    expect(out.premium.length).toBeGreaterThan(50);
+    // Three purities a week, every week of the window.
+    expect(out.gold).toEqual(out.wholeGold);
+    expect(out.gold.length % 3).toBe(0);
+    expect(out.csv).toBe(
+      'purity,quote,unit,interval,start,buy_open,buy_high,buy_low,buy_close,sell_open,sell_high,sell_low,sell_close,firstUpdatedAt,lastUpdatedAt,observations',
+    );
+  });
+
   it('the *_csv methods send Accept: text/csv and return the CSV of the JSON page; parse_csv reads it', async () => {
     const out = await py(`
 import json

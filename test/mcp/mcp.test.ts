@@ -273,6 +273,29 @@ describe('MCP server over stdio against the real service', () => {
 
   const toolFor = (path: string) => toolName('get', path, doc.paths[path]!.get!.operationId);
 
+  it('the history tools take `interval` and answer its intervals as the API does (docs/decisions.md 128)', async () => {
+    const { tools } = await full.client.listTools();
+    for (const path of ['/v1/rates/history', '/v1/gold/history', '/v1/market/premium/history']) {
+      const tool = tools.find((t) => t.name === toolFor(path));
+      expect(tool?.inputSchema.properties?.interval, path).toMatchObject({ enum: ['day', 'week', 'month'] });
+      const args = { ...argumentsFor(path, doc.paths[path]!.get!), interval: 'week', limit: 3 };
+      // The SDK's Client checks the intervals against the tool's output schema.
+      const viaMcp = answerOf(
+        (await full.client.callTool({ name: toolFor(path), arguments: args })) as CallToolResult,
+      );
+      const query = new URLSearchParams(
+        Object.entries(args).map(([k, v]) => [k, String(v)] as [string, string]),
+      ).toString();
+      const direct = (await (
+        await fetch(`${server.url}${path}?${query}`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as Json;
+      expect(viaMcp.data, path).toEqual(direct.data);
+      expect(viaMcp.data.length, path).toBeGreaterThan(0);
+      for (const item of viaMcp.data)
+        expect(item, path).toMatchObject({ interval: 'week', buy: { open: expect.any(Number) } });
+    }
+  });
+
   it('is an ordinary client: every call costs one unit', async () => {
     const used = async () =>
       answerOf((await full.client.callTool({ name: toolFor('/v1/me'), arguments: {} })) as CallToolResult)

@@ -135,4 +135,113 @@ describe.each(backends())('market repository on $name', ({ name }) => {
       [T0, '18K'],
     ]);
   });
+
+  it('groups a series by day, week (from Monday) and month in the window, newest first, by keyset', async () => {
+    await store.imports.import({ kind: 'assets', records: [asset('IVL')] });
+    const at = (iso: string) => Date.parse(iso);
+    const r = (iso: string, buy: number, sell: number) => ({
+      currency: 'IVL',
+      source: 'parallel' as const,
+      buy,
+      sell,
+      updatedAt: at(iso),
+    });
+    await store.imports.import({
+      kind: 'rates',
+      records: [
+        r('2026-10-30T09:00:00Z', 100, 101), // a Friday: the week of 2026-10-26, October
+        r('2026-11-02T09:00:00Z', 103, 104), // a Monday
+        r('2026-11-02T18:00:00Z', 99, 100),
+        r('2026-11-04T09:00:00Z', 101, 102),
+      ],
+    });
+    const window = {
+      currency: 'IVL',
+      source: 'parallel' as const,
+      from: at('2026-10-01'),
+      to: at('2026-11-30'),
+    };
+    const newer = {
+      firstUpdatedAt: at('2026-11-02T09:00:00Z'),
+      lastUpdatedAt: at('2026-11-04T09:00:00Z'),
+      observations: 3,
+      buy: { open: 103, high: 103, low: 99, close: 101 },
+      sell: { open: 104, high: 104, low: 100, close: 102 },
+    };
+    const older = {
+      firstUpdatedAt: at('2026-10-30T09:00:00Z'),
+      lastUpdatedAt: at('2026-10-30T09:00:00Z'),
+      observations: 1,
+      buy: { open: 100, high: 100, low: 100, close: 100 },
+      sell: { open: 101, high: 101, low: 101, close: 101 },
+    };
+    // Week keys count Mondays from 1969-12-29 (domain/intervals.ts): 2026-11-02 is day 20 759.
+    const week = (20_759 + 3) / 7;
+    expect(await store.market.rateIntervals({ ...window, interval: 'week', limit: 10 })).toEqual([
+      { key: week, ...newer },
+      { key: week - 1, ...older },
+    ]);
+    expect(await store.market.rateIntervals({ ...window, interval: 'month', limit: 10 })).toEqual([
+      { key: 2026 * 12 + 10, ...newer },
+      { key: 2026 * 12 + 9, ...older },
+    ]);
+    const days = await store.market.rateIntervals({ ...window, interval: 'day', limit: 2 });
+    expect(days.map((d) => [d.key, d.observations])).toEqual([
+      [20_761, 1],
+      [20_759, 2],
+    ]);
+    // The keyset: intervals starting before the previous page's last start.
+    const before = at('2026-11-02');
+    expect(await store.market.rateIntervals({ ...window, interval: 'week', before, limit: 10 })).toEqual([
+      { key: week - 1, ...older },
+    ]);
+    // Only observations inside the window count.
+    const clipped = await store.market.rateIntervals({
+      ...window,
+      from: at('2026-11-03'),
+      interval: 'week',
+      limit: 10,
+    });
+    expect(clipped).toEqual([
+      {
+        key: week,
+        ...newer,
+        firstUpdatedAt: at('2026-11-04T09:00:00Z'),
+        observations: 1,
+        buy: { open: 101, high: 101, low: 101, close: 101 },
+        sell: { open: 102, high: 102, low: 102, close: 102 },
+      },
+    ]);
+  });
+
+  it('groups gold by purity and interval, newest first then purity order, by keyset', async () => {
+    const at = (iso: string) => Date.parse(iso);
+    const g = (purity: '18K' | '21K' | '24K', iso: string, buy: number) => ({
+      purity,
+      buy,
+      sell: buy + 1,
+      updatedAt: at(iso),
+    });
+    await store.imports.import({
+      kind: 'gold',
+      records: [
+        g('18K', '2030-01-31T09:00:00Z', 10),
+        g('18K', '2030-02-01T09:00:00Z', 12),
+        g('24K', '2030-02-02T09:00:00Z', 20),
+      ],
+    });
+    const window = { from: at('2030-01-01'), to: at('2030-02-28'), interval: 'month' as const };
+    const page = await store.market.goldIntervals({ ...window, limit: 10 });
+    expect(page.map((i) => [i.purity, i.key, i.observations, i.buy.open, i.sell.close])).toEqual([
+      ['18K', 2030 * 12 + 1, 1, 12, 13],
+      ['24K', 2030 * 12 + 1, 1, 20, 21],
+      ['18K', 2030 * 12, 1, 10, 11],
+    ]);
+    const after = { start: at('2030-02-01'), purity: '18K' as const };
+    const rest = await store.market.goldIntervals({ ...window, after, limit: 10 });
+    expect(rest.map((i) => [i.purity, i.key])).toEqual([
+      ['24K', 2030 * 12 + 1],
+      ['18K', 2030 * 12],
+    ]);
+  });
 });

@@ -223,6 +223,9 @@ export interface RatesLatestMeta {
   currencies: string[];
 }
 
+/** A record of the page: an observation, or with `interval` an interval */
+export type RateHistoryEntry = RateHistoryRecord | RateInterval;
+
 export interface RateHistoryRecord {
   currency: string;
   source: RateSource;
@@ -232,6 +235,47 @@ export interface RateHistoryRecord {
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
   quality: Quality;
+}
+
+/** One interval of a rate series (`interval` given) */
+export interface RateInterval {
+  currency: string;
+  quote: QuoteCurrency;
+  source: RateSource;
+  interval: IntervalName;
+  /**
+   * The interval's first day (UTC): the day, the Monday or the 1st, whatever the window's `from`
+   * Format: `YYYY-MM-DD`.
+   */
+  start: string;
+  buy: Ohlc;
+  sell: Ohlc;
+  /**
+   * The first observation of the interval in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  firstUpdatedAt: string;
+  /**
+   * The last observation of the interval in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  lastUpdatedAt: string;
+  /** Observations of the interval in the window */
+  observations: number;
+}
+
+/** The interval asked for: `day`, `week` (from Monday, UTC) or `month` */
+export type IntervalName = 'day' | 'week' | 'month';
+
+export interface Ohlc {
+  /** The first price of the interval in the window */
+  open: number;
+  /** The highest price */
+  high: number;
+  /** The lowest price */
+  low: number;
+  /** The last price of the interval in the window */
+  close: number;
 }
 
 export interface RatesHistoryMeta {
@@ -329,6 +373,9 @@ export interface MarketPremiumMeta {
   missingCurrencies: string[];
 }
 
+/** A record of the page: an observation, or with `interval` an interval */
+export type PremiumHistoryEntry = PremiumHistoryItem | PremiumInterval;
+
 export interface PremiumHistoryItem {
   /**
    * The UTC day of the parallel observation
@@ -340,6 +387,45 @@ export interface PremiumHistoryItem {
   parallel: PremiumRate;
   official: PremiumRate;
   premium: Premium;
+}
+
+/**
+ * One interval of the daily premium (`interval` given): open, high, low and close of the daily percents of buy and of sell, as the plain premium history lists them
+ */
+export interface PremiumInterval {
+  currency: string;
+  quote: QuoteCurrency;
+  interval: IntervalName;
+  /**
+   * The interval's first day (UTC): the day, the Monday or the 1st, whatever the window's `from`
+   * Format: `YYYY-MM-DD`.
+   */
+  start: string;
+  buy: PercentOhlc;
+  sell: PercentOhlc;
+  /**
+   * The first day of the interval with a daily premium in the window
+   * Format: `YYYY-MM-DD`.
+   */
+  firstDate: string;
+  /**
+   * The last day of the interval with a daily premium in the window
+   * Format: `YYYY-MM-DD`.
+   */
+  lastDate: string;
+  /** Daily premiums of the interval in the window */
+  days: number;
+}
+
+export interface PercentOhlc {
+  /** The first daily premium percent of the interval in the window */
+  open: number;
+  /** The highest daily premium percent */
+  high: number;
+  /** The lowest daily premium percent */
+  low: number;
+  /** The last daily premium percent of the interval in the window */
+  close: number;
 }
 
 export interface MarketPremiumHistoryMeta {
@@ -407,6 +493,9 @@ export interface GoldLatestMeta {
   unit: GoldUnit;
 }
 
+/** A record of the page: an observation, or with `interval` an interval */
+export type GoldHistoryEntry = GoldRecord | GoldInterval;
+
 export interface GoldRecord {
   purity: GoldPurity;
   quote: QuoteCurrency;
@@ -418,6 +507,33 @@ export interface GoldRecord {
   /** Format: ISO 8601 date-time (UTC). */
   updatedAt: string;
   quality: Quality;
+}
+
+/** One interval of a purity (`interval` given) */
+export interface GoldInterval {
+  purity: GoldPurity;
+  quote: QuoteCurrency;
+  unit: GoldUnit;
+  interval: IntervalName;
+  /**
+   * The interval's first day (UTC): the day, the Monday or the 1st, whatever the window's `from`
+   * Format: `YYYY-MM-DD`.
+   */
+  start: string;
+  buy: Ohlc;
+  sell: Ohlc;
+  /**
+   * The first observation of the interval in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  firstUpdatedAt: string;
+  /**
+   * The last observation of the interval in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  lastUpdatedAt: string;
+  /** Observations of the interval in the window */
+  observations: number;
 }
 
 export interface GoldHistoryMeta {
@@ -638,12 +754,18 @@ export interface RatesHistoryQuery {
   limit?: number;
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
+  /**
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3,660 days (decisions 128–133)
+   */
+  interval?: 'day' | 'week' | 'month';
 }
 
 /** `data` of `GET /v1/rates/history`: Rate history */
-export type RatesHistoryData = RateHistoryRecord[];
+export type RatesHistoryData = RateHistoryEntry[];
 
-/** One page of observations, newest first (`GET /v1/rates/history`: Rate history) */
+/**
+ * One page of observations (with `interval`, of intervals), newest first (`GET /v1/rates/history`: Rate history)
+ */
 export interface RatesHistoryResponse {
   data: RatesHistoryData;
   meta: RatesHistoryMeta;
@@ -681,15 +803,21 @@ export interface RatesHistoricalQuery {
   limit?: number;
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
+  /**
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3,660 days (decisions 128–133)
+   */
+  interval?: 'day' | 'week' | 'month';
 }
 
 /** `data` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
-export type RatesHistoricalData = RateHistoryRecord[];
+export type RatesHistoricalData = RateHistoryEntry[];
 
 /** `meta` of `GET /v1/rates/historical`: Rate history (deprecated alias) */
 export type RatesHistoricalMeta = RatesHistoryMeta;
 
-/** One page of observations, newest first (`GET /v1/rates/historical`: Rate history (deprecated alias)) */
+/**
+ * One page of observations (with `interval`, of intervals), newest first (`GET /v1/rates/historical`: Rate history (deprecated alias))
+ */
 export interface RatesHistoricalResponse {
   data: RatesHistoricalData;
   meta: RatesHistoricalMeta;
@@ -768,13 +896,17 @@ export interface MarketPremiumHistoryQuery {
   limit?: number;
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
+  /**
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3,660 days (decisions 128–133)
+   */
+  interval?: 'day' | 'week' | 'month';
 }
 
 /** `data` of `GET /v1/market/premium/history`: Premium history */
-export type MarketPremiumHistoryData = PremiumHistoryItem[];
+export type MarketPremiumHistoryData = PremiumHistoryEntry[];
 
 /**
- * One page of daily premiums, newest first, with the summary of the whole window (`GET /v1/market/premium/history`: Premium history)
+ * One page of daily premiums (with `interval`, of intervals), newest first, with the summary of the whole window (`GET /v1/market/premium/history`: Premium history)
  */
 export interface MarketPremiumHistoryResponse {
   data: MarketPremiumHistoryData;
@@ -822,12 +954,18 @@ export interface GoldHistoryQuery {
   limit?: number;
   /** Opaque continuation value from meta.nextCursor; reuse it only with the same filters */
   cursor?: string;
+  /**
+   * One item per UTC day, week (from Monday) or calendar month holding an observation of the window: open, high, low and close; the window may then span up to 3,660 days (decisions 128–133)
+   */
+  interval?: 'day' | 'week' | 'month';
 }
 
 /** `data` of `GET /v1/gold/history`: Gold reference history */
-export type GoldHistoryData = GoldRecord[];
+export type GoldHistoryData = GoldHistoryEntry[];
 
-/** One page of gold records (`GET /v1/gold/history`: Gold reference history) */
+/**
+ * One page of gold records (with `interval`, of intervals) (`GET /v1/gold/history`: Gold reference history)
+ */
 export interface GoldHistoryResponse {
   data: GoldHistoryData;
   meta: GoldHistoryMeta;
@@ -934,7 +1072,7 @@ export const OPERATIONS = [
     operationId: 'getRatesHistory',
     method: 'GET',
     path: '/v1/rates/history',
-    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor'],
+    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor', 'interval'],
     requiredQuery: ['currency'],
     deprecated: false,
   },
@@ -943,7 +1081,7 @@ export const OPERATIONS = [
     operationId: 'getRatesHistoricalDeprecated',
     method: 'GET',
     path: '/v1/rates/historical',
-    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor'],
+    query: ['currency', 'source', 'from', 'to', 'limit', 'cursor', 'interval'],
     requiredQuery: ['currency'],
     deprecated: true,
   },
@@ -970,7 +1108,7 @@ export const OPERATIONS = [
     operationId: 'getPremiumHistory',
     method: 'GET',
     path: '/v1/market/premium/history',
-    query: ['currency', 'from', 'to', 'limit', 'cursor'],
+    query: ['currency', 'from', 'to', 'limit', 'cursor', 'interval'],
     requiredQuery: ['currency'],
     deprecated: false,
   },
@@ -988,7 +1126,7 @@ export const OPERATIONS = [
     operationId: 'getGoldHistory',
     method: 'GET',
     path: '/v1/gold/history',
-    query: ['from', 'to', 'limit', 'cursor'],
+    query: ['from', 'to', 'limit', 'cursor', 'interval'],
     requiredQuery: [],
     deprecated: false,
   },

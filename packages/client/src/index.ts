@@ -15,11 +15,15 @@ import type {
   ConvertResponse,
   DeprecatedPath,
   ErrorResponse,
+  GoldHistoryMeta,
   GoldHistoryQuery,
   GoldHistoryResponse,
+  GoldInterval,
   GoldLatestQuery,
   GoldLatestResponse,
   GoldRecord,
+  IntervalName,
+  MarketPremiumHistoryMeta,
   MarketPremiumHistoryQuery,
   MarketPremiumHistoryResponse,
   MarketPremiumQuery,
@@ -28,7 +32,10 @@ import type {
   OperationIds,
   Operations,
   PremiumHistoryItem,
+  PremiumInterval,
   RateHistoryRecord,
+  RateInterval,
+  RatesHistoryMeta,
   RatesHistoryQuery,
   RatesHistoryResponse,
   RatesLatestQuery,
@@ -59,6 +66,31 @@ export type ErrorDetail = NonNullable<ErrorResponse['error']['details']>[number]
 
 /** @deprecated The document's name for it is `RateHistoryRecord` (docs/decisions.md 64). */
 export type HistoryRate = RateHistoryRecord;
+
+/**
+ * A history page whose records are all of one kind: the plain records, or with
+ * `interval` the intervals (docs/decisions.md 128).
+ */
+export interface PageOf<R, M> {
+  data: R[];
+  meta: M;
+}
+
+/** A history query with `interval`: its page lists intervals. */
+export type IntervalQuery<Q> = Q & { interval: IntervalName };
+/** A history query without `interval`: its page lists observations. */
+export type PlainQuery<Q> = Q & { interval?: undefined };
+
+/**
+ * `query` for a helper that yields observations: one with `interval` would
+ * yield intervals under the wrong type, so it is refused, naming the helper
+ * that pages them.
+ */
+function withoutInterval<Q extends { interval?: IntervalName }>(query: Q, helper: string): PlainQuery<Q> {
+  if (query.interval !== undefined)
+    throw new TypeError(`this helper yields observations; page \`interval\` with ${helper}`);
+  return query as PlainQuery<Q>;
+}
 
 export interface MdsClientOptions extends TransportOptions {
   /** Where the API is served, e.g. `https://api.example.com` (a path prefix is kept). */
@@ -195,6 +227,14 @@ export class MdsClient implements OperationMethods {
    * with `{ csv: true }`, that page as CSV text. Requires `rates:<source>:history:read`.
    */
   getRatesHistory(query: RatesHistoryQuery, options: CsvOptions): Promise<string>;
+  getRatesHistory(
+    query: IntervalQuery<RatesHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<RateInterval, RatesHistoryMeta>>;
+  getRatesHistory(
+    query: PlainQuery<RatesHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<RateHistoryRecord, RatesHistoryMeta>>;
   getRatesHistory(query: RatesHistoryQuery, options?: JsonOptions): Promise<RatesHistoryResponse>;
   getRatesHistory(query: RatesHistoryQuery, options?: HistoryOptions): Promise<RatesHistoryResponse | string>;
   getRatesHistory(
@@ -226,6 +266,14 @@ export class MdsClient implements OperationMethods {
    */
   getPremiumHistory(query: MarketPremiumHistoryQuery, options: CsvOptions): Promise<string>;
   getPremiumHistory(
+    query: IntervalQuery<MarketPremiumHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<PremiumInterval, MarketPremiumHistoryMeta>>;
+  getPremiumHistory(
+    query: PlainQuery<MarketPremiumHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<PremiumHistoryItem, MarketPremiumHistoryMeta>>;
+  getPremiumHistory(
     query: MarketPremiumHistoryQuery,
     options?: JsonOptions,
   ): Promise<MarketPremiumHistoryResponse>;
@@ -255,6 +303,14 @@ export class MdsClient implements OperationMethods {
    * `{ csv: true }`, that page as CSV text. Requires `gold:history:read`.
    */
   getGoldHistory(query: GoldHistoryQuery | undefined, options: CsvOptions): Promise<string>;
+  getGoldHistory(
+    query: IntervalQuery<GoldHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<GoldInterval, GoldHistoryMeta>>;
+  getGoldHistory(
+    query?: PlainQuery<GoldHistoryQuery>,
+    options?: JsonOptions,
+  ): Promise<PageOf<GoldRecord, GoldHistoryMeta>>;
   getGoldHistory(query?: GoldHistoryQuery, options?: JsonOptions): Promise<GoldHistoryResponse>;
   getGoldHistory(query?: GoldHistoryQuery, options?: HistoryOptions): Promise<GoldHistoryResponse | string>;
   getGoldHistory(
@@ -324,6 +380,18 @@ export class MdsClient implements OperationMethods {
     query: RatesHistoryQuery,
     options?: RequestOptions,
   ): AsyncGenerator<RateHistoryRecord, void, undefined> {
+    const plain = withoutInterval(query, 'paginateRateIntervals');
+    yield* this.paginate((cursor) => this.getRatesHistory({ ...plain, cursor }, json(options)), query.cursor);
+  }
+
+  /**
+   * Every interval of a rate series over a window (`interval`: `day`, `week`, `month`), newest
+   * first, one at a time, page after page (see paginateRateHistory). A window may span 3,660 days.
+   */
+  async *paginateRateIntervals(
+    query: IntervalQuery<RatesHistoryQuery>,
+    options?: RequestOptions,
+  ): AsyncGenerator<RateInterval, void, undefined> {
     yield* this.paginate((cursor) => this.getRatesHistory({ ...query, cursor }, json(options)), query.cursor);
   }
 
@@ -332,6 +400,15 @@ export class MdsClient implements OperationMethods {
     query: GoldHistoryQuery = {},
     options?: RequestOptions,
   ): AsyncGenerator<GoldRecord, void, undefined> {
+    const plain = withoutInterval(query, 'paginateGoldIntervals');
+    yield* this.paginate((cursor) => this.getGoldHistory({ ...plain, cursor }, json(options)), query.cursor);
+  }
+
+  /** Every interval of each purity over a window, newest first, purities in order (see paginateRateIntervals). */
+  async *paginateGoldIntervals(
+    query: IntervalQuery<GoldHistoryQuery>,
+    options?: RequestOptions,
+  ): AsyncGenerator<GoldInterval, void, undefined> {
     yield* this.paginate((cursor) => this.getGoldHistory({ ...query, cursor }, json(options)), query.cursor);
   }
 
@@ -343,6 +420,18 @@ export class MdsClient implements OperationMethods {
     query: MarketPremiumHistoryQuery,
     options?: RequestOptions,
   ): AsyncGenerator<PremiumHistoryItem, void, undefined> {
+    const plain = withoutInterval(query, 'paginatePremiumIntervals');
+    yield* this.paginate(
+      (cursor) => this.getPremiumHistory({ ...plain, cursor }, json(options)),
+      query.cursor,
+    );
+  }
+
+  /** Every interval of the daily premium over a window, newest first (see paginateRateIntervals). */
+  async *paginatePremiumIntervals(
+    query: IntervalQuery<MarketPremiumHistoryQuery>,
+    options?: RequestOptions,
+  ): AsyncGenerator<PremiumInterval, void, undefined> {
     yield* this.paginate(
       (cursor) => this.getPremiumHistory({ ...query, cursor }, json(options)),
       query.cursor,

@@ -1,31 +1,42 @@
 import { nextCursor } from '../../domain/history.js';
 import { ratesEntitlement } from '../../domain/scopes.js';
 import { QUOTE } from '../../domain/types.js';
+import { rateInterval } from '../../runtime/intervals.js';
 import { loadQualities } from '../../runtime/quality.js';
 import { historyRate } from '../../runtime/records.js';
 import type { Services } from '../../runtime/services.js';
 import { examples } from '../../schemas/examples.js';
-import { HistoryRate, RatesHistoryQuery, RatesHistoryResponse } from '../../schemas/market.js';
+import { RateInterval } from '../../schemas/intervals.js';
+import {
+  HistoryRate,
+  RatesHistoryPage,
+  RatesHistoryQuery,
+  RatesHistoryResponse,
+  RatesIntervalsPage,
+} from '../../schemas/market.js';
 import type { QueryOf } from '../../schemas/query.js';
-import { historyParts, type Windowed, windowMeta } from '../pipeline/history.js';
+import { historyParts, type Windowed, windowMeta, withInterval } from '../pipeline/history.js';
 import { deprecatedAlias, operation } from '../pipeline/operation.js';
 
 type Query = QueryOf<typeof RatesHistoryQuery> & Windowed;
 
-const scopeOf = (q: { currency: string; source?: string }) => `rates/history|${q.currency}|${q.source}`;
+const scopeOf = (q: { currency: string; source?: string; interval?: Query['interval'] }) =>
+  withInterval(`rates/history|${q.currency}|${q.source}`, q.interval);
 
 /** `/v1/rates/history`, and `/v1/rates/historical`, its deprecated alias (decisions §7). */
 export function ratesHistory(services: Services) {
   const { market, store, cursors } = services;
-  const parts = historyParts<typeof RatesHistoryResponse, Query>(services, {
-    response: RatesHistoryResponse,
+  const parts = historyParts<typeof RatesHistoryPage, typeof RatesIntervalsPage, Query>(services, {
+    response: RatesHistoryPage,
     record: HistoryRate,
-    description: 'One page of observations, newest first',
+    intervals: { response: RatesIntervalsPage, record: RateInterval },
+    documented: RatesHistoryResponse,
+    description: 'One page of observations (with `interval`, of intervals), newest first',
     statuses: [400, 401, 403, 404, 429, 503],
     example: examples.ratesHistory.data,
     scope: scopeOf,
     positionLength: 1,
-    filters: ['currency', 'source'],
+    filters: ['currency', 'source', 'interval'],
   });
   const history = operation<typeof RatesHistoryQuery, Windowed>({
     url: '/rates/history',
@@ -34,7 +45,10 @@ export function ratesHistory(services: Services) {
       summary: 'Rate history',
       description:
         'Observations of one asset and source, newest first, cursor-paginated. Requires `rates:<source>:history:read`. ' +
-        'The window is at most 366 days. 404 when the asset is unknown or has never had an observation for the source.',
+        'The window is at most 366 days. 404 when the asset is unknown or has never had an observation for the source. ' +
+        'With `interval` (`day`, `week` from Monday, `month`; UTC), each item is one interval holding an observation ' +
+        'of the window (`RateInterval`): open, high, low and close of buy and sell, its first and last `updatedAt` ' +
+        'and its count, newest first; the window may then span up to 3,660 days.',
       tags: ['Rates'],
       // Machine-readable for /llms.txt and agents: the alias's description does not repeat the entitlement.
       'x-entitlement': 'rates:<source>:history:read',
@@ -51,6 +65,26 @@ export function ratesHistory(services: Services) {
       if (!snapshot.hasSeries(q.currency, source))
         return { notFound: `No ${source} rate series for ${q.currency}.` };
       return parts.page(snapshot, q, csv, async () => {
+        const interval = q.interval;
+        if (interval !== undefined) {
+          const found = await store.market.rateIntervals({
+            currency: q.currency,
+            source,
+            interval,
+            from: window.from,
+            to: window.to,
+            before: window.position?.[0],
+            limit: limit + 1,
+          });
+          const more = found.length > limit;
+          if (more) found.length = limit;
+          const items = found.map((s) => rateInterval(q.currency, source, interval, s));
+          const last = items.at(-1);
+          const cursor =
+            more && last ? nextCursor(q, scopeOf(q), cursors, window, [Date.parse(last.start)]) : null;
+          const meta = { count: items.length, currency: q.currency, source, quote: QUOTE };
+          return parts.prepareIntervals(items, { ...meta, ...windowMeta(window, limit, cursor) }, cursor);
+        }
         const rows = await store.market.rateHistory({
           currency: q.currency,
           source,

@@ -3,8 +3,9 @@
  * cursor rules, the `currency` list cap, and the page cache of each data
  * version, JSON and CSV (decisions §12).
  */
-import type { TObject } from '@sinclair/typebox';
-import { type HistoryWindow, resolveWindow } from '../../domain/history.js';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { type HistoryWindow, MAX_WINDOW_DAYS, resolveWindow } from '../../domain/history.js';
+import { type Interval, MAX_INTERVAL_WINDOW_DAYS } from '../../domain/intervals.js';
 import type { Services } from '../../runtime/services.js';
 import type { MarketSnapshot } from '../../runtime/snapshot.js';
 import { MAX_CODES } from '../../schemas/common.js';
@@ -35,13 +36,15 @@ export function checkCodeCount(list: string | undefined, problems: ErrorDetail[]
  * `from` and `to` that `scope` binds the cursor to.
  */
 export function windowRefinement<
-  T extends { from?: string; to?: string; cursor?: string; window?: HistoryWindow },
+  T extends { from?: string; to?: string; cursor?: string; interval?: Interval; window?: HistoryWindow },
 >(services: Services, scope: (q: T) => string, positionLength: number, filters: readonly string[] = []) {
   return (q: T, problems: ErrorDetail[]) => {
     // A parameter that failed its own rule is missing from `q`, as an absent one is;
     // only the problems tell them apart.
     const failed = (name: string) => problems.some((p) => p.parameter === name);
     const checks = { dates: !failed('from') && !failed('to'), filters: !filters.some(failed) };
+    // A broken `interval` is reported on its own, not as a window too long without it.
+    const intervals = q.interval !== undefined || failed('interval');
     const window = resolveWindow(
       q,
       scope(q),
@@ -50,10 +53,19 @@ export function windowRefinement<
       services.now(),
       problems,
       checks,
+      intervals ? MAX_INTERVAL_WINDOW_DAYS : MAX_WINDOW_DAYS,
     );
     if (window) q.window = window;
   };
 }
+
+/**
+ * What a cursor is bound to: `scope`, and with `interval` the interval too, so
+ * that a cursor reused with another interval is refused (decisions 131). A
+ * plain page's scope is the one its cursors always had.
+ */
+export const withInterval = (scope: string, interval: Interval | undefined): string =>
+  interval === undefined ? scope : `${scope}|interval=${interval}`;
 
 /** Everything that decides a history page's bytes, request id aside. */
 export function pageKey(scope: string, q: { from?: string; to?: string; limit: number } & Windowed): string {
@@ -107,10 +119,13 @@ export function windowMeta(window: HistoryWindow, limit: number, cursor: string 
 }
 
 /** What a history operation says of itself to historyParts. */
-export interface HistorySpec<S extends EnvelopeSchema, Q> {
-  /** The response schema, and the schema of one of its records (the CSV columns). */
+export interface HistorySpec<S extends EnvelopeSchema, I extends EnvelopeSchema, Q> {
+  /** The page's schema without `interval`, and the schema of one of its records (the CSV columns). */
   response: S;
   record: TObject;
+  /** The page with `interval` and its record (decisions 128); the 200 as the document shows both. */
+  intervals: { response: I; record: TObject };
+  documented: TSchema;
   /** The 200 answer's description, its error statuses, and the records its examples show. */
   description: string;
   statuses: Status[];
@@ -130,24 +145,27 @@ export interface HistorySpec<S extends EnvelopeSchema, Q> {
  */
 export function historyParts<
   S extends EnvelopeSchema,
-  Q extends { from?: string; to?: string; limit: number } & Windowed,
->(services: Services, spec: HistorySpec<S, Q>) {
+  I extends EnvelopeSchema,
+  Q extends { from?: string; to?: string; limit: number; interval?: Interval } & Windowed,
+>(services: Services, spec: HistorySpec<S, I, Q>) {
   const columns = csvColumns(spec.record);
+  const intervalColumns = csvColumns(spec.intervals.record);
   const key = (q: Q) => pageKey(spec.scope(q), q);
   return {
     prepare: preparer(spec.response),
+    prepareIntervals: preparer(spec.intervals.response),
     response: pageResponses(
-      spec.response,
+      spec.documented,
       spec.description,
       spec.statuses,
       toCsv(columns, spec.example),
-      columns.header,
+      `${columns.header}; with \`interval\`: ${intervalColumns.header}`,
     ),
     refine: windowRefinement<Q>(services, spec.scope, spec.positionLength, spec.filters),
     csv: true,
     ready: (q: Q, csv: boolean) => cachedPage(pagesOf(services.market.snapshot), key(q), csv),
     /** The page `q` asks for in `snapshot`'s data, JSON or CSV: kept, or made by `build`. */
     page: (snapshot: MarketSnapshot, q: Q, csv: boolean, build: () => Promise<Prepared>) =>
-      historyPage(pagesOf(snapshot), key(q), csv ? columns : null, build),
+      historyPage(pagesOf(snapshot), key(q), csv ? (q.interval ? intervalColumns : columns) : null, build),
   };
 }

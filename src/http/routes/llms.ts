@@ -109,6 +109,11 @@ export function llmsText(doc: Document): string {
       'in the 7 days before the day of the record), the premium items the change of their percent in ' +
       '`percentPoints`. `at=<ISO timestamp>` on the latest rates and gold gives the records as of that instant.',
     '',
+    'The three history endpoints take `interval=day|week|month` (UTC; weeks start on Monday): each item is then ' +
+      'one interval holding an observation of the window, with `open`, `high`, `low` and `close` of buy and ' +
+      'sell (of the daily premium percent for the premium), newest first, paged the same way; the window may ' +
+      'then span up to 3,660 days.',
+    '',
     ...endpoints,
     '',
     '## Documentation',

@@ -1,6 +1,7 @@
 /** Market data queries, as Kysely writes them for either dialect. */
 import { sql } from 'kysely';
 import { DAY_MS } from '../../domain/dates.js';
+import type { IntervalSummary } from '../../domain/intervals.js';
 import {
   type Asset,
   type AssetType,
@@ -13,13 +14,17 @@ import type {
   DailyRatesQuery,
   GoldAsOf,
   GoldHistoryQuery,
+  GoldIntervalSummary,
+  GoldIntervalsQuery,
   MarketRepository,
   RateAsOf,
   RateHistoryQuery,
+  RateIntervalsQuery,
   RatePoint,
   RatesAsOfQuery,
 } from '../repositories/market.js';
 import type { Db } from './database.js';
+import { goldIntervals, rateIntervals } from './intervals.js';
 import {
   type GoldRow,
   goldAsOf,
@@ -164,5 +169,13 @@ export class KyselyMarket implements MarketRepository {
     }
     const rows = await query.orderBy('updated_at', 'desc').orderBy('purity', 'asc').limit(q.limit).execute();
     return rows.map(toGold);
+  }
+
+  rateIntervals(q: RateIntervalsQuery): Promise<IntervalSummary[]> {
+    return rateIntervals(this.db, this.dialect, q);
+  }
+
+  goldIntervals(q: GoldIntervalsQuery): Promise<GoldIntervalSummary[]> {
+    return goldIntervals(this.db, this.dialect, q);
   }
 }

@@ -4,6 +4,7 @@
  * a raw prepared statement (sqlite-market.ts). Tested on both backends by
  * test/storage/market.contract.test.ts.
  */
+import type { Interval, IntervalSummary } from '../../domain/intervals.js';
 import type { Asset, GoldObservation, Purity, RateObservation, Source } from '../../domain/types.js';
 
 export interface RateHistoryQuery {
@@ -77,4 +78,34 @@ export interface MarketRepository {
   /** Newest record of every purity. */
   latestGold(): Promise<GoldObservation[]>;
   goldHistory(query: GoldHistoryQuery): Promise<GoldObservation[]>;
+  /** The series' intervals holding an observation in the window, newest first, in one query. */
+  rateIntervals(query: RateIntervalsQuery): Promise<IntervalSummary[]>;
+  /** Each purity's intervals holding a record in the window, newest first then purity order, in one query. */
+  goldIntervals(query: GoldIntervalsQuery): Promise<GoldIntervalSummary[]>;
+}
+
+/** A page of intervals of one rate series (decisions 128): newest first. */
+export interface RateIntervalsQuery {
+  currency: string;
+  source: Source;
+  interval: Interval;
+  from: number;
+  to: number;
+  /** Keyset position: only intervals that start before this instant (the previous page's last start). */
+  before?: number;
+  limit: number;
+}
+
+/** A page of gold intervals: newest first, ties in purity order. */
+export interface GoldIntervalsQuery {
+  interval: Interval;
+  from: number;
+  to: number;
+  /** Keyset position: the start and purity of the previous page's last item. */
+  after?: { start: number; purity: Purity };
+  limit: number;
+}
+
+export interface GoldIntervalSummary extends IntervalSummary {
+  purity: Purity;
 }

@@ -91,6 +91,12 @@ def compare(schema: Any, hint: Any, where: str, loose_enums: bool) -> None:
         if nullable != (len(non_null) < len(variants)):
             problems.append(f"{where}: nullable {len(non_null) < len(variants)} but {hint}")
         if len(non_null) != 1:
+            # A union of records (a history page's plain records or intervals, docs/decisions.md 133):
+            # each of the client's page types holds one of them.
+            if all(v.get("type") == "object" and "properties" in v for v in non_null) and not nullable:
+                if not any(agrees(v, rest, where, loose_enums) for v in non_null):
+                    problems.append(f"{where}: {rest} is none of the anyOf's {len(non_null)} records")
+                return
             problems.append(f"{where}: anyOf of {len(non_null)} non-null schemas")
             return
         compare(non_null[0], rest, where, loose_enums)
@@ -120,6 +126,25 @@ def compare(schema: Any, hint: Any, where: str, loose_enums: bool) -> None:
     else:
         problems.append(f"{where}: unknown schema {json.dumps(schema)[:80]}")
 
+
+def agrees(schema: Any, hint: Any, where: str, loose_enums: bool) -> bool:
+    """Whether `hint` mirrors `schema`, without reporting what differs."""
+    global problems
+    kept, problems = problems, []
+    compare(schema, hint, where, loose_enums)
+    found, problems = problems, kept
+    return not found
+
+
+# The pages asked with `interval`, beside the plain ones: their records are the union's other branch.
+INTERVAL_PAGES = {
+    "/v1/rates/history": "RatesIntervalsResponse",
+    "/v1/market/premium/history": "PremiumIntervalsResponse",
+    "/v1/gold/history": "GoldIntervalsResponse",
+}
+for path, name in INTERVAL_PAGES.items():
+    schema = doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    compare(schema, getattr(mds_client, name), f"{path} interval", False)
 
 for path, name in OPERATIONS.items():
     responses = doc["paths"][path]["get"]["responses"]

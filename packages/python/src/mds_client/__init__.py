@@ -10,6 +10,14 @@ See the package README for the quick-start, paging, CSV, retries and errors.
 from .client import Currencies, DateLike, InstantLike, MdsClient, __version__, parse_csv
 from .errors import MdsApiError
 from .schemas import (
+    GoldInterval,
+    GoldIntervalsResponse,
+    Interval,
+    Ohlc,
+    PremiumInterval,
+    PremiumIntervalsResponse,
+    RateInterval,
+    RatesIntervalsResponse,
     Account,
     Asset,
     AssetsMeta,
@@ -68,6 +76,14 @@ from .schemas import (
 from .webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = [
+    "GoldInterval",
+    "GoldIntervalsResponse",
+    "Interval",
+    "Ohlc",
+    "PremiumInterval",
+    "PremiumIntervalsResponse",
+    "RateInterval",
+    "RatesIntervalsResponse",
     "Account",
     "Asset",
     "AssetsMeta",

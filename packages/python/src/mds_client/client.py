@@ -23,6 +23,13 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from .errors import MdsApiError
 from .schemas import (
+    GoldInterval,
+    GoldIntervalsResponse,
+    Interval,
+    PremiumInterval,
+    PremiumIntervalsResponse,
+    RateInterval,
+    RatesIntervalsResponse,
     AssetsResponse,
     AssetType,
     ConvertResponse,
@@ -220,11 +227,34 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> RatesHistoryResponse:
         """`GET /v1/rates/history` (`getRatesHistory`): one page of an asset's rates, newest
-        first; `meta.nextCursor` names the next page. Requires `rates:<source>:history:read`."""
-        query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor)
+        first; `meta.nextCursor` names the next page. Requires `rates:<source>:history:read`.
+        With `interval`, a page of intervals: use `get_rate_intervals` for its type."""
+        query = _history(
+            currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval
+        )
         return cast(RatesHistoryResponse, self._json("/v1/rates/history", query))
+
+    def get_rate_intervals(
+        self,
+        currency: str,
+        interval: Interval,
+        *,
+        source: Optional[Source] = None,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> RatesIntervalsResponse:
+        """`GET /v1/rates/history` with `interval` (`day`, `week` from Monday, `month`; UTC): one
+        page of intervals, newest first, each with open, high, low and close of buy and sell; the
+        window may span 3,660 days."""
+        query = _history(
+            currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval
+        )
+        return cast(RatesIntervalsResponse, self._json("/v1/rates/history", query))
 
     def get_rates_history_csv(
         self,
@@ -235,9 +265,12 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> str:
         """The page of `get_rates_history` as CSV text (`Accept: text/csv`)."""
-        query = _history(currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor)
+        query = _history(
+            currency=currency, source=source, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval
+        )
         return self._csv("/v1/rates/history", query)
 
     def convert_amount(
@@ -264,12 +297,28 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> MarketPremiumHistoryResponse:
         """`GET /v1/market/premium/history` (`getPremiumHistory`): one page of daily premiums,
         newest first, with `meta.summary` over the whole window. Requires
         `market:premium:history:read`."""
-        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor)
+        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         return cast(MarketPremiumHistoryResponse, self._json("/v1/market/premium/history", query))
+
+    def get_premium_intervals(
+        self,
+        currency: str,
+        interval: Interval,
+        *,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> PremiumIntervalsResponse:
+        """`GET /v1/market/premium/history` with `interval`: one page of intervals of the daily
+        premium, each with open, high, low and close of the daily percents."""
+        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+        return cast(PremiumIntervalsResponse, self._json("/v1/market/premium/history", query))
 
     def get_premium_history_csv(
         self,
@@ -279,9 +328,10 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> str:
         """The page of `get_premium_history` as CSV text (`Accept: text/csv`)."""
-        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor)
+        query = _history(currency=currency, from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         return self._csv("/v1/market/premium/history", query)
 
     def get_latest_gold(self, *, at: Optional[InstantLike] = None) -> GoldLatestResponse:
@@ -297,10 +347,25 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> GoldHistoryResponse:
         """`GET /v1/gold/history` (`getGoldHistory`): one page of gold records. Requires `gold:history:read`."""
-        query = _history(from_=from_, to=to, limit=limit, cursor=cursor)
+        query = _history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
         return cast(GoldHistoryResponse, self._json("/v1/gold/history", query))
+
+    def get_gold_intervals(
+        self,
+        interval: Interval,
+        *,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> GoldIntervalsResponse:
+        """`GET /v1/gold/history` with `interval`: one page of each purity's intervals, newest
+        first, purities in order."""
+        query = _history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+        return cast(GoldIntervalsResponse, self._json("/v1/gold/history", query))
 
     def get_gold_history_csv(
         self,
@@ -309,9 +374,11 @@ class MdsClient:
         to: Optional[DateLike] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        interval: Optional[Interval] = None,
     ) -> str:
         """The page of `get_gold_history` as CSV text (`Accept: text/csv`)."""
-        return self._csv("/v1/gold/history", _history(from_=from_, to=to, limit=limit, cursor=cursor))
+        query = _history(from_=from_, to=to, limit=limit, cursor=cursor, interval=interval)
+        return self._csv("/v1/gold/history", query)
 
     def get_me(self) -> MeResponse:
         """`GET /v1/me` (`getMe`): the calling key, its grant and its usage. Requires `usage:read`."""
@@ -364,6 +431,52 @@ class MdsClient:
     ) -> Iterator[GoldRecord]:
         """Every record of `get_gold_history` for the window, in the server's order, following `meta.nextCursor`."""
         return _follow(lambda cursor: self.get_gold_history(from_=from_, to=to, limit=limit, cursor=cursor))
+
+    def paginate_rate_intervals(
+        self,
+        currency: str,
+        interval: Interval,
+        *,
+        source: Optional[Source] = None,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[RateInterval]:
+        """Every interval of `get_rate_intervals` for the window, newest first, following `meta.nextCursor`."""
+        return _follow(
+            lambda cursor: self.get_rate_intervals(
+                currency, interval, source=source, from_=from_, to=to, limit=limit, cursor=cursor
+            )
+        )
+
+    def paginate_premium_intervals(
+        self,
+        currency: str,
+        interval: Interval,
+        *,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[PremiumInterval]:
+        """Every interval of `get_premium_intervals` for the window, newest first."""
+        return _follow(
+            lambda cursor: self.get_premium_intervals(
+                currency, interval, from_=from_, to=to, limit=limit, cursor=cursor
+            )
+        )
+
+    def paginate_gold_intervals(
+        self,
+        interval: Interval,
+        *,
+        from_: Optional[DateLike] = None,
+        to: Optional[DateLike] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[GoldInterval]:
+        """Every interval of `get_gold_intervals` for the window, in the server's order."""
+        return _follow(
+            lambda cursor: self.get_gold_intervals(interval, from_=from_, to=to, limit=limit, cursor=cursor)
+        )
 
     # ---- transport -------------------------------------------------------------------------
 
@@ -434,6 +547,15 @@ def _history(
     to: Optional[DateLike] = None,
     limit: Optional[int] = None,
     cursor: Optional[str] = None,
+    interval: Optional[Interval] = None,
 ) -> Dict[str, QueryValue]:
     """The query of a history operation, in the document's parameter order."""
-    return {"currency": currency, "source": source, "from": from_, "to": to, "limit": limit, "cursor": cursor}
+    return {
+        "currency": currency,
+        "source": source,
+        "from": from_,
+        "to": to,
+        "limit": limit,
+        "cursor": cursor,
+        "interval": interval,
+    }

@@ -15,6 +15,8 @@ Source = Literal["parallel", "official", "transfer"]
 AssetType = Literal["currency", "metal", "crypto"]
 Quote = Literal["DZD"]
 Purity = Literal["18K", "21K", "24K"]
+Interval = Literal["day", "week", "month"]
+"""A history's `interval`: UTC days, weeks from Monday, calendar months."""
 
 
 class Names(TypedDict):
@@ -193,6 +195,59 @@ class LatestGoldRecord(GoldRecord):
     """A latest gold price per gram (`GET /v1/gold/latest`), with its change (None without one)."""
 
     change: Optional[Change]
+
+
+class Ohlc(TypedDict):
+    """Open, high, low and close of one side over an interval."""
+
+    open: float
+    high: float
+    low: float
+    close: float
+
+
+class RateInterval(TypedDict):
+    """One interval of a rate series (`GET /v1/rates/history` with `interval`)."""
+
+    currency: str
+    quote: Quote
+    source: Source
+    interval: Interval
+    start: str
+    buy: Ohlc
+    sell: Ohlc
+    firstUpdatedAt: str
+    lastUpdatedAt: str
+    observations: int
+
+
+class GoldInterval(TypedDict):
+    """One interval of a purity (`GET /v1/gold/history` with `interval`)."""
+
+    purity: Purity
+    quote: Quote
+    unit: Literal["gram"]
+    interval: Interval
+    start: str
+    buy: Ohlc
+    sell: Ohlc
+    firstUpdatedAt: str
+    lastUpdatedAt: str
+    observations: int
+
+
+class PremiumInterval(TypedDict):
+    """One interval of the daily premium percents (`GET /v1/market/premium/history` with `interval`)."""
+
+    currency: str
+    quote: Quote
+    interval: Interval
+    start: str
+    buy: Ohlc
+    sell: Ohlc
+    firstDate: str
+    lastDate: str
+    days: int
 
 
 class Account(TypedDict):
@@ -374,6 +429,13 @@ class RatesHistoryResponse(TypedDict):
     meta: RatesHistoryMeta
 
 
+class RatesIntervalsResponse(TypedDict):
+    """A page of `get_rates_history` with `interval`."""
+
+    data: List[RateInterval]
+    meta: RatesHistoryMeta
+
+
 class MarketPremiumResponse(TypedDict):
     data: List[PremiumItem]
     meta: MarketPremiumMeta
@@ -381,6 +443,13 @@ class MarketPremiumResponse(TypedDict):
 
 class MarketPremiumHistoryResponse(TypedDict):
     data: List[PremiumHistoryItem]
+    meta: PremiumHistoryMeta
+
+
+class PremiumIntervalsResponse(TypedDict):
+    """A page of `get_premium_history` with `interval`."""
+
+    data: List[PremiumInterval]
     meta: PremiumHistoryMeta
 
 
@@ -397,6 +466,13 @@ class GoldHistoryResponse(TypedDict):
 class ConvertResponse(TypedDict):
     data: Conversion
     meta: MeMeta
+
+
+class GoldIntervalsResponse(TypedDict):
+    """A page of `get_gold_history` with `interval`."""
+
+    data: List[GoldInterval]
+    meta: GoldHistoryMeta
 
 
 class MeResponse(TypedDict):
