@@ -10,7 +10,6 @@ import { $, instant, rate, signedPercent, signedRate, t } from './format.js';
 import { appendQuality, renderQualityNote } from './quality.js';
 import { latestEntitlement, may, sources, state } from './state.js';
 
-
 /** Loads the latest record, with its change, of each family the key may read. */
 export async function loadLatest(currency, run, onUpdate) {
   const rows = sources()
