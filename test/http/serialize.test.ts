@@ -11,13 +11,17 @@ import { ApiError, errorBody } from '../../src/http/errors.js';
 import { bodyFor } from '../../src/http/respond.js';
 import { preparer, REQUEST_ID_MARKER, serializer, wireSchema } from '../../src/http/serialize.js';
 import { examples } from '../../src/schemas/examples.js';
+import { GoldInterval, PremiumInterval, RateInterval } from '../../src/schemas/intervals.js';
 import {
   AssetsResponse,
-  GoldHistoryResponse,
+  GoldHistoryPage,
+  GoldIntervalsPage,
   GoldLatestResponse,
-  PremiumHistoryResponse,
+  PremiumHistoryPage,
+  PremiumIntervalsPage,
   PremiumResponse,
-  RatesHistoryResponse,
+  RatesHistoryPage,
+  RatesIntervalsPage,
   RatesLatestResponse,
 } from '../../src/schemas/market.js';
 import { MeResponse } from '../../src/schemas/me.js';
@@ -41,14 +45,25 @@ function inSchemaOrder(schema: TSchema, value: unknown): unknown {
   );
 }
 
+/** A page of intervals: the plain page's example with the interval record's example as its data. */
+const intervalsExample = (page: unknown, record: TSchema) => ({
+  ...(page as object),
+  data: record.examples as unknown[],
+});
+
+// The schemas the operations serialize with: a history page's documented schema (a union of its
+// records) is the document's, each answer is one of these (src/schemas/intervals.ts).
 const RESPONSES: Record<string, [TSchema, unknown]> = {
   assets: [AssetsResponse, examples.assets],
   ratesLatest: [RatesLatestResponse, examples.ratesLatest],
-  ratesHistory: [RatesHistoryResponse, examples.ratesHistory],
+  ratesHistory: [RatesHistoryPage, examples.ratesHistory],
+  ratesIntervals: [RatesIntervalsPage, intervalsExample(examples.ratesHistory, RateInterval)],
   premium: [PremiumResponse, examples.premium],
-  premiumHistory: [PremiumHistoryResponse, examples.premiumHistory],
+  premiumHistory: [PremiumHistoryPage, examples.premiumHistory],
+  premiumIntervals: [PremiumIntervalsPage, intervalsExample(examples.premiumHistory, PremiumInterval)],
   goldLatest: [GoldLatestResponse, examples.goldLatest],
-  goldHistory: [GoldHistoryResponse, examples.goldHistory],
+  goldHistory: [GoldHistoryPage, examples.goldHistory],
+  goldIntervals: [GoldIntervalsPage, intervalsExample(examples.goldHistory, GoldInterval)],
   me: [MeResponse, examples.me],
   dailyUsage: [DailyUsageResponse, (DailyUsageResponse.examples as unknown[])[0]],
 };
