@@ -63,7 +63,8 @@ export interface PremiumIntervals {
 
 /**
  * The premium's intervals: open, high, low and close of the daily percents of
- * the window's series (newest first), grouped by interval (decisions 132).
+ * the window's series (newest first), grouped by interval (decisions 132);
+ * its first and last `updatedAt` are its first and last day's parallel one.
  */
 export function premiumIntervals(
   currency: string,
@@ -75,7 +76,8 @@ export function premiumIntervals(
   let key = Number.NaN;
   for (let i = 0; i < series.days.length; i++) {
     const day = series.days[i]!;
-    const { buy, sell } = series.items[i]!.premium;
+    const { premium, parallel } = series.items[i]!;
+    const { buy, sell } = premium;
     const k = intervalKey(interval, day);
     const last = items.at(-1);
     if (last === undefined || k !== key) {
@@ -93,6 +95,9 @@ export function premiumIntervals(
         firstDate: isoDay(day),
         lastDate: isoDay(day),
         days: 1,
+        firstUpdatedAt: parallel.updatedAt,
+        lastUpdatedAt: parallel.updatedAt,
+        observations: 1,
       });
       continue;
     }
@@ -100,6 +105,8 @@ export function premiumIntervals(
     widen(last.sell, sell.percent);
     last.firstDate = isoDay(day);
     last.days++;
+    last.firstUpdatedAt = parallel.updatedAt;
+    last.observations++;
   }
   return { starts, items };
 }

@@ -124,6 +124,18 @@ export const PremiumInterval = Type.Object(
     firstDate: Day('The first day of the interval with a daily premium in the window'),
     lastDate: Day('The last day of the interval with a daily premium in the window'),
     days: Type.Integer({ minimum: 1, description: 'Daily premiums of the interval in the window' }),
+    firstUpdatedAt: Type.String({
+      ...Timestamp,
+      description: "The parallel observation of the interval's first daily premium in the window",
+    }),
+    lastUpdatedAt: Type.String({
+      ...Timestamp,
+      description: "The parallel observation of the interval's last daily premium in the window",
+    }),
+    observations: Type.Integer({
+      minimum: 1,
+      description: 'Daily premiums of the interval in the window, as `days`',
+    }),
   },
   {
     component: 'PremiumInterval',
@@ -141,6 +153,9 @@ export const PremiumInterval = Type.Object(
         firstDate: '2026-11-16',
         lastDate: '2026-11-20',
         days: 5,
+        firstUpdatedAt: '2026-11-16T17:00:00.000Z',
+        lastUpdatedAt: '2026-11-20T17:00:00.000Z',
+        observations: 5,
       },
     ],
   },

@@ -4,6 +4,7 @@
  * backend, with values computed by hand from the observations below.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pagesOf } from '../../src/http/pipeline/bodies.js';
 import { backends } from '../support/backends.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { type Call, conformingGet, expectErrorBody } from '../support/openapi.js';
@@ -169,6 +170,42 @@ describe.each(backends())('change since the previous day and at= on $name', (bac
       },
     ]);
     expectErrorBody(await call('/v1/gold/latest?at=2026-11-20T09:29:59Z', key), 404, 'not_found');
+  });
+
+  it('keeps one page per set of observations served, whatever the instants asked (decisions 123)', async () => {
+    // From Monday 12:00 on, every instant resolves to the same observations: EUR of 12:00, USD of Friday
+    // 09:00, 18K of Monday 09:30. The page cache of the data version must not grow with the instants.
+    const snapshot = h.runtime.services.market.snapshot;
+    const pages = pagesOf(snapshot);
+    const cases = [
+      ['/v1/rates/latest?currency=USD,EUR', nov(23, 12)],
+      ['/v1/gold/latest', nov(23, 9, 30)],
+    ] as const;
+    for (const [path, from] of cases) {
+      const before = pages.size;
+      const first = await call(`${path}${path.includes('?') ? '&' : '?'}at=${iso(from)}`, key);
+      expect(first.statusCode, first.body).toBe(200);
+      const etag = first.headers.etag as string;
+      expect(etag).toBeTruthy();
+      for (let i = 1; i <= 20; i++) {
+        const at = iso(from + i * 60_017);
+        const url = `${path}${path.includes('?') ? '&' : '?'}at=${at}`;
+        const res = await call(url, key);
+        expect(res.statusCode, url).toBe(200);
+        expect(res.json().data, url).toEqual(first.json().data);
+        expect(res.headers.etag, url).toBe(etag);
+        // The same observations are the same bytes: a 304 for the ETag another instant gave.
+        expect((await call(url, key, { 'if-none-match': etag })).statusCode, url).toBe(304);
+      }
+      expect(h.runtime.services.market.snapshot, 'the data did not change meanwhile').toBe(snapshot);
+      expect(pages.size - before, path).toBeLessThanOrEqual(1);
+    }
+    // Other observations are another answer, with another ETag.
+    const friday = await call('/v1/rates/latest?currency=USD,EUR&at=2026-11-23T07:59:59.999Z', key);
+    expect(friday.json().data[0].updatedAt).toBe(iso(nov(20, 15)));
+    expect(friday.headers.etag).not.toBe(
+      (await call(`/v1/rates/latest?currency=USD,EUR&at=${iso(nov(23, 12))}`, key)).headers.etag,
+    );
   });
 
   it('refuses an instant in the future or unreadable with a 400 naming it', async () => {

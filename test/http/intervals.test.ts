@@ -377,6 +377,8 @@ describe.each(backends())('series by interval on $name', (backend) => {
 
   it('premium: open, high, low and close of the daily percents', async () => {
     const base = '/v1/market/premium/history?currency=XIV&from=2025-03-01&to=2025-04-30&interval=week';
+    // `firstUpdatedAt`, `lastUpdatedAt`: the parallel observation of the first and last daily premium;
+    // `observations`: the daily premiums (decisions 132). 03-31's premium is its 15:00 observation's.
     const item = (start: string, buy: object, sell: object, first: string, last: string, days: number) => ({
       currency: 'XIV',
       quote: 'DZD',
@@ -384,23 +386,40 @@ describe.each(backends())('series by interval on $name', (backend) => {
       start,
       buy,
       sell,
-      firstDate: first,
-      lastDate: last,
+      firstDate: first.slice(0, 10),
+      lastDate: last.slice(0, 10),
       days,
+      firstUpdatedAt: first,
+      lastUpdatedAt: last,
+      observations: days,
     });
     // Daily percents: 03-28 66.6667/68.6667, 03-31 68.3333/70.3333, 04-01 66/68,
     // 04-03 58.125/60.1563 (60.15625 rounded away from zero), 04-07 58.75/60.625.
     const expected = [
-      item('2025-04-07', flat(58.75), flat(60.625), '2025-04-07', '2025-04-07', 1),
+      item(
+        '2025-04-07',
+        flat(58.75),
+        flat(60.625),
+        '2025-04-07T12:00:00.000Z',
+        '2025-04-07T12:00:00.000Z',
+        1,
+      ),
       item(
         '2025-03-31',
         ohlc(68.3333, 68.3333, 58.125, 58.125),
         ohlc(70.3333, 70.3333, 60.1563, 60.1563),
-        '2025-03-31',
-        '2025-04-03',
+        '2025-03-31T15:00:00.000Z',
+        '2025-04-03T09:00:00.000Z',
         3,
       ),
-      item('2025-03-24', flat(66.6667), flat(68.6667), '2025-03-28', '2025-03-28', 1),
+      item(
+        '2025-03-24',
+        flat(66.6667),
+        flat(68.6667),
+        '2025-03-28T09:00:00.000Z',
+        '2025-03-28T09:00:00.000Z',
+        1,
+      ),
     ];
     const res = await call(base, key);
     expect(res.statusCode, res.body).toBe(200);
@@ -410,5 +429,15 @@ describe.each(backends())('series by interval on $name', (backend) => {
     const p2 = (await call(`${base}&limit=2&cursor=${encodeURIComponent(p1.meta.nextCursor)}`, key)).json();
     expect([...p1.data, ...p2.data]).toEqual(expected);
     expect(p2.meta.nextCursor).toBeNull();
+    const csv = await call(base, key, { accept: 'text/csv' });
+    expect(csv.statusCode).toBe(200);
+    expect(csvRows(csv.body).slice(0, 3)).toEqual([
+      // biome-ignore format: one row a line
+      ['currency', 'quote', 'interval', 'start', 'buy_open', 'buy_high', 'buy_low', 'buy_close', 'sell_open', 'sell_high', 'sell_low', 'sell_close', 'firstDate', 'lastDate', 'days', 'firstUpdatedAt', 'lastUpdatedAt', 'observations'],
+      // biome-ignore format: one row a line
+      ['XIV', 'DZD', 'week', '2025-04-07', '58.75', '58.75', '58.75', '58.75', '60.625', '60.625', '60.625', '60.625', '2025-04-07', '2025-04-07', '1', '2025-04-07T12:00:00.000Z', '2025-04-07T12:00:00.000Z', '1'],
+      // biome-ignore format: one row a line
+      ['XIV', 'DZD', 'week', '2025-03-31', '68.3333', '68.3333', '58.125', '58.125', '70.3333', '70.3333', '60.1563', '60.1563', '2025-03-31', '2025-04-03', '3', '2025-03-31T15:00:00.000Z', '2025-04-03T09:00:00.000Z', '3'],
+    ]);
   });
 });

@@ -415,6 +415,18 @@ export interface PremiumInterval {
   lastDate: string;
   /** Daily premiums of the interval in the window */
   days: number;
+  /**
+   * The parallel observation of the interval's first daily premium in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  firstUpdatedAt: string;
+  /**
+   * The parallel observation of the interval's last daily premium in the window
+   * Format: ISO 8601 date-time (UTC).
+   */
+  lastUpdatedAt: string;
+  /** Daily premiums of the interval in the window, as `days` */
+  observations: number;
 }
 
 export interface PercentOhlc {

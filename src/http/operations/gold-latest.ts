@@ -5,7 +5,7 @@ import type { Services } from '../../runtime/services.js';
 import type { MarketSnapshot } from '../../runtime/snapshot.js';
 import { GoldLatestQuery, GoldLatestResponse } from '../../schemas/market.js';
 import { responses } from '../../schemas/responses.js';
-import { type AsOf, asOfAnswer, checkAt, keptAsOf } from '../pipeline/as-of.js';
+import { type AsOf, asOfAnswer, checkAt } from '../pipeline/as-of.js';
 import { perVersion } from '../pipeline/bodies.js';
 import { operation } from '../pipeline/operation.js';
 import { MAX_AGE, type PreparedAnswer } from '../respond.js';
@@ -18,8 +18,6 @@ const latestBody = perVersion(({ gold }: MarketSnapshot) =>
   gold.length === 0 ? null : prepare(gold, { count: gold.length, quote: QUOTE, unit: GOLD_UNIT }),
 );
 
-const asOfKey = (at: number) => `gold-latest-at|${at}`;
-
 export function goldLatest({ market, store, now }: Services) {
   const ready = (): PreparedAnswer | undefined => {
     const body = latestBody(market.snapshot);
@@ -31,7 +29,8 @@ export function goldLatest({ market, store, now }: Services) {
     const series = await store.market.goldAsOf(at);
     if (series.length === 0)
       return { notFound: `No gold reference is stored at or before ${new Date(at).toISOString()}.` };
-    return asOfAnswer(market.snapshot, asOfKey(at), async () => {
+    const served = series.map((g) => ({ series: g.current.purity, updatedAt: g.current.updatedAt }));
+    return asOfAnswer(market.snapshot, 'gold-latest-at', served, async () => {
       const points = await loadQualities(
         store,
         [],
@@ -59,7 +58,8 @@ export function goldLatest({ market, store, now }: Services) {
     },
     refine: (q, problems) => checkAt(q, now(), problems),
     entitlement: (q) => (q.asOf === undefined ? 'gold:latest:read' : 'gold:history:read'),
-    ready: (q) => (q.asOf === undefined ? ready() : keptAsOf(market.snapshot, asOfKey(q.asOf))),
+    // With `at`, the store says first which observations answer (decisions 123).
+    ready: (q) => (q.asOf === undefined ? ready() : undefined),
     answer: (q) =>
       q.asOf === undefined ? (ready() ?? { notFound: 'No gold reference is stored.' }) : asOf(q.asOf),
   });

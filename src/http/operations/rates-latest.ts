@@ -7,7 +7,7 @@ import type { SourceView } from '../../runtime/snapshot.js';
 import { RatesLatestQuery, RatesLatestResponse } from '../../schemas/market.js';
 import type { QueryOf } from '../../schemas/query.js';
 import { responses } from '../../schemas/responses.js';
-import { type AsOf, asOfAnswer, checkAt, keptAsOf } from '../pipeline/as-of.js';
+import { type AsOf, asOfAnswer, checkAt } from '../pipeline/as-of.js';
 import { pagesOf, perVersion } from '../pipeline/bodies.js';
 import { checkCodeCount } from '../pipeline/history.js';
 import { operation } from '../pipeline/operation.js';
@@ -22,8 +22,6 @@ const body = preparer(RatesLatestResponse);
 const wholeList = perVersion((view: SourceView) =>
   body(view.records, { count: view.codes.length, source: view.source, quote: QUOTE, currencies: view.codes }),
 );
-
-const asOfKey = (q: Query) => `latest-at|${q.source}|${q.currency ?? ''}|${q.asOf}`;
 
 export function ratesLatest({ market, store, now }: Services) {
   const latest = (q: Query): PreparedAnswer => {
@@ -44,16 +42,18 @@ export function ratesLatest({ market, store, now }: Services) {
   };
 
   /** The list as of `at` (decisions 123): one read of the series and their previous day's, one of their points. */
-  const asOf = (q: Query, at: number): Promise<PreparedAnswer> => {
+  const asOf = async (q: Query, at: number): Promise<PreparedAnswer> => {
     const snapshot = market.snapshot;
-    return asOfAnswer(snapshot, asOfKey(q), async () => {
-      const requested = q.currency === undefined ? null : dedupe(q.currency);
-      const series = (await store.market.ratesAsOf({ source: q.source, at })).filter(
-        (s) =>
-          snapshot.assetsByCode.has(s.current.currency) &&
-          (requested === null || requested.includes(s.current.currency)),
-      );
-      const currents = series.map((s) => s.current);
+    const requested = q.currency === undefined ? null : dedupe(q.currency);
+    const series = (await store.market.ratesAsOf({ source: q.source, at })).filter(
+      (s) =>
+        snapshot.assetsByCode.has(s.current.currency) &&
+        (requested === null || requested.includes(s.current.currency)),
+    );
+    const currents = series.map((s) => s.current);
+    const served = currents.map((r) => ({ series: r.currency, updatedAt: r.updatedAt }));
+    const scope = `latest-at|${q.source}|${requested?.join(',') ?? '*'}`;
+    return asOfAnswer(snapshot, scope, served, async () => {
       const points = await loadQualities(store, currents, []);
       const records = series.map((s) =>
         latestRate(s.current, snapshot.assetsByCode.get(s.current.currency)!, points, s.previous),
@@ -92,7 +92,8 @@ export function ratesLatest({ market, store, now }: Services) {
       checkAt(q, now(), problems);
     },
     entitlement: (q) => ratesEntitlement(q.source, q.asOf === undefined ? 'latest' : 'history'),
-    ready: (q) => (q.asOf === undefined ? latest(q) : keptAsOf(market.snapshot, asOfKey(q))),
+    // With `at`, the store says first which observations answer (decisions 123).
+    ready: (q) => (q.asOf === undefined ? latest(q) : undefined),
     answer: (q) => (q.asOf === undefined ? latest(q) : asOf(q, q.asOf)),
   });
 }

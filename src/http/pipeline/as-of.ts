@@ -1,15 +1,16 @@
 /**
  * What the latest operations share for `at=` (decisions 123): the instant read
  * as an import reads `updatedAt` (import/timestamps.ts) and refused in the
- * future, and the answer of an instant kept in the data version's page cache
- * as a history page is, since it changes only with the data.
+ * future, and the answer kept in the data version's page cache as a history
+ * page is, keyed by the observations it serves rather than by the instant:
+ * every instant resolving to the same observations shares one entry.
  */
 import { parseTimestamp } from '../../import/timestamps.js';
 import type { MarketSnapshot } from '../../runtime/snapshot.js';
 import type { ErrorDetail } from '../errors.js';
 import type { Prepared, PreparedAnswer } from '../respond.js';
 import { pagesOf } from './bodies.js';
-import { cachedPage, historyPage } from './history.js';
+import { historyPage } from './history.js';
 
 /** What the refinement adds to a validated query with `at`: the instant, epoch ms. */
 export interface AsOf {
@@ -30,13 +31,19 @@ export function checkAt(q: { at?: string } & AsOf, now: number, problems: ErrorD
   else q.asOf = ms;
 }
 
-/** The kept answer of an instant, if this data version made it (the operation's `ready`). */
-export const keptAsOf = (snapshot: MarketSnapshot, key: string): PreparedAnswer | undefined =>
-  cachedPage(pagesOf(snapshot), key, false);
-
-/** The answer of an instant: kept, or made by `build` (one read of the store) and kept. */
+/**
+ * The answer of an instant, once the store said which observations it serves:
+ * kept under `scope` and those observations (series and instant each; within
+ * a data version they decide the previous day's and the quality too), or made
+ * by `build` and kept. A client sending a new instant each time thus adds no
+ * entry while the observations stay the same.
+ */
 export const asOfAnswer = (
   snapshot: MarketSnapshot,
-  key: string,
+  scope: string,
+  served: readonly { series: string; updatedAt: number }[],
   build: () => Promise<Prepared>,
-): Promise<PreparedAnswer> => historyPage(pagesOf(snapshot), key, null, build);
+): Promise<PreparedAnswer> => {
+  const key = `${scope}|${served.map((o) => `${o.series}@${o.updatedAt}`).join(',')}`;
+  return historyPage(pagesOf(snapshot), key, null, build);
+};

@@ -248,6 +248,9 @@ class PremiumInterval(TypedDict):
     firstDate: str
     lastDate: str
     days: int
+    firstUpdatedAt: str
+    lastUpdatedAt: str
+    observations: int
 
 
 class Account(TypedDict):
