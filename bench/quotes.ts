@@ -60,12 +60,15 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
 const tenth = (x: number) => Math.round(x * 10) / 10;
 
-/** Fresh currencies, QAA, QAB…, that no one has quoted: each gives one publication not deferred. */
-const freshCodes = (n: number) =>
-  Array.from(
-    { length: n },
-    (_, i) => `Q${String.fromCharCode(65 + Math.floor(i / 26))}${String.fromCharCode(65 + (i % 26))}`,
-  );
+/** Fresh currencies, QAA, QAB… (skipping the directory's own, such as QAR), that no one has quoted: each gives one publication not deferred. */
+const freshCodes = (n: number, taken: ReadonlySet<string>) => {
+  const codes: string[] = [];
+  for (let i = 0; codes.length < n; i++) {
+    const code = `Q${String.fromCharCode(65 + Math.floor(i / 26))}${String.fromCharCode(65 + (i % 26))}`;
+    if (!taken.has(code)) codes.push(code);
+  }
+  return codes;
+};
 
 /** `count` reporters, each in an organisation of its own, allowed `markets`: their tokens. */
 async function reporters(store: Store, label: string, count: number, markets: string[]): Promise<string[]> {
@@ -167,7 +170,7 @@ async function measure(
   url: string,
   o: { sample: SampleData; cpus: CpuPlan; seconds: number; warmup: number; samples: number },
 ): Promise<QuotesResult> {
-  const codes = freshCodes(o.samples);
+  const codes = freshCodes(o.samples, new Set(o.sample.assets.map((a) => a.code)));
   const fresh: Asset[] = codes.map((code) => ({
     code,
     symbol: code,
