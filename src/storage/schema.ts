@@ -298,6 +298,8 @@ export interface QuotesTable {
   sell: number;
   observed_at: number;
   received_at: number;
+  /** min(observed_at, received_at): when the quote counts (docs/decisions.md 107). */
+  effective_at: number;
   place: string | null;
 }
 

@@ -61,6 +61,7 @@ describe.each(backends())('store contract on $name', ({ name }) => {
       '0013_sealed_idempotent_answers',
       '0014_retractions',
       '0015_reporters',
+      '0016_quote_effective_instant',
     ]);
     expect(await store.migrate()).toEqual([]);
     expect(await store.setting('cursor_secret')).toMatch(/^[\w-]{40,}$/);

@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { MarketId, QuoteRecord } from '../reporter-records.js';
+import type { Database } from '../schema.js';
 import type { Db } from './database.js';
 import { toQuote } from './reporter-rows.js';
 
@@ -14,26 +15,20 @@ export async function latestQuotes(
   from: number,
   to: number,
 ): Promise<QuoteRecord[]> {
-  // Received by `to`, min(observed, received) in (from, to] ⇔ both above `from`.
-  const effective = sql`case when observed_at < received_at then observed_at else received_at end`;
-  const ranked = db
-    .selectFrom('quotes')
-    .selectAll()
-    .select(
-      sql<number>`row_number() over (partition by reporter_id order by ${effective} desc, received_at desc, observed_at desc, id desc)`.as(
-        'rank',
-      ),
+  // For each reporter with a quote of the market effective after `from`, one seek of
+  // quotes_market_reporter_effective for its latest received by `to` (the order of
+  // decisions 107: effective, then received, then observed, then id).
+  const { rows } = await sql<Database['quotes']>`
+    select q.* from quotes q where q.id in (
+      select (
+        select l.id from quotes l
+        where l.market = r.market and l.reporter_id = r.reporter_id
+          and l.effective_at > ${from} and l.effective_at <= ${to} and l.received_at <= ${to}
+        order by l.effective_at desc, l.received_at desc, l.observed_at desc, l.id desc
+        limit 1
+      )
+      from (select distinct market, reporter_id from quotes where market = ${market} and effective_at > ${from}) r
     )
-    .where('market', '=', market)
-    .where('received_at', '>', from)
-    .where('received_at', '<=', to)
-    .where('observed_at', '>', from);
-  const rows = await db
-    .selectFrom(ranked.as('q'))
-    .selectAll()
-    .where('rank', '=', 1)
-    .orderBy('observed_at')
-    .orderBy('id')
-    .execute();
+    order by q.observed_at, q.id`.execute(db);
   return rows.map(toQuote);
 }

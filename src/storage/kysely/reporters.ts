@@ -212,6 +212,7 @@ export class KyselyReporters implements ReporterRepository {
               sell: q.sell,
               observed_at: q.observedAt,
               received_at: q.receivedAt,
+              effective_at: Math.min(q.observedAt, q.receivedAt),
               place: q.place,
             })),
           )

@@ -22,6 +22,7 @@ import { webhookQueuesMigration } from './0012-webhook-queues.js';
 import { sealedIdempotentAnswersMigration } from './0013-sealed-idempotent-answers.js';
 import { retractionsMigration } from './0014-retractions.js';
 import { reportersMigration } from './0015-reporters.js';
+import { quoteEffectiveInstantMigration } from './0016-quote-effective-instant.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_market_data': marketDataMigration,
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '0013_sealed_idempotent_answers': sealedIdempotentAnswersMigration,
   '0014_retractions': retractionsMigration,
   '0015_reporters': reportersMigration,
+  '0016_quote_effective_instant': quoteEffectiveInstantMigration,
 };
 
 export const migrationProvider: MigrationProvider = {
