@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, type Database, freshDatabase } from '../support/backends.js';
 import { type CliResult, mds } from '../support/cli.js';
-import { boaWorkbook, layoutSheets, serial, zipOf } from '../support/workbook.js';
+import { boaWorkbook, layoutSheets, serial, shiftedBomb, uncountedBomb, zipOf } from '../support/workbook.js';
 
 const asset = (code: string) =>
   JSON.stringify({ code, symbol: code, names: { en: code, fr: code, ar: code }, type: 'currency' });
@@ -222,6 +222,20 @@ export function workbookFlow(backend: Backend): void {
       expect(lied.status).toBe(1);
       expect(lied.stderr).toContain(
         'its part xl/workbook.xml does not inflate to its declared size (a zip bomb?)',
+      );
+
+      // Directories another ZIP reader would read otherwise, each hiding 50 MB (test/support/workbook.ts).
+      const uncountedFile = save('uncounted.xlsx', uncountedBomb());
+      const uncounted = await run(['import', 'official-boa', uncountedFile]);
+      expect(uncounted.status).toBe(1);
+      expect(uncounted.stderr).toBe(
+        `mds: cannot read ${uncountedFile}: the workbook is refused: its ZIP central directory is damaged (it holds more parts than the 1 its end record counts)\n`,
+      );
+      const shiftedFile = save('shifted.xlsx', shiftedBomb());
+      const shifted = await run(['import', 'official-boa', shiftedFile]);
+      expect(shifted.status).toBe(1);
+      expect(shifted.stderr).toBe(
+        `mds: cannot read ${shiftedFile}: the workbook is refused: its ZIP central directory is damaged (it does not end where its end record begins)\n`,
       );
 
       const text = save('text.xlsx', Buffer.from('currency,source\n'));
