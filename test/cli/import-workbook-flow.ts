@@ -34,8 +34,8 @@ export function workbookFlow(backend: Backend): void {
   describe(`mds import official-boa on ${backend.name}`, () => {
     let db: Database;
     let dir: string;
-    const run = (args: string[], env?: Record<string, string>, input?: string) =>
-      mds(args, { db: db.url, env, input });
+    const run = (args: string[], env?: Record<string, string>, input?: string, keepStdinOpen = false) =>
+      mds(args, { db: db.url, env, input, keepStdinOpen });
     const save = (name: string, bytes: Buffer) => {
       const path = join(dir, name);
       writeFileSync(path, bytes);
@@ -202,6 +202,18 @@ export function workbookFlow(backend: Backend): void {
       const over = await run(['import', 'official-boa', big], { MDS_WORKBOOK_MAX_MB: '1' });
       expect(over.status).toBe(1);
       expect(over.stderr).toContain(
+        'the workbook is 1.0 MB, more than the 1 MB a workbook may be (MDS_WORKBOOK_MAX_MB)',
+      );
+
+      // Standard input is refused one byte past the cap, before its end (which never comes here).
+      const piped = await run(
+        ['import', 'official-boa', '-'],
+        { MDS_WORKBOOK_MAX_MB: '1' },
+        'x'.repeat(1024 * 1024 + 1),
+        true,
+      );
+      expect(piped.status).toBe(1);
+      expect(piped.stderr).toContain(
         'the workbook is 1.0 MB, more than the 1 MB a workbook may be (MDS_WORKBOOK_MAX_MB)',
       );
 
