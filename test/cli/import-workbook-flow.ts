@@ -41,14 +41,14 @@ export function workbookFlow(backend: Backend): void {
       writeFileSync(path, bytes);
       return path;
     };
-    const official = async (currency: string) => {
+    const official = async (currency: string, year = 2020) => {
       const store = db.open();
       try {
         const rows = await store.market.rateHistory({
           currency,
           source: 'official',
-          from: Date.UTC(2020, 0, 1),
-          to: Date.UTC(2021, 0, 1),
+          from: Date.UTC(year, 0, 1),
+          to: Date.UTC(year + 1, 0, 1),
           limit: 10,
         });
         return rows.map((r) => [new Date(r.updatedAt).toISOString(), r.buy, r.sell]);
@@ -178,16 +178,13 @@ export function workbookFlow(backend: Backend): void {
             ['fin', 135],
           ],
         },
-        // 89.12345 per 100 yen is 0.8912345 per yen: more decimals than a rate holds.
-        { name: 'JPY - DZD', rows: [[serial('2020-04-01'), 89.12345]] },
       ]);
       const r = await run(['import', 'official-boa', save('bad.xlsx', bad)]);
       expect(r.status).toBe(1);
       expect(r.stderr).toBe(
         [
-          'mds: import refused: 3 problem(s), nothing was written',
+          'mds: import refused: 2 problem(s), nothing was written',
           '  line 2: sheet "USD - DZD": column B: "n/a" is not a rate; write the dinars per unit as a positive number',
-          '  line 2: sheet "JPY - DZD": column B: 0.8912345 DZD per JPY (89.12345 per 100) has more than 6 decimal places',
           '  line 3: sheet "USD - DZD": column A: "fin" is not a date; write it as an Excel date',
           '',
         ].join('\n'),
@@ -195,6 +192,35 @@ export function workbookFlow(backend: Backend): void {
       const usage = await run(['import', 'official-boa']);
       expect(usage.status).toBe(2);
       expect(usage.stderr).toContain('usage: mds import official-boa <file.xlsx|-> [--dry-run]');
+    });
+
+    it('reads a heading with column A empty; rounds computed rates to 6 decimals, half away from zero', async () => {
+      const file = save(
+        'computed.xlsx',
+        await boaWorkbook([
+          {
+            name: 'USD - DZD',
+            heading: [null, 'Cours moyen du dollar'],
+            rows: [
+              [serial('2021-03-01'), 134.2999995],
+              [serial('2021-03-02'), 134.1234567],
+            ],
+          },
+          // 86.12345 per 100 yen: 0.8612345 per yen.
+          { name: 'JPY - DZD', rows: [[serial('2021-03-01'), 86.12345]] },
+          { name: 'EURO', rows: [[serial('2021-03-01'), 150.25]] },
+        ]),
+      );
+      const doc = ok(await run(['import', 'official-boa', file, '--json']));
+      expect(doc).toMatchObject({ received: 4, inserted: 4, roundedRates: 3 });
+      expect(await official('USD', 2021)).toEqual([
+        ['2021-03-02T11:00:00.000Z', 134_123_457, 134_123_457],
+        ['2021-03-01T11:00:00.000Z', 134_300_000, 134_300_000],
+      ]);
+      expect(await official('JPY', 2021)).toEqual([['2021-03-01T11:00:00.000Z', 861_235, 861_235]]);
+      expect(await official('EUR', 2021)).toEqual([['2021-03-01T11:00:00.000Z', 150_250_000, 150_250_000]]);
+      const text = await run(['import', 'official-boa', file, '--dry-run']);
+      expect(text.stdout).toContain('  3 rate(s) rounded to 6 decimal places');
     });
 
     it('refuses a workbook over the size cap, and zip bombs, before unpacking them; nothing is written', async () => {

@@ -16,6 +16,8 @@ export const serial = (iso: string) => (Date.parse(`${iso}T00:00:00Z`) - Date.UT
 export interface Sheet {
   name: string;
   rows: Array<[DateCell, number | string]>;
+  /** The heading row (null: an empty cell); `Date`, `Cours moyen <name>` unless given. */
+  heading?: Array<string | null>;
   /** Rows left empty after the data (blank text cells, as a spreadsheet saves cleared cells). */
   emptyTrailingRows?: number;
 }
@@ -49,12 +51,12 @@ export function layoutSheets(month: string, usdOnThe3rd: number): Sheet[] {
   ];
 }
 
-/** One sheet each, a heading row of text first. */
+/** One sheet each, a heading row first. */
 export async function boaWorkbook(sheets: Sheet[]): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
   for (const s of sheets) {
     const ws = wb.addWorksheet(s.name);
-    ws.addRow(['Date', `Cours moyen ${s.name}`]);
+    ws.addRow(s.heading ?? ['Date', `Cours moyen ${s.name}`]);
     for (const row of s.rows) ws.addRow(row);
     for (let i = 0; i < (s.emptyTrailingRows ?? 0); i++) ws.addRow(['', '']);
   }

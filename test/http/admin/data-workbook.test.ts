@@ -13,6 +13,7 @@ import { expectErrorBody } from '../../support/openapi.js';
 import {
   boaWorkbook,
   layoutSheets,
+  serial,
   shiftedBomb,
   uncountedBomb,
   zip64Marked,
@@ -107,6 +108,14 @@ describe.each(backends())('the workbook of official rates over the admin API on 
         new: { buy: 134.3, sell: 134.3 },
       },
     ]);
+  });
+
+  it('reports the computed rates it rounded to 6 decimals', async () => {
+    // 89.53215 per 100 yen: 0.8953215 per yen, 0.895322 rounded half away from zero.
+    const body = await boaWorkbook([{ name: 'JPY - DZD', rows: [[serial('2020-06-10'), 89.53215]] }]);
+    const dry = await send(body, XLSX_MEDIA_TYPE, '?dryRun=true');
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(dry.json().data).toMatchObject({ dryRun: true, received: 1, inserted: 1, roundedRates: 1 });
   });
 
   it('refuses a workbook over its cap (413), a zip bomb and a workbook sent as gold (400); nothing is written', async () => {
