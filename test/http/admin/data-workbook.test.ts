@@ -135,7 +135,7 @@ describe.each(backends())('the workbook of official rates over the admin API on 
       'the workbook is refused: its part xl/workbook.xml does not inflate to its declared size (a zip bomb?)',
     );
 
-    // Directories another ZIP reader would read otherwise, two hiding 50 MB (test/support/workbook.ts).
+    // Directories another ZIP reader would read otherwise (two hide 50 MB, test/support/workbook.ts), a ZIP64 marker, a part twice.
     for (const [zip, why] of [
       [
         uncountedBomb(),
@@ -143,6 +143,13 @@ describe.each(backends())('the workbook of official rates over the admin API on 
       ],
       [shiftedBomb(), 'its ZIP central directory is damaged (it does not end where its end record begins)'],
       [zip64Marked(), 'it is a ZIP64 archive, which no workbook of rates needs'],
+      [
+        zipOf([
+          { name: 'xl/workbook.xml', data: Buffer.from('<workbook/>') },
+          { name: 'xl/workbook.xml', data: Buffer.from('<workbook/>') },
+        ]),
+        'it holds the part xl/workbook.xml twice',
+      ],
     ] as const) {
       const refused = expectErrorBody(
         await send(zip, XLSX_MEDIA_TYPE),
