@@ -1,8 +1,9 @@
 /**
  * The Bank of Algeria's workbook of official reference rates (docs/decisions.md
- * 140): one sheet per currency named `<CCY> - DZD` (`EURO` for EUR), a heading
- * row of text, then the Excel date in column A and the dinars per unit in
- * column B (per 100 units for JPY). Each dated row is an `official`
+ * 140, 143): one sheet per currency named `<CCY> - DZD` (`EURO` for EUR), a heading
+ * row (text in column A, or in column B beside an empty A), then the Excel
+ * date in column A and the dinars per unit in column B (per 100 units for
+ * JPY), rounded to 6 decimals (143). Each dated row is an `official`
  * observation at 12:00 Africa/Algiers of its date, buy = sell = the rate,
  * handed to the same collector, record rules, guards and writer as every
  * import (run.ts). A record's line is its row in its sheet; every problem
@@ -10,6 +11,7 @@
  * directory, are skipped and listed.
  */
 import type { CellValue, Workbook } from 'exceljs';
+import { SCALE_DIGITS } from '../domain/decimal.js';
 import type { RateObservation } from '../domain/types.js';
 import type { Store } from '../storage/store.js';
 import { Collector } from './collect.js';
@@ -29,7 +31,6 @@ const EPOCH_1904 = Date.UTC(1904, 0, 1);
 /** The publisher's zone and the hour its reference rate is stamped at (docs/decisions.md 140). */
 const ZONE = 'Africa/Algiers';
 const NOON_MS = 12 * 3_600_000;
-const MAX_DECIMALS = 6;
 
 /** The currency a sheet's name stands for, or null. */
 function currencyOf(sheet: string): string | null {
@@ -64,11 +65,18 @@ function dayOf(v: unknown, epoch: number): number | string {
   return `column A: ${JSON.stringify(String(v).slice(0, 40))} is not a date; write it as an Excel date`;
 }
 
+/** A rate as decimal text, and whether it held more than 6 decimals (rounded). */
+interface Rate {
+  text: string;
+  rounded: boolean;
+}
+
 /**
  * The rate as decimal text: the number as Excel keeps it (15 significant
- * digits), divided by 10^shift by moving the point; or the problem.
+ * digits), divided by 10^shift by moving the point, then rounded half away
+ * from zero to 6 decimals (docs/decisions.md 143); or the problem.
  */
-function rateOf(v: unknown, shift: number, currency: string): string | { problem: string } {
+function rateOf(v: unknown, shift: number): Rate | { problem: string } {
   if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) {
     const shown = typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(v);
     return { problem: `column B: ${shown} is not a rate; write the dinars per unit as a positive number` };
@@ -78,16 +86,19 @@ function rateOf(v: unknown, shift: number, currency: string): string | { problem
   if (m === null) return { problem: `column B: ${text} is not a rate in dinars` };
   const [int, frac = ''] = [m[1] as string, m[2]];
   const padded = int.padStart(shift + 1, '0');
-  const whole = padded.slice(0, padded.length - shift).replace(/^0+(?=\d)/, '');
+  const whole = padded.slice(0, padded.length - shift);
   const decimals = (padded.slice(padded.length - shift) + frac).replace(/0+$/, '');
-  const rate = decimals === '' ? whole : `${whole}.${decimals}`;
-  if (decimals.length > MAX_DECIMALS) {
-    const per = shift > 0 ? ` (${text} per ${10 ** shift})` : '';
-    return {
-      problem: `column B: ${rate} DZD per ${currency}${per} has more than ${MAX_DECIMALS} decimal places`,
-    };
-  }
-  return rate;
+  const rounded = decimals.length > SCALE_DIGITS;
+  // Positive: half away from zero is half up, on the micro-units.
+  const micros =
+    BigInt(whole + decimals.slice(0, SCALE_DIGITS).padEnd(SCALE_DIGITS, '0')) +
+    (rounded && (decimals[SCALE_DIGITS] as string) >= '5' ? 1n : 0n);
+  const digits = micros.toString().padStart(SCALE_DIGITS + 1, '0');
+  const units = digits.slice(0, -SCALE_DIGITS);
+  const fraction = digits.slice(-SCALE_DIGITS).replace(/0+$/, '');
+  if (micros === 0n)
+    return { problem: `column B: ${text} rounds to 0 at 6 decimal places; it is not a rate` };
+  return { text: fraction === '' ? units : `${units}.${fraction}`, rounded };
 }
 
 /** A collector whose problems name the sheet being read. */
@@ -130,6 +141,7 @@ export async function readOfficialWorkbook(
   const epoch = workbook.properties.date1904 ? EPOCH_1904 : EPOCH_1900;
   const zone = new Zone(ZONE);
   let read = 0;
+  let rounded = 0;
   for (const { ws, currency } of sheets) {
     if (currency === null) {
       skippedSheets.push({ sheet: ws.name, reason: 'not named "<currency> - DZD" (or EURO)' });
@@ -147,20 +159,27 @@ export async function readOfficialWorkbook(
       const a = plain(row.getCell(1).value);
       const b = plain(row.getCell(2).value);
       if (blank(a) && blank(b)) return c.emptyRow();
-      // Text in column A before the first date: the heading.
-      if (!dated && typeof a === 'string') return;
+      // Before the first date, text in column A, or column A empty and text in column B: the heading.
+      if (!dated && (typeof a === 'string' || (blank(a) && typeof b === 'string'))) return;
       dated = true;
       const day = dayOf(a, epoch);
       if (typeof day === 'string') return c.problem(line, day);
       // A date without a rate: a day the bank published none, ignored as an empty row.
       if (blank(b)) return c.emptyRow();
-      const rate = rateOf(b, shift, currency);
-      if (typeof rate !== 'string') return c.problem(line, rate.problem);
+      const rate = rateOf(b, shift);
+      if ('problem' in rate) return c.problem(line, rate.problem);
+      if (rate.rounded) rounded++;
       // Noon in Algiers: the offset the zone's rules give that day (UTC+1, no summer time since 1981).
       const noon = day + NOON_MS;
       const instant = noon - (zone.offsetsAt(noon)[0] ?? 0) * 60_000;
       c.add(
-        { currency, source: 'official', buy: rate, sell: rate, updatedAt: new Date(instant).toISOString() },
+        {
+          currency,
+          source: 'official',
+          buy: rate.text,
+          sell: rate.text,
+          updatedAt: new Date(instant).toISOString(),
+        },
         line,
       );
     });
@@ -171,5 +190,5 @@ export async function readOfficialWorkbook(
       `the workbook holds no sheet of a currency in the asset directory, named "<currency> - DZD" (EURO for EUR)${skipped === '' ? '' : ` (${skipped})`}`,
     );
   }
-  return { ...result({ kind: 'rates', c }), skippedSheets };
+  return { ...result({ kind: 'rates', c }), skippedSheets, roundedRates: rounded };
 }

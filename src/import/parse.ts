@@ -31,6 +31,8 @@ export type ParseResult = ParsedRecords & {
   emptyColumns: number;
   /** A workbook's sheets not read, and why (official-boa.ts). */
   skippedSheets?: SkippedSheet[];
+  /** A workbook's rates rounded to 6 decimals (official-boa.ts). */
+  roundedRates?: number;
 };
 
 /** A sheet of a workbook that was not read: its name and why. */

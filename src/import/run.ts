@@ -47,6 +47,8 @@ export interface ImportReport extends ImportOutcome, ReturnType<typeof importNot
   outliers: ImportProblem[];
   /** A workbook's sheets not read, and why (official-boa.ts). */
   skippedSheets?: SkippedSheet[];
+  /** A workbook's rates rounded to 6 decimals, when any were (official-boa.ts). */
+  roundedRates?: number;
 }
 
 /**
@@ -108,8 +110,14 @@ async function importInput(
     reinstate: checks.reinstate,
   });
   progress?.done();
-  const skipped = parsed.skippedSheets;
-  return { ...outcome, outliers, ...importNotes(parsed), ...(skipped ? { skippedSheets: skipped } : {}) };
+  const { skippedSheets, roundedRates } = parsed;
+  return {
+    ...outcome,
+    outliers,
+    ...importNotes(parsed),
+    ...(skippedSheets ? { skippedSheets } : {}),
+    ...(roundedRates ? { roundedRates } : {}),
+  };
 }
 
 /** `runImport` of a file into an open store: the admin API's body, on its thread (import/thread.ts). */

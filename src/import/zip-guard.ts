@@ -30,43 +30,88 @@ interface Entry {
   offset: number;
 }
 
+const ZIP64 = 'it is a ZIP64 archive, which no workbook of rates needs';
+const DAMAGED = 'its ZIP central directory is damaged';
+/** The ZIP64 extra field of a central directory entry. */
+const ZIP64_EXTRA = 0x0001;
+
+/**
+ * The end record: the last one, ending the file exactly with its comment. A
+ * reader taking the last signature of the file would otherwise read another.
+ */
 function endRecord(zip: Buffer): number {
-  for (let i = zip.length - 22; i >= Math.max(0, zip.length - EOCD_SCAN); i--) {
-    if (zip.readUInt32LE(i) === EOCD) return i;
+  for (let i = zip.length - 4; i >= Math.max(0, zip.length - EOCD_SCAN); i--) {
+    if (zip.readUInt32LE(i) !== EOCD) continue;
+    if (i + 22 > zip.length || i + 22 + zip.readUInt16LE(i + 20) !== zip.length)
+      throw new WorkbookRefused(DAMAGED);
+    return i;
   }
   throw new WorkbookRefused('it is not an .xlsx workbook (no ZIP central directory found)');
 }
 
-/** The central directory's entries; ZIP64 archives (over 4 GB or 65,535 entries) are refused. */
+/** Whether an entry's extra fields hold a ZIP64 field. */
+function hasZip64Extra(zip: Buffer, from: number, to: number): boolean {
+  for (let p = from; p + 4 <= to; p += 4 + zip.readUInt16LE(p + 2)) {
+    if (zip.readUInt16LE(p) === ZIP64_EXTRA) return true;
+  }
+  return false;
+}
+
+/**
+ * The central directory's entries, read as the spreadsheet library's ZIP
+ * reader would and refused wherever it could read another directory
+ * (docs/decisions.md 141): one disk, the directory ending exactly at the end
+ * record, exactly `count` entries filling it, no name twice, no ZIP64 marker.
+ */
 function entries(zip: Buffer): Entry[] {
   const end = endRecord(zip);
+  const onThisDisk = zip.readUInt16LE(end + 8);
   const count = zip.readUInt16LE(end + 10);
   const size = zip.readUInt32LE(end + 12);
   const start = zip.readUInt32LE(end + 16);
-  if (count === 0xffff || size === 0xffffffff || start === 0xffffffff) {
-    throw new WorkbookRefused('it is a ZIP64 archive, which no workbook of rates needs');
+  const disks = [zip.readUInt16LE(end + 4), zip.readUInt16LE(end + 6), onThisDisk, count];
+  // 0xFFFF in any of them sends a reader to a ZIP64 record.
+  if (disks.includes(0xffff) || size === 0xffffffff || start === 0xffffffff) throw new WorkbookRefused(ZIP64);
+  if (disks[0] !== 0 || disks[1] !== 0 || onThisDisk !== count) {
+    throw new WorkbookRefused('it is a ZIP archive split over several disks, or its end record is damaged');
   }
   if (count > MAX_ENTRIES) throw new WorkbookRefused(`it holds ${count} parts, more than ${MAX_ENTRIES}`);
-  if (start + size > end) throw new WorkbookRefused('its ZIP central directory is damaged');
+  // Short of the end record, a reader shifts every offset by the gap and reads another directory.
+  if (start + size !== end)
+    throw new WorkbookRefused(`${DAMAGED} (it does not end where its end record begins)`);
   const found: Entry[] = [];
+  const names = new Set<string>();
   let p = start;
   for (let i = 0; i < count; i++) {
-    if (p + 46 > end || zip.readUInt32LE(p) !== CENTRAL) {
-      throw new WorkbookRefused('its ZIP central directory is damaged');
-    }
+    if (p + 46 > end || zip.readUInt32LE(p) !== CENTRAL) throw new WorkbookRefused(DAMAGED);
     const nameLength = zip.readUInt16LE(p + 28);
+    const extra = p + 46 + nameLength;
+    const next = extra + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
+    if (next > end) throw new WorkbookRefused(DAMAGED);
     const entry: Entry = {
       method: zip.readUInt16LE(p + 10),
       compressed: zip.readUInt32LE(p + 20),
       size: zip.readUInt32LE(p + 24),
       offset: zip.readUInt32LE(p + 42),
-      name: zip.toString('utf8', p + 46, p + 46 + nameLength),
+      name: zip.toString('utf8', p + 46, extra),
     };
-    if (entry.compressed === 0xffffffff || entry.size === 0xffffffff || entry.offset === 0xffffffff) {
-      throw new WorkbookRefused('it is a ZIP64 archive, which no workbook of rates needs');
+    if (
+      entry.compressed === 0xffffffff ||
+      entry.size === 0xffffffff ||
+      entry.offset === 0xffffffff ||
+      zip.readUInt16LE(p + 34) === 0xffff ||
+      hasZip64Extra(zip, extra, extra + zip.readUInt16LE(p + 30))
+    ) {
+      throw new WorkbookRefused(ZIP64);
     }
+    if (names.has(entry.name)) throw new WorkbookRefused(`it holds the part ${entry.name} twice`);
+    names.add(entry.name);
     found.push(entry);
-    p += 46 + nameLength + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
+    p = next;
+  }
+  // Entries past `count` would be read by a reader that reads while the signature matches.
+  if (p !== end) {
+    throw new WorkbookRefused(`${DAMAGED} (it holds more parts than the ${count} its end record counts)`);
   }
   return found;
 }

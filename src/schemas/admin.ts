@@ -733,6 +733,13 @@ export const DataImportAnswer = ok(
           },
         ),
       ),
+      roundedRates: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description:
+            'A workbook’s rates that held more than 6 decimal places (a computed cell), rounded half away from zero to 6. Only for a workbook, when any were',
+        }),
+      ),
     },
     { component: 'ImportReport' },
   ),

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Backend, type Database, freshDatabase } from '../support/backends.js';
 import { type CliResult, mds } from '../support/cli.js';
-import { boaWorkbook, layoutSheets, serial, zipOf } from '../support/workbook.js';
+import { boaWorkbook, layoutSheets, serial, shiftedBomb, uncountedBomb, zipOf } from '../support/workbook.js';
 
 const asset = (code: string) =>
   JSON.stringify({ code, symbol: code, names: { en: code, fr: code, ar: code }, type: 'currency' });
@@ -34,21 +34,21 @@ export function workbookFlow(backend: Backend): void {
   describe(`mds import official-boa on ${backend.name}`, () => {
     let db: Database;
     let dir: string;
-    const run = (args: string[], env?: Record<string, string>, input?: string) =>
-      mds(args, { db: db.url, env, input });
+    const run = (args: string[], env?: Record<string, string>, input?: string, keepStdinOpen = false) =>
+      mds(args, { db: db.url, env, input, keepStdinOpen });
     const save = (name: string, bytes: Buffer) => {
       const path = join(dir, name);
       writeFileSync(path, bytes);
       return path;
     };
-    const official = async (currency: string) => {
+    const official = async (currency: string, year = 2020) => {
       const store = db.open();
       try {
         const rows = await store.market.rateHistory({
           currency,
           source: 'official',
-          from: Date.UTC(2020, 0, 1),
-          to: Date.UTC(2021, 0, 1),
+          from: Date.UTC(year, 0, 1),
+          to: Date.UTC(year + 1, 0, 1),
           limit: 10,
         });
         return rows.map((r) => [new Date(r.updatedAt).toISOString(), r.buy, r.sell]);
@@ -178,16 +178,13 @@ export function workbookFlow(backend: Backend): void {
             ['fin', 135],
           ],
         },
-        // 89.12345 per 100 yen is 0.8912345 per yen: more decimals than a rate holds.
-        { name: 'JPY - DZD', rows: [[serial('2020-04-01'), 89.12345]] },
       ]);
       const r = await run(['import', 'official-boa', save('bad.xlsx', bad)]);
       expect(r.status).toBe(1);
       expect(r.stderr).toBe(
         [
-          'mds: import refused: 3 problem(s), nothing was written',
+          'mds: import refused: 2 problem(s), nothing was written',
           '  line 2: sheet "USD - DZD": column B: "n/a" is not a rate; write the dinars per unit as a positive number',
-          '  line 2: sheet "JPY - DZD": column B: 0.8912345 DZD per JPY (89.12345 per 100) has more than 6 decimal places',
           '  line 3: sheet "USD - DZD": column A: "fin" is not a date; write it as an Excel date',
           '',
         ].join('\n'),
@@ -197,11 +194,52 @@ export function workbookFlow(backend: Backend): void {
       expect(usage.stderr).toContain('usage: mds import official-boa <file.xlsx|-> [--dry-run]');
     });
 
+    it('reads a heading with column A empty; rounds computed rates to 6 decimals, half away from zero', async () => {
+      const file = save(
+        'computed.xlsx',
+        await boaWorkbook([
+          {
+            name: 'USD - DZD',
+            heading: [null, 'Cours moyen du dollar'],
+            rows: [
+              [serial('2021-03-01'), 134.2999995],
+              [serial('2021-03-02'), 134.1234567],
+            ],
+          },
+          // 86.12345 per 100 yen: 0.8612345 per yen.
+          { name: 'JPY - DZD', rows: [[serial('2021-03-01'), 86.12345]] },
+          { name: 'EURO', rows: [[serial('2021-03-01'), 150.25]] },
+        ]),
+      );
+      const doc = ok(await run(['import', 'official-boa', file, '--json']));
+      expect(doc).toMatchObject({ received: 4, inserted: 4, roundedRates: 3 });
+      expect(await official('USD', 2021)).toEqual([
+        ['2021-03-02T11:00:00.000Z', 134_123_457, 134_123_457],
+        ['2021-03-01T11:00:00.000Z', 134_300_000, 134_300_000],
+      ]);
+      expect(await official('JPY', 2021)).toEqual([['2021-03-01T11:00:00.000Z', 861_235, 861_235]]);
+      expect(await official('EUR', 2021)).toEqual([['2021-03-01T11:00:00.000Z', 150_250_000, 150_250_000]]);
+      const text = await run(['import', 'official-boa', file, '--dry-run']);
+      expect(text.stdout).toContain('  3 rate(s) rounded to 6 decimal places');
+    });
+
     it('refuses a workbook over the size cap, and zip bombs, before unpacking them; nothing is written', async () => {
       const big = save('big.xlsx', Buffer.alloc(1024 * 1024 + 1));
       const over = await run(['import', 'official-boa', big], { MDS_WORKBOOK_MAX_MB: '1' });
       expect(over.status).toBe(1);
       expect(over.stderr).toContain(
+        'the workbook is 1.0 MB, more than the 1 MB a workbook may be (MDS_WORKBOOK_MAX_MB)',
+      );
+
+      // Standard input is refused one byte past the cap, before its end (which never comes here).
+      const piped = await run(
+        ['import', 'official-boa', '-'],
+        { MDS_WORKBOOK_MAX_MB: '1' },
+        'x'.repeat(1024 * 1024 + 1),
+        true,
+      );
+      expect(piped.status).toBe(1);
+      expect(piped.stderr).toContain(
         'the workbook is 1.0 MB, more than the 1 MB a workbook may be (MDS_WORKBOOK_MAX_MB)',
       );
 
@@ -222,6 +260,20 @@ export function workbookFlow(backend: Backend): void {
       expect(lied.status).toBe(1);
       expect(lied.stderr).toContain(
         'its part xl/workbook.xml does not inflate to its declared size (a zip bomb?)',
+      );
+
+      // Directories another ZIP reader would read otherwise, each hiding 50 MB (test/support/workbook.ts).
+      const uncountedFile = save('uncounted.xlsx', uncountedBomb());
+      const uncounted = await run(['import', 'official-boa', uncountedFile]);
+      expect(uncounted.status).toBe(1);
+      expect(uncounted.stderr).toBe(
+        `mds: cannot read ${uncountedFile}: the workbook is refused: its ZIP central directory is damaged (it holds more parts than the 1 its end record counts)\n`,
+      );
+      const shiftedFile = save('shifted.xlsx', shiftedBomb());
+      const shifted = await run(['import', 'official-boa', shiftedFile]);
+      expect(shifted.status).toBe(1);
+      expect(shifted.stderr).toBe(
+        `mds: cannot read ${shiftedFile}: the workbook is refused: its ZIP central directory is damaged (it does not end where its end record begins)\n`,
       );
 
       const text = save('text.xlsx', Buffer.from('currency,source\n'));

@@ -29,6 +29,8 @@ export interface CliOptions {
   db?: string;
   /** Text written to the child's stdin (for `import … -`). */
   input?: string;
+  /** Leave stdin open after `input` (closed once the child exits): an input whose end never comes. */
+  keepStdinOpen?: boolean;
   env?: Record<string, string>;
 }
 
@@ -66,8 +68,10 @@ export async function mds(args: string[], options: CliOptions = {}): Promise<Cli
     stderr += d;
   });
   child.stdin.on('error', () => {}); // the child may exit before reading stdin
-  child.stdin.end(options.input ?? '');
+  if (options.keepStdinOpen) child.stdin.write(options.input ?? '');
+  else child.stdin.end(options.input ?? '');
   const [code] = (await once(child, 'close')) as [number | null];
+  child.stdin.destroy();
   return {
     status: code,
     stdout,

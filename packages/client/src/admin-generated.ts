@@ -887,6 +887,10 @@ export interface ImportReport {
    * A workbook’s sheets not read: named otherwise than `<currency> - DZD`, or of a currency not in the asset directory. Only for a workbook
    */
   skippedSheets?: SkippedSheet[];
+  /**
+   * A workbook’s rates that held more than 6 decimal places (a computed cell), rounded half away from zero to 6. Only for a workbook, when any were
+   */
+  roundedRates?: number;
 }
 
 export interface BuySell {

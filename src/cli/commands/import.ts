@@ -158,6 +158,7 @@ async function importAndPrint(out: Output, options: Omit<ImportOptions, 'progres
     emptyRows,
     emptyColumns,
     skippedSheets,
+    roundedRates,
     ...counts
   } = summary;
   // What a file held besides its records, when it held any (docs/decisions.md 94).
@@ -166,6 +167,7 @@ async function importAndPrint(out: Output, options: Omit<ImportOptions, 'progres
     ...(emptyRows > 0 ? { emptyRows } : {}),
     ...(emptyColumns > 0 ? { emptyColumns } : {}),
     ...(skippedSheets ? { skippedSheets } : {}),
+    ...(roundedRates ? { roundedRates } : {}),
   };
   const more = summary.updated - revisions.length;
   out.result(
@@ -192,6 +194,7 @@ async function importAndPrint(out: Output, options: Omit<ImportOptions, 'progres
         : []),
       ...notesLines(summary).map((line) => `  ${line}`),
       ...(skippedSheets ?? []).map((s) => `  skipped sheet "${s.sheet}": ${s.reason}`),
+      ...(roundedRates ? [`  ${roundedRates} rate(s) rounded to 6 decimal places`] : []),
     ],
   );
 }

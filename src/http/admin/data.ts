@@ -148,6 +148,7 @@ export const dataRoutes: AdminRoute[] = [
           emptyRows: report.emptyRows,
           emptyColumns: report.emptyColumns,
           ...(report.skippedSheets ? { skippedSheets: report.skippedSheets } : {}),
+          ...(report.roundedRates ? { roundedRates: report.roundedRates } : {}),
         });
       } catch (err) {
         if (err instanceof ImportError) throw importRefused(err);

@@ -10,7 +10,15 @@ import { XLSX_MEDIA_TYPE } from '../../../src/schemas/admin.js';
 import { type AdminHarness, startAdminHarness } from '../../support/admin.js';
 import { backends } from '../../support/backends.js';
 import { expectErrorBody } from '../../support/openapi.js';
-import { boaWorkbook, layoutSheets, zipOf } from '../../support/workbook.js';
+import {
+  boaWorkbook,
+  layoutSheets,
+  serial,
+  shiftedBomb,
+  uncountedBomb,
+  zip64Marked,
+  zipOf,
+} from '../../support/workbook.js';
 
 const sheets = (usd3: number) => layoutSheets('2020-06', usd3);
 
@@ -102,6 +110,14 @@ describe.each(backends())('the workbook of official rates over the admin API on 
     ]);
   });
 
+  it('reports the computed rates it rounded to 6 decimals', async () => {
+    // 89.53215 per 100 yen: 0.8953215 per yen, 0.895322 rounded half away from zero.
+    const body = await boaWorkbook([{ name: 'JPY - DZD', rows: [[serial('2020-06-10'), 89.53215]] }]);
+    const dry = await send(body, XLSX_MEDIA_TYPE, '?dryRun=true');
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(dry.json().data).toMatchObject({ dryRun: true, received: 1, inserted: 1, roundedRates: 1 });
+  });
+
   it('refuses a workbook over its cap (413), a zip bomb and a workbook sent as gold (400); nothing is written', async () => {
     const before = (await h.store.imports.listImports(100)).length;
     process.env.MDS_WORKBOOK_MAX_MB = '1';
@@ -118,6 +134,31 @@ describe.each(backends())('the workbook of official rates over the admin API on 
     expect(bomb.error.message).toBe(
       'the workbook is refused: its part xl/workbook.xml does not inflate to its declared size (a zip bomb?)',
     );
+
+    // Directories another ZIP reader would read otherwise (two hide 50 MB, test/support/workbook.ts), a ZIP64 marker, a part twice.
+    for (const [zip, why] of [
+      [
+        uncountedBomb(),
+        'its ZIP central directory is damaged (it holds more parts than the 1 its end record counts)',
+      ],
+      [shiftedBomb(), 'its ZIP central directory is damaged (it does not end where its end record begins)'],
+      [zip64Marked(), 'it is a ZIP64 archive, which no workbook of rates needs'],
+      [
+        zipOf([
+          { name: 'xl/workbook.xml', data: Buffer.from('<workbook/>') },
+          { name: 'xl/workbook.xml', data: Buffer.from('<workbook/>') },
+        ]),
+        'it holds the part xl/workbook.xml twice',
+      ],
+    ] as const) {
+      const refused = expectErrorBody(
+        await send(zip, XLSX_MEDIA_TYPE),
+        400,
+        'invalid_request',
+        expect.any(Array),
+      );
+      expect(refused.error.message).toBe(`the workbook is refused: ${why}`);
+    }
 
     const gold = await send(await boaWorkbook(sheets(134.3)), XLSX_MEDIA_TYPE, '', 'gold');
     expect(expectErrorBody(gold, 400, 'invalid_request', expect.any(Array)).error.message).toContain(
