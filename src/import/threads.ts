@@ -89,8 +89,14 @@ export class ImportThreads {
   private readonly workers = new Set<Worker>();
   private stopped = false;
 
-  /** @param max imports at once in this process (MDS_ADMIN_IMPORTS) */
-  constructor(readonly max: number) {}
+  /**
+   * @param max imports at once in this process (MDS_ADMIN_IMPORTS)
+   * @param onBusy told when the first place is taken (a body starts to arrive) and when the last is given back
+   */
+  constructor(
+    readonly max: number,
+    private readonly onBusy: (busy: boolean) => void = () => {},
+  ) {}
 
   /** Imports holding a place: being received or run. */
   get inUse(): number {
@@ -109,13 +115,13 @@ export class ImportThreads {
   /** A place for one more import, or null when `max` are being received or run, or the process stops. */
   reserve(): ImportPlace | null {
     if (this.stopped || this.reserved >= this.max) return null;
-    this.reserved++;
+    if (++this.reserved === 1) this.onBusy(true);
     let held = true;
     return {
       release: () => {
         if (!held) return;
         held = false;
-        this.reserved--;
+        if (--this.reserved === 0) this.onBusy(false);
       },
     };
   }

@@ -129,7 +129,9 @@ export async function assemble(options: AssembleOptions = {}): Promise<Runtime> 
     webhooks: { ...(options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS) },
     consensusSettings: consensus,
     consensus: new ConsensusPublisher(store, consensus, now, () => market.refresh()),
-    imports: new ImportThreads(options.maxImports ?? Number(setting('MDS_ADMIN_IMPORTS'))),
+    imports: new ImportThreads(options.maxImports ?? Number(setting('MDS_ADMIN_IMPORTS')), (busy) =>
+      store.usage.quietCheckpoints?.(busy),
+    ),
   };
 
   // Read when scraped: the fault tests and the bench poll it (docs/decisions.md 91).

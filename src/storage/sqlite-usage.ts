@@ -4,6 +4,7 @@
  * file (sqlite.ts, decisions 55); the reads as Kysely writes them
  * (kysely/usage.ts).
  */
+import { statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { utcDay } from '../domain/dates.js';
 import type { Db } from './kysely/database.js';
@@ -14,11 +15,16 @@ import {
   type ConsumeRequest,
   type UsageIncrement,
 } from './repositories/usage.js';
-import { SERVING_AUTOCHECKPOINT_PAGES } from './sqlite-checkpointer.js';
+import { SERVING_AUTOCHECKPOINT_PAGES, WAL_LIMIT_BYTES } from './sqlite-checkpointer.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { configure, type OpenSettings, usageFilePath } from './sqlite-files.js';
 import { probeSqliteFile } from './sqlite-space.js';
 import { type BatchOutcome, type DailyIncrement, dailyOfTaken, type UsageCommit } from './usage-records.js';
+
+/** How often the store file's WAL is looked at once an import has stopped writing. */
+const QUIET_POLL_MS = 250;
+/** The longest the usage commits go without checkpointing after an import. */
+const QUIET_MAX_MS = 60_000;
 
 export class SqliteUsage extends KyselyUsage {
   private readonly raw: BetterSqlite3.Database;
@@ -58,6 +64,45 @@ export class SqliteUsage extends KyselyUsage {
     }
     return this.usageConn.db;
   }
+
+  /**
+   * While admin imports run (their bodies written to files, then the store
+   * file), and until the checkpointer thread has copied the store's WAL back
+   * and cut it to WAL_LIMIT_BYTES, the disk is flooded and any sync waits
+   * behind it: a usage commit's own checkpoint (copy and
+   * fsync, on the event loop) then held the loop 150-350 ms (the admin-imports
+   * bench row). So none meanwhile: the thread keeps copying the usage file,
+   * whose WAL grows by the commits of that time, and the first commit after it
+   * checkpoints and lets that WAL restart (docs/decisions.md 98). At most
+   * QUIET_MAX_MS past the import, whatever the store file's WAL.
+   */
+  quietCheckpoints(quiet: boolean): void {
+    if (!this.checkpointed || this.path === ':memory:') return;
+    clearInterval(this.quietTimer);
+    this.quietTimer = undefined;
+    const set = (pages: number) => {
+      this.usageDb.exec(`pragma wal_autocheckpoint = ${pages}`);
+    };
+    if (quiet) {
+      set(0);
+      return;
+    }
+    const until = Date.now() + QUIET_MAX_MS;
+    const settled = () =>
+      (statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_LIMIT_BYTES;
+    if (settled()) {
+      set(SERVING_AUTOCHECKPOINT_PAGES);
+      return;
+    }
+    this.quietTimer = setInterval(() => {
+      if (!settled() && Date.now() < until) return;
+      clearInterval(this.quietTimer);
+      this.quietTimer = undefined;
+      set(SERVING_AUTOCHECKPOINT_PAGES);
+    }, QUIET_POLL_MS).unref();
+  }
+
+  private quietTimer?: NodeJS.Timeout;
 
   private usageStatement(sql: string, mode?: 'pluck'): BetterSqlite3.Statement {
     this.usageDb;

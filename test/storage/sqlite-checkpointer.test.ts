@@ -4,7 +4,7 @@
  * the serving connection checkpointing, and closing leaves a clean file.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +12,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NODE_FLAGS } from '../../src/runtime/heap.js';
 import { openStore } from '../../src/storage/open.js';
 import { SqliteStore } from '../../src/storage/sqlite.js';
-import { type CheckpointResult, SqliteCheckpointer } from '../../src/storage/sqlite-checkpointer.js';
+import {
+  type CheckpointResult,
+  SqliteCheckpointer,
+  WAL_LIMIT_BYTES,
+} from '../../src/storage/sqlite-checkpointer.js';
+import { usageFilePath } from '../../src/storage/sqlite-files.js';
 import type { Store } from '../../src/storage/store.js';
 
 const dirs: string[] = [];
@@ -97,6 +102,35 @@ describe('background WAL checkpoints (SQLite, serving)', () => {
       const before = readFileSync(path);
       await writeSome(store, 3);
       await until(() => !readFileSync(path).equals(before), 4_000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('let the usage WAL grow while admin imports run, and cut it back after (quietCheckpoints, decisions 98)', async () => {
+    const path = tempDb();
+    const setup = openStore(path);
+    await setup.migrate();
+    await setup.close();
+    // The thread copies nothing here (an hour between passes): only the usage commits' own
+    // checkpoints restart the usage WAL.
+    const store = SqliteStore.open(path, { backgroundCheckpoints: { everyMs: 3_600_000 } });
+    const wal = () => statSync(`${usageFilePath(path)}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    // Each commit a page or two of the WAL: 3,000 of them are well past the 1,000-page checkpoint.
+    const commits = async (n: number) => {
+      for (let i = 0; i < n; i++)
+        await store.usage.addUsage([{ grantId: `grt_${i % 500}`, period: '2026-11', count: 1 }], Date.now());
+    };
+    try {
+      await commits(3_000);
+      expect(wal()).toBeLessThanOrEqual(WAL_LIMIT_BYTES + 64 * 1024);
+      store.usage.quietCheckpoints?.(true);
+      await commits(3_000);
+      expect(wal()).toBeGreaterThan(WAL_LIMIT_BYTES + 64 * 1024);
+      // The store file's WAL is small: checkpoints resume at once, and the WAL restarts, cut back.
+      store.usage.quietCheckpoints?.(false);
+      await commits(3_000);
+      expect(wal()).toBeLessThanOrEqual(WAL_LIMIT_BYTES + 64 * 1024);
     } finally {
       await store.close();
     }

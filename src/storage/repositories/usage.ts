@@ -56,6 +56,11 @@ export function allowedOf(
 }
 
 export interface UsageRepository {
+  /**
+   * SQLite, serving: while `quiet`, the usage commits checkpoint nothing on the
+   * event loop (docs/decisions.md 98). Absent elsewhere.
+   */
+  quietCheckpoints?(quiet: boolean): void;
   /** One transaction: the months, and the days and batch id of `commit` (usage-records.ts). */
   addUsage(increments: readonly UsageIncrement[], now: number, commit?: UsageCommit): Promise<void>;
   getUsage(grantId: string, period: string): Promise<number>;
