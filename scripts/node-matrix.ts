@@ -265,6 +265,8 @@ const ENDPOINTS = [
   '/v1/rates/latest?currency=EUR,USD',
   '/v1/rates/history?currency=EUR',
   '/v1/rates/historical?currency=EUR',
+  '/v1/rates/history?currency=EUR&interval=week',
+  '/v1/convert?from=EUR&to=USD&amount=100',
   '/v1/market/premium',
   '/v1/market/premium/history?currency=EUR',
   '/v1/gold/latest',
