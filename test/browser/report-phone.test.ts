@@ -164,7 +164,8 @@ describe.skipIf(chromiumPath === null)('the reporters’ page on a phone', () =>
         await page.fill('#sell', '262.75');
         await page.click('#send');
         await page.waitForSelector('#pending-box[data-count="1"]', { state: 'visible' });
-        expect(await page.textContent('#quote-message')).toBe(strings.queued);
+        // Queued first, then tried: the message says so once the try has failed.
+        await expect.poll(() => page.textContent('#quote-message'), { timeout: 10_000 }).toBe(strings.queued);
         expect(await stored(token)).toHaveLength(1);
         // The network returns: the quote goes, once.
         await context.setOffline(false);
@@ -191,7 +192,8 @@ describe.skipIf(chromiumPath === null)('the reporters’ page on a phone', () =>
         await page.fill('#sell', '260');
         await page.click('#send');
         await page.waitForSelector('#pending-box[data-count="1"]', { state: 'visible' });
-        expect(await stored(token)).toHaveLength(3);
+        // The page queues the quote before it sends it: the store has it once the intercepted answer is back.
+        await expect.poll(async () => (await stored(token)).length, { timeout: 10_000 }).toBe(3);
         await page.reload();
         await page.waitForSelector('#pending-box[data-count="0"]', { state: 'hidden' });
         await page.waitForSelector('#quotes-rows tr:nth-child(3)', { state: 'attached' });
